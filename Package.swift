@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "RichPush",
+    products: [
+        .library(name: "RichPush", targets: ["RichPush"]),
+        .executable(name: "richpush", targets: ["richpush"]),
+        .executable(name: "richpush-bench", targets: ["richpush-bench"]),
+    ],
+    targets: [
+        // System libraries from Debian, found through pkg-config.
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
+        .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+
+        // Thin C shims for what Swift cannot do: setjmp-based error handling
+        // (libpng, libjpeg) and variadic curl_easy_setopt.
+        .target(name: "CRichPushImage", dependencies: ["CPNG", "CJPEG"]),
+        .target(name: "CRichPushCurl", dependencies: ["CCurl"]),
+
+        .target(
+            name: "RichPush",
+            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG"]
+        ),
+        .executableTarget(name: "richpush", dependencies: ["RichPush"]),
+        .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,3 @@
+import RichPush
+
+print("richpush-bench \(RichPush.version)")

@@ -1,0 +1,3 @@
+import RichPush
+
+print("richpush \(RichPush.version)")
