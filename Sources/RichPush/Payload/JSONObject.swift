@@ -1,0 +1,81 @@
+/// A JSON object that keeps its members in source order.
+///
+/// Lookups are linear in the number of members, which is cheap for push payloads (a few dozen keys at most).
+/// Keys are unique: setting an existing key replaces its value in place, keeping the original position.
+public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One member of the object.
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+    }
+
+    public private(set) var members: [Member]
+
+    /// An empty object.
+    public init() { members = [] }
+
+    /// An object with these members in this order; a repeated key keeps its first position and its last value.
+    public init(_ pairs: [(String, JSONValue)]) {
+        members = []
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
+        self.init(elements)
+    }
+
+    /// The keys in order.
+    public var keys: [String] { members.map(\.key) }
+
+    public var count: Int { members.count }
+    public var isEmpty: Bool { members.isEmpty }
+
+    /// The value for `key`; setting nil removes the member, setting a new key appends it.
+    public subscript(key: String) -> JSONValue? {
+        get { members.first(where: { $0.key == key })?.value }
+        set {
+            if let index = members.firstIndex(where: { $0.key == key }) {
+                if let newValue { members[index].value = newValue } else { members.remove(at: index) }
+            } else if let newValue {
+                members.append(Member(key: key, value: newValue))
+            }
+        }
+    }
+
+    /// Removes `key` and returns its value, or nil when it was absent.
+    @discardableResult
+    public mutating func remove(_ key: String) -> JSONValue? {
+        guard let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+        return members.remove(at: index).value
+    }
+
+    /// Whether the object has a member named `key`.
+    public func contains(_ key: String) -> Bool { members.contains(where: { $0.key == key }) }
+
+    /// Inserts or replaces `key`, placing a new member right after `anchor` when `anchor` exists.
+    public mutating func set(_ value: JSONValue, for key: String, after anchor: String) {
+        if contains(key) { self[key] = value; return }
+        if let index = members.firstIndex(where: { $0.key == anchor }) {
+            members.insert(Member(key: key, value: value), at: index + 1)
+        } else {
+            members.append(Member(key: key, value: value))
+        }
+    }
+
+    /// Appends without checking for an existing key; the parser uses it after doing its own duplicate check.
+    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+        members.append(Member(key: key, value: value))
+    }
+
+    mutating func replaceValue(atMemberIndex index: Int, with value: JSONValue) {
+        members[index].value = value
+    }
+
+    public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
+        members.map { (key: $0.key, value: $0.value) }.makeIterator()
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+
+extension JSONValue {
+    /// Writes the value as UTF-8 JSON. Compact output has no whitespace at all, which is what APNs counts
+    /// against its size limit. Only `"`, `\` and control characters are escaped; "/" and non-ASCII text are
+    /// written as they are. Numbers are written as their source text. Cost: O(size of the output).
+    public func serialized(pretty: Bool = false) -> Data {
+        var output: [UInt8] = []
+        output.reserveCapacity(256)
+        write(to: &output, pretty: pretty, indent: 0)
+        return Data(output)
+    }
+
+    /// The compact serialized size in bytes, the number APNs compares with its limit.
+    public var compactByteCount: Int { serialized().count }
+
+    private func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
+        switch self {
+        case .null: output.append(contentsOf: Array("null".utf8))
+        case .bool(let flag): output.append(contentsOf: Array((flag ? "true" : "false").utf8))
+        case .number(let text): output.append(contentsOf: Array(text.utf8))
+        case .string(let text): JSONValue.writeString(text, to: &output)
+        case .array(let elements):
+            if elements.isEmpty { output.append(contentsOf: [0x5B, 0x5D]); return }
+            output.append(0x5B)
+            for (index, element) in elements.enumerated() {
+                if index > 0 { output.append(0x2C) }
+                if pretty { JSONValue.newline(&output, indent: indent + 1) }
+                element.write(to: &output, pretty: pretty, indent: indent + 1)
+            }
+            if pretty { JSONValue.newline(&output, indent: indent) }
+            output.append(0x5D)
+        case .object(let object):
+            if object.isEmpty { output.append(contentsOf: [0x7B, 0x7D]); return }
+            output.append(0x7B)
+            for (index, member) in object.members.enumerated() {
+                if index > 0 { output.append(0x2C) }
+                if pretty { JSONValue.newline(&output, indent: indent + 1) }
+                JSONValue.writeString(member.key, to: &output)
+                output.append(0x3A)
+                if pretty { output.append(0x20) }
+                member.value.write(to: &output, pretty: pretty, indent: indent + 1)
+            }
+            if pretty { JSONValue.newline(&output, indent: indent) }
+            output.append(0x7D)
+        }
+    }
+
+    private static func newline(_ output: inout [UInt8], indent: Int) {
+        output.append(0x0A)
+        output.append(contentsOf: repeatElement(0x20, count: indent * 2))
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    static func writeString(_ text: String, to output: inout [UInt8]) {
+        output.append(0x22)
+        for byte in text.utf8 {
+            switch byte {
+            case 0x22: output.append(contentsOf: [0x5C, 0x22])
+            case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
+            case 0x0D: output.append(contentsOf: [0x5C, 0x72])
+            case 0x09: output.append(contentsOf: [0x5C, 0x74])
+            case 0x08: output.append(contentsOf: [0x5C, 0x62])
+            case 0x0C: output.append(contentsOf: [0x5C, 0x66])
+            case 0x00..<0x20:
+                output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+            default: output.append(byte)
+            }
+        }
+        output.append(0x22)
+    }
+}

@@ -1,0 +1,127 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+final class JSONParserTests: XCTestCase {
+    private func parse(_ text: String) throws -> JSONValue {
+        try JSONParser.parse(Data(text.utf8))
+    }
+
+    func testRoundTripKeepsKeyOrderAndNumberText() throws {
+        let text = #"{"z":1,"a":{"y":[1.50,2e10,-0,12345678901234567890123456789],"b":null},"m":true,"k":"x/y"}"#
+        let value = try parse(text)
+        XCTAssertEqual(String(decoding: value.serialized(), as: UTF8.self), text)
+        XCTAssertEqual(value.value(at: "/a/y/3"), .number("12345678901234567890123456789"))
+        XCTAssertEqual(value.value(at: "/a/y/0"), .number("1.50"))
+    }
+
+    func testSerializerEscapesOnlyWhatIsNeeded() throws {
+        let value = JSONValue.string("a\"b\\c\nd\u{01}/é😀")
+        XCTAssertEqual(String(decoding: value.serialized(), as: UTF8.self), "\"a\\\"b\\\\c\\nd\\u0001/é😀\"")
+    }
+
+    func testEscapesAndSurrogatePairsDecode() throws {
+        let value = try parse(#"["\ud83d\ude00","\u00e9","\/","\t"]"#)
+        XCTAssertEqual(value, .array([.string("😀"), .string("é"), .string("/"), .string("\t")]))
+    }
+
+    func testPrettyOutputParsesBackEqual() throws {
+        let value = try parse(#"{"a":[1,{"b":"c"}],"d":{}}"#)
+        let pretty = value.serialized(pretty: true)
+        XCTAssertTrue(String(decoding: pretty, as: UTF8.self).contains("\n  \"a\": ["))
+        XCTAssertEqual(try JSONParser.parse(pretty), value)
+    }
+
+    func testMalformedDocumentsGiveLocatedErrors() {
+        let cases: [(String, String, Int, Int)] = [
+            ("", "json_empty", 0, 0),
+            ("{\"a\":1,}", "json_unexpected_character", 1, 8),
+            ("{\"a\" 1}", "json_unexpected_character", 1, 6),
+            ("{\n  \"a\": tru }", "json_unexpected_character", 2, 11),
+            ("[1,2", "json_unexpected_end", 1, 5),
+            ("{\"a\":01}", "json_invalid_number", 1, 6),
+            ("[1.]", "json_invalid_number", 1, 2),
+            ("[NaN]", "json_unexpected_character", 1, 2),
+            ("[+1]", "json_unexpected_character", 1, 2),
+            ("{\"a\":1} x", "json_trailing_content", 1, 9),
+            ("[\"a\u{01}\"]", "json_control_character", 1, 4),
+            ("[\"\\x\"]", "json_invalid_escape", 1, 3),
+            ("[\"\\ud800\"]", "json_unpaired_surrogate", 1, 3),
+            ("[\"\\udc00\\ud800\"]", "json_unpaired_surrogate", 1, 3),
+            ("[\"abc", "json_unexpected_end", 1, 6),
+            ("{'a':1}", "json_unexpected_character", 1, 2),
+        ]
+        for (text, code, line, column) in cases {
+            do {
+                _ = try parse(text)
+                XCTFail("accepted \(text)")
+            } catch let error as JSONParseError {
+                XCTAssertEqual(error.code, code, text)
+                XCTAssertEqual(error.line, line, text)
+                XCTAssertEqual(error.column, column, text)
+                XCTAssertFalse(error.description.isEmpty)
+            } catch {
+                XCTFail("unexpected error \(error)")
+            }
+        }
+    }
+
+    func testInvalidUTF8IsRejected() {
+        let cases: [[UInt8]] = [
+            [0x22, 0xC3, 0x22],             // truncated 2-byte sequence
+            [0x22, 0xC0, 0xAF, 0x22],       // overlong "/"
+            [0x22, 0xED, 0xA0, 0x80, 0x22], // encoded surrogate
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22], // above U+10FFFF
+            [0x22, 0xFF, 0x22],
+        ]
+        for bytes in cases {
+            XCTAssertThrowsError(try JSONParser.parse(Data(bytes))) { error in
+                XCTAssertEqual((error as? JSONParseError)?.code, "json_invalid_utf8", "\(bytes)")
+            }
+        }
+    }
+
+    func testDepthLimit() throws {
+        let ok = String(repeating: "[", count: 64) + String(repeating: "]", count: 64)
+        XCTAssertNoThrow(try parse(ok))
+        let deep = String(repeating: "[", count: 65) + String(repeating: "]", count: 65)
+        XCTAssertThrowsError(try parse(deep)) { error in
+            guard let error = error as? JSONParseError, case .tooDeep(let limit, let line, let column) = error else {
+                return XCTFail("wrong error \(error)")
+            }
+            XCTAssertEqual(limit, 64)
+            XCTAssertEqual(line, 1)
+            XCTAssertEqual(column, 65)
+        }
+        // A hostile document far deeper than the stack could take must fail fast, not crash.
+        let hostile = String(repeating: "{\"a\":", count: 100_000)
+        XCTAssertThrowsError(try parse(hostile))
+    }
+
+    func testDuplicateKeysLastWinsAtFirstPosition() throws {
+        let result = try JSONParser.parseReportingDuplicates(Data(#"{"a":1,"b":2,"a":3}"#.utf8))
+        XCTAssertEqual(String(decoding: result.value.serialized(), as: UTF8.self), #"{"a":3,"b":2}"#)
+        XCTAssertEqual(result.duplicateKeyPointers, ["/a"])
+    }
+
+    func testJSONPointerEscaping() throws {
+        let value = try parse(#"{"a/b":{"m~n":[10,20]},"":5}"#)
+        XCTAssertEqual(value.value(at: "/a~1b/m~0n/1"), .number("20"))
+        XCTAssertEqual(value.value(at: "/"), .number("5"))
+        XCTAssertEqual(value.value(at: ""), value)
+        XCTAssertNil(value.value(at: "/a~1b/m~0n/01"))
+        XCTAssertNil(value.value(at: "/a~1b/m~0n/2"))
+        XCTAssertNil(value.value(at: "a"))
+        XCTAssertEqual(JSONPointer.escape("a/~b"), "a~1~0b")
+        XCTAssertEqual(JSONPointer.unescape("~01"), "~1")
+        var mutable = value
+        XCTAssertTrue(mutable.setValue(.string("x"), at: "/a~1b/m~0n/0"))
+        XCTAssertEqual(mutable.value(at: "/a~1b/m~0n/0"), .string("x"))
+        XCTAssertFalse(mutable.setValue(.null, at: "/missing/child"))
+    }
+
+    func testWrongTopLevelTypesStillParse() throws {
+        XCTAssertEqual(try parse(" 42 "), .number("42"))
+        XCTAssertEqual(try parse("\u{FEFF}{}"), .object(JSONObject()))
+    }
+}
