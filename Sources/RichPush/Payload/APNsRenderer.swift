@@ -1,0 +1,291 @@
+import Foundation
+
+/// Renders a parsed job into the APNs request once the media results are known. Pure; never throws.
+///
+/// Order of work: media rewrite (attachments, then story pages and the story byte budget), silent-push
+/// cleanup, `mutable-content`, story category, fallback text, size shortening, headers.
+/// Original-URL keys and the shortening order are documented in docs/diagnostic-codes.md.
+/// Cost: linear in the payload size per shortening step; at most a few dozen steps.
+public struct APNsRenderer: Sendable {
+    public let options: PayloadOptions
+
+    public init(options: PayloadOptions = PayloadOptions()) {
+        self.options = options
+    }
+
+    /// Renders with the current time (only used to turn a time to live into `apns-expiration`).
+    /// `media` is keyed by `MediaReference.pointer`; a missing key is treated like a skipped item.
+    public func render(_ job: NotificationJob, media: [String: MediaOutcome]) -> RenderOutcome {
+        render(job, media: media, now: Date())
+    }
+
+    /// Renders with an explicit clock, for reproducible output.
+    public func render(_ job: NotificationJob, media: [String: MediaOutcome], now: Date) -> RenderOutcome {
+        var diagnostics = DiagnosticCollector()
+        var root = job.payload
+        if root["aps"] == nil {
+            var reordered = JSONObject()
+            reordered["aps"] = .object(JSONObject())
+            for (key, value) in root { reordered[key] = value }
+            root = reordered
+        }
+        var renderedCount = 0
+        var isStory = job.isStory
+        if job.pushType == .alert && !job.isSilent {
+            renderedCount += rewriteAttachments(job, media: media, root: &root, diagnostics: &diagnostics)
+            if isStory {
+                let (pages, keptStory) = rewriteStory(job, media: media, root: &root, diagnostics: &diagnostics)
+                renderedCount += pages
+                isStory = keptStory
+            }
+        }
+        var aps = root["aps"]?.objectValue ?? JSONObject()
+        if job.isSilent {
+            let removed = ["alert", "sound", "badge"].filter { aps.remove($0) != nil }
+            if !removed.isEmpty {
+                diagnostics.add(.info, .silentContentRemoved, "/aps",
+                                "a silent push cannot show \(removed.joined(separator: ", ")); removed")
+            }
+            aps.remove("mutable-content")
+            aps["content-available"] = .number("1")
+        } else if job.pushType == .alert {
+            let tracked = options.deliveryTrackingKeys.contains { root[$0] != nil }
+            if renderedCount > 0 || tracked { aps["mutable-content"] = .number("1") }
+            if isStory {
+                if let existing = aps["category"]?.stringValue, existing != options.storyCategory {
+                    diagnostics.add(.info, .storyCategoryReplaced, "/aps/category",
+                                    "category \"\(existing)\" was replaced by \(options.storyCategory) so the stories extension shows the story")
+                }
+                aps["category"] = .string(options.storyCategory)
+            }
+            applyFallbackText(&aps, root: root, diagnostics: &diagnostics)
+        }
+        root["aps"] = .object(aps)
+
+        let limit = job.pushType == .voip ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
+        var shortener = PayloadShortener(options: options, limit: limit)
+        let value = shortener.shorten(root, diagnostics: &diagnostics)
+        let byteCount = value.compactByteCount
+        if byteCount > limit {
+            return .rejected(diagnostics.items + [Diagnostic.payloadTooLarge(bytes: byteCount, limit: limit)])
+        }
+        let request = APNsRequest(headers: headers(for: job, now: now), payload: value, byteCount: byteCount,
+                                  deviceToken: job.deviceToken, passthrough: job.passthrough)
+        return .rendered(request, diagnostics: diagnostics.items)
+    }
+
+    // MARK: - Media
+
+    private func rewriteAttachments(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
+                                    diagnostics: inout DiagnosticCollector) -> Int {
+        var tree = JSONValue.object(root)
+        var rendered = 0
+        var removals: [String] = []
+        for reference in job.media where reference.role == .attachment {
+            guard let tokens = JSONPointer.tokens(reference.pointer), !tokens.isEmpty,
+                  tree.value(at: reference.pointer)?.stringValue == reference.url else { continue }
+            switch media[reference.pointer] {
+            case .rendered(let publicURL, _, _, _, _)?:
+                tree.setValue(.string(publicURL), at: reference.pointer)
+                rendered += 1
+            case .failed(let code, let message)?:
+                removals.append(reference.pointer)
+                diagnostics.add(.warning, .mediaFailed, reference.pointer,
+                                "media failed (\(code)): \(message); the push is sent without it")
+            case .skipped(let reason)?:
+                removals.append(reference.pointer)
+                diagnostics.add(.warning, .mediaSkipped, reference.pointer, "media skipped: \(reason); the push is sent without it")
+            case nil:
+                removals.append(reference.pointer)
+                diagnostics.add(.warning, .mediaMissing, reference.pointer, "no media result was supplied; the push is sent without it")
+            }
+            keepOriginal(reference.url, tokens: tokens, tree: &tree, diagnostics: &diagnostics)
+        }
+        // Reverse order keeps earlier array indices valid while later elements are removed.
+        for pointer in removals.reversed() {
+            tree.setValue(nil, at: pointer)
+            removeEmptyContainer(parentOf: pointer, tree: &tree)
+        }
+        root = tree.objectValue ?? root
+        return rendered
+    }
+
+    /// Whether `tokens` is exactly the end of a configured key path (the value the SDK reads).
+    private func isMediaKeyEnd(_ tokens: [String]) -> Bool {
+        options.mediaKeys.contains { keyPath in
+            var remaining = tokens[...]
+            for segment in keyPath.split(separator: ".") {
+                if segment.hasSuffix("[]") {
+                    guard remaining.count >= 2, remaining.first == String(segment.dropLast(2)),
+                          Int(remaining.dropFirst().first ?? "") != nil else { return false }
+                    remaining = remaining.dropFirst(2)
+                } else {
+                    guard remaining.first == String(segment) else { return false }
+                    remaining = remaining.dropFirst()
+                }
+            }
+            return remaining.isEmpty
+        }
+    }
+
+    /// Writes the original URL next to the reference, by the rules in docs/diagnostic-codes.md:
+    /// a URL that is the key's whole value gets sibling `<key><suffix>` in the same object; a URL inside a
+    /// container (OneSignal `att` dictionary, `{"url":…}` object, URL array) gets `<container><suffix>`, an object
+    /// beside the container mapping the same member name (or array index) to the original, because the SDKs
+    /// treat every member of the container as an attachment.
+    private func keepOriginal(_ url: String, tokens: [String], tree: inout JSONValue, diagnostics: inout DiagnosticCollector) {
+        let suffix = options.originalURLKeySuffix
+        let last = tokens[tokens.count - 1]
+        let parentTokens = Array(tokens.dropLast())
+        if !isMediaKeyEnd(tokens), !parentTokens.isEmpty, isMediaKeyEnd(parentTokens) {
+            let containerKey = parentTokens[parentTokens.count - 1]
+            let holderTokens = Array(parentTokens.dropLast())
+            guard case .object(var holder)? = tree.value(at: JSONPointer.make(holderTokens)) else { return }
+            let siblingKey = containerKey + suffix
+            var originals = JSONObject()
+            if let existing = holder[siblingKey] {
+                if case .object(let object) = existing { originals = object } else {
+                    diagnostics.add(.warning, .originalKeyOverwritten, JSONPointer.make(holderTokens + [siblingKey]),
+                                    "\(siblingKey) is reserved for original media URLs; the sender's value was replaced")
+                }
+            }
+            originals[last] = .string(url)
+            holder.set(.object(originals), for: siblingKey, after: containerKey)
+            holder[siblingKey] = .object(originals)
+            tree.setValue(.object(holder), at: JSONPointer.make(holderTokens))
+        } else {
+            guard case .object(var holder)? = tree.value(at: JSONPointer.make(parentTokens)) else { return }
+            let siblingKey = last + suffix
+            if let existing = holder[siblingKey], existing.stringValue != url {
+                diagnostics.add(.warning, .originalKeyOverwritten, JSONPointer.make(parentTokens + [siblingKey]),
+                                "\(siblingKey) is reserved for the original of \(last); the sender's value was replaced")
+            }
+            holder.set(.string(url), for: siblingKey, after: last)
+            holder[siblingKey] = .string(url)
+            tree.setValue(.object(holder), at: JSONPointer.make(parentTokens))
+        }
+    }
+
+    private func removeEmptyContainer(parentOf pointer: String, tree: inout JSONValue) {
+        guard var tokens = JSONPointer.tokens(pointer), tokens.count >= 2 else { return }
+        tokens.removeLast()
+        let parent = JSONPointer.make(tokens)
+        switch tree.value(at: parent) {
+        case .object(let object)? where object.isEmpty: tree.setValue(nil, at: parent)
+        case .array(let array)? where array.isEmpty: tree.setValue(nil, at: parent)
+        default: break
+        }
+    }
+
+    /// Returns (pages with rendered media, whether the story survived).
+    private func rewriteStory(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
+                              diagnostics: inout DiagnosticCollector) -> (Int, Bool) {
+        let key = options.storyKey
+        let base = "/" + JSONPointer.escape(key) + "/pages/"
+        guard case .object(var story)? = root[key], case .array(let pages)? = story["pages"] else { return (0, false) }
+        var references: [Int: MediaReference] = [:]
+        for reference in job.media {
+            if case .storyPage(let index) = reference.role { references[index] = reference }
+        }
+        var kept: [(page: JSONValue, bytes: Int, index: Int, rendered: Bool)] = []
+        for (index, pageValue) in pages.enumerated() {
+            guard case .object(var page) = pageValue, let reference = references[index],
+                  let tokens = JSONPointer.tokens(reference.pointer), let field = tokens.last else {
+                kept.append((pageValue, 0, index, false))
+                continue
+            }
+            switch media[reference.pointer] {
+            case .rendered(let publicURL, _, _, let bytes, _)?:
+                page[field] = .string(publicURL)
+                page.set(.string(reference.url), for: field + options.originalURLKeySuffix, after: field)
+                kept.append((.object(page), bytes, index, true))
+            case .failed(let code, let message)?:
+                diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
+                                "story page \(index + 1) was dropped: its image failed (\(code)): \(message)")
+            case .skipped(let reason)?:
+                diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
+                                "story page \(index + 1) was dropped: its image was skipped (\(reason))")
+            case nil:
+                diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
+                                "story page \(index + 1) was dropped: no media result was supplied for its image")
+            }
+        }
+        var total = kept.reduce(0) { $0 + $1.bytes }
+        while total > options.storyByteBudget, let last = kept.popLast() {
+            diagnostics.add(.warning, .storyByteBudgetExceeded, base + "\(last.index)",
+                            "story page \(last.index + 1) was dropped: the story's images total \(total) bytes, over the \(options.storyByteBudget)-byte budget the extension can hold in memory")
+            total -= last.bytes
+        }
+        guard !kept.isEmpty else {
+            root.remove(key)
+            if case .object(var aps)? = root["aps"], aps["category"]?.stringValue == options.storyCategory {
+                aps.remove("category")
+                root["aps"] = .object(aps)
+            }
+            diagnostics.add(.warning, .storyRemoved, "/" + JSONPointer.escape(key),
+                            "no story page is left, so the story was removed and the push is sent as a plain alert")
+            return (0, false)
+        }
+        story["pages"] = .array(kept.map(\.page))
+        root[key] = .object(story)
+        return (kept.filter(\.rendered).count, true)
+    }
+
+    // MARK: - Text
+
+    private func applyFallbackText(_ aps: inout JSONObject, root: JSONObject, diagnostics: inout DiagnosticCollector) {
+        var alert: JSONObject
+        switch aps["alert"] {
+        case .string(let body)?: alert = ["body": .string(body)]
+        case .object(let object)?: alert = object
+        default: alert = JSONObject()
+        }
+        let hasTitle = alert["title"] != nil || alert["title-loc-key"] != nil
+        let hasBody = alert["body"] != nil || alert["loc-key"] != nil
+        if hasTitle && hasBody { return }
+        var firstPage: JSONObject?
+        if case .object(let story)? = root[options.storyKey], case .array(let pages)? = story["pages"] {
+            firstPage = pages.first?.objectValue
+        }
+        var used: [String] = []
+        var updated = JSONObject()
+        if !hasTitle, let title = firstPage?["title"]?.stringValue ?? options.defaultTitle {
+            updated["title"] = .string(title)
+            used.append("title")
+        }
+        for (key, value) in alert { updated[key] = value }
+        if !hasBody {
+            let body = firstPage?["subtitle"]?.stringValue ?? options.defaultBody
+            if let titleIndex = updated.keys.firstIndex(of: "title") {
+                updated.set(.string(body), for: "body", after: updated.keys[titleIndex])
+            } else {
+                updated["body"] = .string(body)
+            }
+            used.append("body")
+        }
+        if case .string? = aps["alert"], used.isEmpty { return }
+        if !used.isEmpty {
+            diagnostics.add(.info, .fallbackTextUsed, "/aps/alert",
+                            "alert \(used.joined(separator: " and ")) added from \(firstPage != nil ? "the first story page or " : "")the configured defaults, so the push reads well if the extension does not run")
+        }
+        aps.set(.object(updated), for: "alert", after: "")
+        aps["alert"] = .object(updated)
+    }
+
+    // MARK: - Headers
+
+    private func headers(for job: NotificationJob, now: Date) -> [APNsHeader] {
+        var headers = [APNsHeader(name: "apns-push-type", value: job.pushType.rawValue)]
+        let priority = job.pushType == .background ? 5 : (job.headers.priority ?? 10)
+        headers.append(APNsHeader(name: "apns-priority", value: String(priority)))
+        if let topic = job.headers.topic { headers.append(APNsHeader(name: "apns-topic", value: topic)) }
+        if let collapse = job.headers.collapseID { headers.append(APNsHeader(name: "apns-collapse-id", value: collapse)) }
+        if let expiration = job.headers.expiration {
+            headers.append(APNsHeader(name: "apns-expiration", value: String(expiration)))
+        } else if let ttl = job.headers.timeToLive {
+            let value = ttl == 0 ? 0 : Int(now.timeIntervalSince1970) + ttl
+            headers.append(APNsHeader(name: "apns-expiration", value: String(value)))
+        }
+        return headers
+    }
+}

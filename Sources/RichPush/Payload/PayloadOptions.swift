@@ -1,0 +1,114 @@
+/// Everything the payload layer lets an operator tune. Defaults follow the issue and the device SDKs.
+public struct PayloadOptions: Sendable {
+    /// The media keys the SDKs read, as dotted key paths from the payload root; `[]` walks every array element.
+    /// A key's value may be a URL string, an object whose http(s) string members are all URLs (OneSignal `att`:
+    /// id → URL, or `{"url": ...}`), or an array of URL strings. `pw_stories.pages[].image` enables story media.
+    public static let defaultMediaKeys = [
+        "attachment", "att", "fcm_options.image", "image_url", "image", "media-url", "pw_stories.pages[].image",
+    ]
+
+    /// Turns length limits (Pushfa title/body, story texts, actions) into errors that reject the job.
+    public var strict: Bool
+    /// Skips shape detection.
+    public var forcedShape: InputShape?
+    public var mediaKeys: [String]
+    /// The category given to story pushes (the content extension's category).
+    public var storyCategory: String
+    /// The root key holding the story.
+    public var storyKey: String
+    public var maximumStoryPages: Int
+    /// Fallback `aps.alert.title` when neither the sender nor a story page gives one; nil leaves it out
+    /// (iOS then shows the app name).
+    public var defaultTitle: String?
+    /// Fallback `aps.alert.body`, always applied to alert pushes that have no body.
+    public var defaultBody: String
+    /// Schemes a story page `link` or a Pushfa action may use, lowercased, without ":".
+    /// `javascript`, `data` and `file` are always refused.
+    public var allowedLinkSchemes: Set<String>
+    /// Total rendered bytes of one story's pages; pages past it are dropped from the end.
+    public var storyByteBudget: Int
+    /// Suffix of the sibling key that keeps an original URL after a rewrite (see docs/diagnostic-codes.md).
+    public var originalURLKeySuffix: String
+    public var maximumStoryTitleLength: Int
+    public var maximumStorySubtitleLength: Int
+    public var maximumButtonTitleLength: Int
+    public var storyDurationRange: ClosedRange<Int>
+    public var maximumPushfaTitleLength: Int
+    public var maximumPushfaBodyLength: Int
+    public var maximumActions: Int
+    public var maximumPayloadBytes: Int
+    public var maximumVoIPPayloadBytes: Int
+    /// Root keys whose presence keeps `mutable-content` on, so the extension runs and reports delivery.
+    public var deliveryTrackingKeys: [String]
+    public var maximumDepth: Int
+
+    public init(strict: Bool = false, forcedShape: InputShape? = nil,
+                mediaKeys: [String] = PayloadOptions.defaultMediaKeys, storyCategory: String = "PW_STORIES",
+                storyKey: String = "pw_stories", maximumStoryPages: Int = 10, defaultTitle: String? = nil,
+                defaultBody: String = "Open to see more", allowedLinkSchemes: Set<String> = ["https"],
+                storyByteBudget: Int = 3_000_000, originalURLKeySuffix: String = "_source",
+                maximumStoryTitleLength: Int = 60, maximumStorySubtitleLength: Int = 120,
+                maximumButtonTitleLength: Int = 30, storyDurationRange: ClosedRange<Int> = 1...30,
+                maximumPushfaTitleLength: Int = 35, maximumPushfaBodyLength: Int = 150, maximumActions: Int = 2,
+                maximumPayloadBytes: Int = 4096, maximumVoIPPayloadBytes: Int = 5120,
+                deliveryTrackingKeys: [String] = ["messageId", "ackUrl"], maximumDepth: Int = 64) {
+        self.strict = strict
+        self.forcedShape = forcedShape
+        self.mediaKeys = mediaKeys
+        self.storyCategory = storyCategory
+        self.storyKey = storyKey
+        self.maximumStoryPages = maximumStoryPages
+        self.defaultTitle = defaultTitle
+        self.defaultBody = defaultBody
+        self.allowedLinkSchemes = allowedLinkSchemes
+        self.storyByteBudget = storyByteBudget
+        self.originalURLKeySuffix = originalURLKeySuffix
+        self.maximumStoryTitleLength = maximumStoryTitleLength
+        self.maximumStorySubtitleLength = maximumStorySubtitleLength
+        self.maximumButtonTitleLength = maximumButtonTitleLength
+        self.storyDurationRange = storyDurationRange
+        self.maximumPushfaTitleLength = maximumPushfaTitleLength
+        self.maximumPushfaBodyLength = maximumPushfaBodyLength
+        self.maximumActions = maximumActions
+        self.maximumPayloadBytes = maximumPayloadBytes
+        self.maximumVoIPPayloadBytes = maximumVoIPPayloadBytes
+        self.deliveryTrackingKeys = deliveryTrackingKeys
+        self.maximumDepth = maximumDepth
+    }
+
+    /// Whether `url` is an absolute http or https URL with a host.
+    static func isHTTPURL(_ url: String) -> Bool {
+        let lower = url.lowercased()
+        for prefix in ["https://", "http://"] where lower.hasPrefix(prefix) {
+            let rest = lower.dropFirst(prefix.count)
+            return !rest.isEmpty && !rest.hasPrefix("/") && !url.contains(where: { $0 == " " || $0 == "\n" })
+        }
+        return false
+    }
+
+    /// The scheme of a link, lowercased, or nil when it has none.
+    static func scheme(of link: String) -> String? {
+        guard let colon = link.firstIndex(of: ":") else { return nil }
+        let scheme = link[..<colon]
+        guard let first = scheme.first, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else { return nil }
+        return scheme.lowercased()
+    }
+
+    /// Nil when the link is allowed, otherwise the reason it is not.
+    func linkProblem(_ link: String) -> String? {
+        guard let scheme = PayloadOptions.scheme(of: link.trimmingCharacters(in: .whitespaces)) else {
+            return "link \"\(link)\" has no scheme; write an absolute https:// URL or an app link such as myapp://"
+        }
+        if ["javascript", "data", "file", "vbscript"].contains(scheme) {
+            return "link scheme \"\(scheme):\" is never allowed; use https:// or one of the app's schemes"
+        }
+        if !allowedLinkSchemes.contains(scheme) {
+            let allowed = allowedLinkSchemes.sorted().map { $0 + "://" }.joined(separator: ", ")
+            return "link scheme \"\(scheme):\" is not allowed; use one of \(allowed) (configure app schemes with allowedLinkSchemes)"
+        }
+        return nil
+    }
+}
+
+import Foundation

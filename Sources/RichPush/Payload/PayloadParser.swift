@@ -1,0 +1,168 @@
+import Foundation
+
+/// Turns any supported input document into normalized notification jobs. Pure; never throws.
+///
+/// Shape detection (unless `PayloadOptions.forcedShape` is set), in this order:
+/// 1. `{"request": {"notifications": [...]}}` → Pushwoosh, one job per notification;
+/// 2. a root `aps` → raw APNs payload;
+/// 3. a `payload` object plus `token`/`device_token`/`id`/`topic` → job envelope;
+/// 4. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
+/// 5. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
+/// 6. otherwise a raw APNs payload, with a `shape_unrecognized` warning.
+///
+/// Duplicate keys keep the last value and get a `duplicate_key` warning.
+/// A Pushwoosh request with any invalid notification is rejected as a whole (the diagnostics say which one),
+/// because a sender retries the request as one unit.
+/// Cost: linear in the document size, plus one pass per configured media key.
+public struct PayloadParser: Sendable {
+    public let options: PayloadOptions
+
+    public init(options: PayloadOptions = PayloadOptions()) {
+        self.options = options
+    }
+
+    static let pushwooshKeys: Set<String> = [
+        "content", "ios_title", "ios_subtitle", "ios_root_params", "platforms", "ios_badges", "ios_sound",
+        "ios_category_custom", "ios_ttl", "send_date", "ios_attachment", "ios_silent", "ignore_user_timezone",
+    ]
+    static let pushfaKeys: Set<String> = [
+        "title", "body", "image_url", "link_url", "platform", "additional_data", "actions", "silent", "sendTime",
+        "ackUrl", "clickAckUrl", "collapse_id", "ttl",
+    ]
+    static let envelopeMarkers = ["token", "device_token", "id", "topic"]
+
+    /// Parses bytes (one JSON document).
+    public func parse(_ data: Data) -> ParseOutcome {
+        let result: JSONParser.Result
+        do {
+            result = try JSONParser.parseReportingDuplicates(data, maximumDepth: options.maximumDepth)
+        } catch {
+            return .rejected([Diagnostic(.error, .invalidJSON, "", error.description)])
+        }
+        let duplicates = result.duplicateKeyPointers.map {
+            Diagnostic(.warning, .duplicateKey, $0, "this key appears more than once in its object; the last value was used, so remove the others")
+        }
+        return parse(result.value, leading: duplicates)
+    }
+
+    /// Parses an already-parsed document.
+    public func parse(_ value: JSONValue) -> ParseOutcome {
+        parse(value, leading: [])
+    }
+
+    /// Which shape a document would be read as, without parsing it further.
+    public func detectShape(_ root: JSONObject) -> (shape: InputShape, guessed: Bool) {
+        if let forced = options.forcedShape { return (forced, false) }
+        if root["aps"] != nil { return (.apns, false) }
+        if case .object? = root["payload"], PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
+            return (.envelope, false)
+        }
+        if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return (.pushwoosh, false) }
+        if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return (.pushfa, false) }
+        return (.apns, true)
+    }
+
+    private func parse(_ value: JSONValue, leading: [Diagnostic]) -> ParseOutcome {
+        guard case .object(let root) = value else {
+            return .rejected(leading + [Diagnostic(.error, .notAnObject, "",
+                                                   "the document is \(value.typeDescription); a payload must be a JSON object")])
+        }
+        if options.forcedShape == nil || options.forcedShape == .pushwoosh,
+           case .object(let request)? = root["request"], let notifications = request["notifications"] {
+            return parsePushwooshRequest(request, notifications: notifications, leading: leading)
+        }
+        var diagnostics = DiagnosticCollector()
+        diagnostics.items = leading
+        let (shape, guessed) = detectShape(root)
+        if guessed {
+            diagnostics.add(.warning, .shapeUnrecognized, "",
+                            "no aps, envelope, Pushwoosh or Pushfa keys found; the document was read as a raw APNs payload")
+        }
+        let adapted: AdaptedNotification?
+        switch shape {
+        case .apns: adapted = AdaptedNotification(payload: root, explicitSilent: root["silent"]?.boolValue == true)
+        case .envelope: adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics)
+        case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
+        case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
+        }
+        guard let adapted, let job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
+            return .rejected(diagnostics.items)
+        }
+        return .jobs([job])
+    }
+
+    private func parsePushwooshRequest(_ request: JSONObject, notifications: JSONValue, leading: [Diagnostic]) -> ParseOutcome {
+        var shared = DiagnosticCollector()
+        shared.items = leading
+        guard case .array(let entries) = notifications else {
+            shared.reject(.wrongType, "/request/notifications", "notifications must be an array of notification objects")
+            return .rejected(shared.items)
+        }
+        guard !entries.isEmpty else {
+            shared.reject(.emptyNotificationList, "/request/notifications", "the request has no notifications; add at least one")
+            return .rejected(shared.items)
+        }
+        var requestExtras = JSONObject()
+        for (key, value) in request where key != "notifications" {
+            if key == "auth" {
+                shared.add(.info, .credentialDropped, "/request/auth", "the API token in \"auth\" is not copied into any output")
+            } else {
+                requestExtras[key] = value
+            }
+        }
+        var jobs: [NotificationJob] = []
+        var allDiagnostics = shared
+        for (index, entry) in entries.enumerated() {
+            let base = "/request/notifications/\(index)"
+            var diagnostics = DiagnosticCollector()
+            guard case .object(let notification) = entry else {
+                allDiagnostics.reject(.wrongType, base, "each notification must be an object, found \(entry.typeDescription)")
+                continue
+            }
+            var adapted = PushwooshAdapter(options: options).adapt(notification, at: base, diagnostics: &diagnostics)
+            for (key, value) in requestExtras where adapted.passthrough[key] == nil { adapted.passthrough[key] = value }
+            let job = makeJob(adapted, shape: .pushwoosh, diagnostics: &diagnostics)
+            allDiagnostics.append(contentsOf: diagnostics)
+            if var job, !diagnostics.rejects {
+                job.diagnostics = shared.items + job.diagnostics
+                jobs.append(job)
+            }
+        }
+        return allDiagnostics.rejects ? .rejected(allDiagnostics.items) : .jobs(jobs)
+    }
+
+    /// Checks common to every shape, story validation and media discovery.
+    private func makeJob(_ adapted: AdaptedNotification, shape: InputShape,
+                         diagnostics: inout DiagnosticCollector) -> NotificationJob? {
+        var payload = adapted.payload
+        let apsValue = payload["aps"]
+        if let apsValue, apsValue.objectValue == nil {
+            diagnostics.reject(.wrongType, "/aps", "aps is \(apsValue.typeDescription); it must be an object")
+            return nil
+        }
+        if let collapse = adapted.headers.collapseID, collapse.utf8.count > 64 {
+            diagnostics.reject(.collapseIDTooLong, "/collapse_id",
+                               "collapse id is \(collapse.utf8.count) bytes; APNs allows at most 64")
+        }
+        let isStory = StoryValidator(options: options).validate(&payload, diagnostics: &diagnostics)
+        let aps = payload["aps"]?.objectValue ?? JSONObject()
+        let hasAlert = aps["alert"] != nil
+        let contentAvailable = aps["content-available"]?.isTruthy == true
+        let isSilent: Bool
+        switch adapted.explicitPushType {
+        case .background?: isSilent = true
+        case .voip?, .alert?: isSilent = adapted.explicitSilent
+        case nil: isSilent = adapted.explicitSilent || (contentAvailable && !hasAlert)
+        }
+        let pushType: PushType = adapted.explicitPushType == .voip ? .voip : (isSilent ? .background : .alert)
+        var media: [MediaReference] = []
+        if pushType == .alert {
+            media = MediaDiscovery(options: options).references(
+                in: payload, attachmentVariant: adapted.variantName ?? "attachment", diagnostics: &diagnostics)
+        }
+        return NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
+                               isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
+                               payload: payload, headers: adapted.headers, deviceToken: adapted.deviceToken,
+                               passthrough: adapted.passthrough)
+    }
+}

@@ -1,0 +1,158 @@
+import Foundation
+
+/// Checks `pw_stories` and normalizes it in place.
+///
+/// Pages that cannot be shown (not an object, no http(s) `image`) are dropped with an error; fixable problems
+/// are fixed (numeric-string durations become numbers, out-of-range durations are clamped, disallowed links are
+/// removed) and reported. If no page is left, or the story is missing/empty/malformed, `pw_stories` is removed
+/// (and a story category with it) so the push renders as a plain alert, as the content extension would.
+/// A `pw_stories` given as a JSON string holding an object is accepted and written back as an object (info).
+/// Diagnostics point at pages as the sender numbered them.
+struct StoryValidator {
+    static let knownPageKeys: Set<String> = ["image", "title", "subtitle", "duration", "link", "button_title"]
+
+    let options: PayloadOptions
+
+    /// Returns true when a story with at least one page remains in `payload`.
+    func validate(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector) -> Bool {
+        let key = options.storyKey
+        let base = "/" + JSONPointer.escape(key)
+        guard var raw = payload[key] else {
+            removeStoryCategory(&payload, diagnostics: &diagnostics, reason: "there is no \(key)")
+            return false
+        }
+        if case .string(let text) = raw,
+           case .object(let parsed)? = try? JSONParser.parse(Data(text.utf8), maximumDepth: options.maximumDepth) {
+            raw = .object(parsed)
+            diagnostics.add(.info, .storyJSONString, base, "\(key) was a JSON string; it is sent as an object")
+        }
+        guard case .object(var story) = raw else {
+            return fallBack(&payload, base, "\(key) is \(raw.typeDescription), not an object with \"pages\"", &diagnostics)
+        }
+        guard case .array(var pages)? = story["pages"] else {
+            return fallBack(&payload, base + "/pages", "\(key) has no \"pages\" array", &diagnostics)
+        }
+        guard !pages.isEmpty else {
+            return fallBack(&payload, base + "/pages", "\(key).pages is empty", &diagnostics)
+        }
+        if pages.count > options.maximumStoryPages {
+            diagnostics.add(.warning, .storyTooManyPages, base + "/pages/\(options.maximumStoryPages)",
+                            "the story has \(pages.count) pages; only the first \(options.maximumStoryPages) are sent")
+            pages = Array(pages.prefix(options.maximumStoryPages))
+        }
+        var kept: [JSONValue] = []
+        for (index, page) in pages.enumerated() {
+            if let valid = validatePage(page, at: base + "/pages/\(index)", diagnostics: &diagnostics) {
+                kept.append(.object(valid))
+            }
+        }
+        guard !kept.isEmpty else {
+            return fallBack(&payload, base + "/pages", "no story page has a usable image", &diagnostics)
+        }
+        story["pages"] = .array(kept)
+        payload[key] = .object(story)
+        return true
+    }
+
+    private func fallBack(_ payload: inout JSONObject, _ pointer: String, _ reason: String,
+                          _ diagnostics: inout DiagnosticCollector) -> Bool {
+        diagnostics.add(.warning, .storyMalformed, pointer, "\(reason); the push is sent as a plain alert")
+        payload.remove(options.storyKey)
+        removeStoryCategory(&payload, diagnostics: &diagnostics, reason: "the story was removed")
+        return false
+    }
+
+    private func removeStoryCategory(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector, reason: String) {
+        guard case .object(var aps)? = payload["aps"], aps["category"]?.stringValue == options.storyCategory else { return }
+        aps.remove("category")
+        payload["aps"] = .object(aps)
+        diagnostics.add(.warning, .storyMalformed, "/aps/category",
+                        "category \(options.storyCategory) was removed because \(reason); the stories extension would show nothing")
+    }
+
+    private func validatePage(_ value: JSONValue, at base: String, diagnostics: inout DiagnosticCollector) -> JSONObject? {
+        guard case .object(var page) = value else {
+            diagnostics.add(.error, .storyPageNotObject, base, "a story page must be an object, found \(value.typeDescription); the page was dropped")
+            return nil
+        }
+        guard let image = page["image"]?.stringValue, PayloadOptions.isHTTPURL(image) else {
+            diagnostics.add(.error, .storyPageImageInvalid, base + "/image",
+                            "every story page needs \"image\": an http(s) URL; the page was dropped")
+            return nil
+        }
+        for key in page.keys where !StoryValidator.knownPageKeys.contains(key) {
+            diagnostics.add(.warning, .storyPageUnknownKey, base + "/" + JSONPointer.escape(key),
+                            "\"\(key)\" is not a story page key the extension reads (image, title, subtitle, duration, link, button_title); it was kept")
+        }
+        if let duration = page["duration"] {
+            page["duration"] = checkDuration(duration, at: base + "/duration", diagnostics: &diagnostics)
+        }
+        if let link = page["link"] {
+            if let text = link.stringValue {
+                if let problem = options.linkProblem(text) {
+                    diagnostics.add(.error, .storyLinkSchemeNotAllowed, base + "/link", problem + "; the link was removed")
+                    page.remove("link")
+                }
+            } else {
+                diagnostics.add(.error, .wrongType, base + "/link", "link must be a URL string; it was removed")
+                page.remove("link")
+            }
+        }
+        let limits = [("title", options.maximumStoryTitleLength), ("subtitle", options.maximumStorySubtitleLength),
+                      ("button_title", options.maximumButtonTitleLength)]
+        for (key, limit) in limits {
+            guard let value = page[key] else { continue }
+            guard let text = value.stringValue else {
+                diagnostics.add(.warning, .wrongType, base + "/" + key, "\(key) must be a string, found \(value.typeDescription); it was removed")
+                page.remove(key)
+                continue
+            }
+            if text.count > limit {
+                diagnostics.limit(.textTooLong, base + "/" + key,
+                                  "\(key) is \(text.count) characters; keep it to \(limit) so it fits the story layout",
+                                  strict: options.strict)
+            }
+        }
+        return page
+    }
+
+    private func checkDuration(_ value: JSONValue, at pointer: String, diagnostics: inout DiagnosticCollector) -> JSONValue? {
+        let range = options.storyDurationRange
+        var number: Double
+        var result = value
+        switch value {
+        case .number(let text):
+            number = Double(text) ?? .nan
+        case .string(let text):
+            let trimmed = text.trimmingCharacters(in: .whitespaces)
+            guard let parsed = Double(trimmed), parsed.isFinite, !trimmed.hasPrefix("+"),
+                  case .number(let canonical)? = try? JSONParser.parse(Data(trimmed.utf8)) else {
+                diagnostics.add(.error, .storyDurationInvalid, pointer,
+                                "duration \"\(text)\" is not a number of seconds; write a number such as 5 (it was removed, so the default applies)")
+                return nil
+            }
+            number = parsed
+            result = .number(canonical)
+            diagnostics.add(.warning, .storyDurationString, pointer,
+                            "duration \"\(text)\" is a string; write \(canonical) without quotes (it was converted)")
+        default:
+            diagnostics.add(.error, .storyDurationInvalid, pointer,
+                            "duration is \(value.typeDescription); write a number of seconds such as 5 (it was removed, so the default applies)")
+            return nil
+        }
+        guard number.isFinite else { return nil }
+        if number < Double(range.lowerBound) || number > Double(range.upperBound) {
+            let clamped = min(max(number, Double(range.lowerBound)), Double(range.upperBound))
+            diagnostics.add(.warning, .storyDurationOutOfRange, pointer,
+                            "duration \(number.formatted()) is outside \(range.lowerBound)–\(range.upperBound) seconds; it was set to \(Int(clamped))")
+            return .number(String(Int(clamped)))
+        }
+        return result
+    }
+}
+
+private extension Double {
+    func formatted() -> String {
+        rounded() == self && abs(self) < 1e15 ? String(Int(self)) : String(self)
+    }
+}
