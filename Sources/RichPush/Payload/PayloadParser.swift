@@ -54,7 +54,7 @@ public struct PayloadParser: Sendable {
     public func detectShape(_ root: JSONObject) -> (shape: InputShape, guessed: Bool) {
         if let forced = options.forcedShape { return (forced, false) }
         if root["aps"] != nil { return (.apns, false) }
-        if case .object? = root["payload"], PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
+        if root["payload"] != nil, PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
             return (.envelope, false)
         }
         if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return (.pushwoosh, false) }

@@ -1,0 +1,132 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+final class ParserShapeTests: XCTestCase {
+    func testShapeDetectionTable() {
+        let cases: [(String, InputShape)] = [
+            (#"{"aps":{"alert":"hi"}}"#, .apns),
+            (#"{"id":"j1","token":"ab","payload":{"aps":{"alert":"hi"}}}"#, .envelope),
+            (#"{"device_token":"ab","payload":{"aps":{}}}"#, .envelope),
+            (#"{"content":"hi","ios_title":"t"}"#, .pushwoosh),
+            (#"{"platforms":[1],"content":"x"}"#, .pushwoosh),
+            (#"{"title":"t","body":"b","image_url":"https://x.example/a.jpg"}"#, .pushfa),
+            (#"{"body":"b","platform":"ios"}"#, .pushfa),
+        ]
+        for (text, shape) in cases {
+            XCTAssertEqual(TestSupport.job(text)?.shape, shape, text)
+        }
+    }
+
+    func testUnrecognizedShapeIsReadAsAPNsWithWarning() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"custom":1}"#))
+        XCTAssertEqual(job.shape, .apns)
+        XCTAssertTrue(job.diagnostics.codes.contains("shape_unrecognized"))
+    }
+
+    func testForcedShape() throws {
+        var options = PayloadOptions()
+        options.forcedShape = .pushfa
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"x":1},"title":"Hello"}"#, options: options))
+        XCTAssertEqual(job.shape, .pushfa)
+        XCTAssertEqual(job.payload["aps"]?.value(at: "/alert/title"), .string("Hello"))
+        XCTAssertEqual(job.passthrough["aps"], TestSupport.parse(#"{"x":1}"#))
+    }
+
+    func testRejectionsAreClear() {
+        let cases: [(String, String)] = [
+            ("{", "invalid_json"),
+            ("[1]", "not_an_object"),
+            (#"{"aps":"hello"}"#, "wrong_type"),
+            (#"{"id":"1","payload":"x"}"#, "wrong_type"),
+            (#"{"id":"1","token":"t","push_type":"liveactivity","payload":{"aps":{}}}"#, "invalid_push_type"),
+            (#"{"title":"t","platform":"android"}"#, "platform_not_ios"),
+            (#"{"request":{"notifications":[]}}"#, "empty_notification_list"),
+            (#"{"request":{"notifications":[{"content":"a"},7]}}"#, "wrong_type"),
+        ]
+        for (text, code) in cases {
+            let diagnostics = TestSupport.rejection(text)
+            XCTAssertNotNil(diagnostics, text)
+            XCTAssertTrue(diagnostics?.contains { $0.code == code && $0.severity == .error } == true, "\(text): \(diagnostics ?? [])")
+        }
+    }
+
+    func testInvalidJSONDiagnosticNamesLineAndColumn() throws {
+        let diagnostics = try XCTUnwrap(TestSupport.rejection("{\n\"aps\": {\"alert\": }\n}"))
+        XCTAssertEqual(diagnostics.first?.code, "invalid_json")
+        XCTAssertTrue(diagnostics.first?.message.contains("line 2, column 18") == true, diagnostics.first?.message ?? "")
+    }
+
+    func testDeepNestingIsRejectedNotCrashed() throws {
+        let deep = "{\"aps\":{},\"x\":" + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "}"
+        let diagnostics = try XCTUnwrap(TestSupport.rejection(deep))
+        XCTAssertTrue(diagnostics[0].message.contains("deeper than 64"))
+    }
+
+    func testDuplicateKeyWarning() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"a","alert":"b"}}"#))
+        XCTAssertEqual(job.payload["aps"]?.value(at: "/alert"), .string("b"))
+        XCTAssertTrue(job.diagnostics.contains { $0.code == "duplicate_key" && $0.pointer == "/aps/alert" })
+    }
+
+    func testEnvelopeFieldsAndPassthrough() throws {
+        let text = #"{"id":42,"token":"abc","topic":"com.example.app","priority":5,"collapse_id":"c1","expiration":1900000000,"tenant":"t-9","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
+        let job = try XCTUnwrap(TestSupport.job(text))
+        XCTAssertEqual(job.id, "42")
+        XCTAssertEqual(job.deviceToken, "abc")
+        XCTAssertEqual(job.headers, NotificationHeaders(topic: "com.example.app", collapseID: "c1", priority: 5, expiration: 1_900_000_000))
+        XCTAssertEqual(job.passthrough["tenant"], .string("t-9"))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(request.headers.map(\.name), ["apns-push-type", "apns-priority", "apns-topic", "apns-collapse-id", "apns-expiration"])
+        XCTAssertEqual(request.header("apns-priority"), "5")
+        XCTAssertEqual(request.header("apns-expiration"), "1900000000")
+        XCTAssertEqual(request.passthrough["tenant"], .string("t-9"))
+    }
+
+    func testCollapseIDLimit() {
+        let ok = #"{"id":"1","collapse_id":""# + String(repeating: "a", count: 64) + #"","payload":{"aps":{}}}"#
+        XCTAssertNotNil(TestSupport.job(ok))
+        let long = #"{"id":"1","collapse_id":""# + String(repeating: "é", count: 33) + #"","payload":{"aps":{}}}"#
+        XCTAssertEqual(TestSupport.rejection(long)?.codes, ["collapse_id_too_long"])
+    }
+
+    /// Every key with no meaning to us comes out byte-for-byte as it went in, including number text and order.
+    func testUnknownKeysRoundTripByteForByte() throws {
+        let custom = #""zeta":{"b":1.0e+2,"a":[true,null,"\u00e9/😀"]},"big":123456789012345678901234567890,"alpha":-0.50"#
+        let text = #"{"aps":{"alert":{"title":"T","body":"B"},"thread-id":"x","x-custom":{"k":1}},"# + custom + "}"
+        let job = try XCTUnwrap(TestSupport.job(text))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let output = TestSupport.text(request.payload)
+        XCTAssertEqual(output, #"{"aps":{"alert":{"title":"T","body":"B"},"thread-id":"x","x-custom":{"k":1}},"zeta":{"b":1.0e+2,"a":[true,null,"é/😀"]},"big":123456789012345678901234567890,"alpha":-0.50}"#)
+    }
+
+    func testPushwooshRequestGivesOneJobPerNotification() throws {
+        let text = #"{"request":{"application":"APP-1","auth":"secret","notifications":[{"content":"one","send_date":"now"},{"content":"two","devices":["d"]}]}}"#
+        let jobs = TestSupport.jobs(text)
+        XCTAssertEqual(jobs.count, 2)
+        XCTAssertEqual(jobs.map { $0.payload["aps"]?.value(at: "/alert/body") }, [.string("one"), .string("two")])
+        XCTAssertEqual(jobs[0].passthrough["send_date"], .string("now"))
+        XCTAssertEqual(jobs[1].passthrough["devices"], TestSupport.parse(#"["d"]"#))
+        XCTAssertEqual(jobs[0].passthrough["application"], .string("APP-1"))
+        XCTAssertNil(jobs[0].passthrough["auth"])
+        XCTAssertTrue(jobs[0].diagnostics.codes.contains("credential_dropped"))
+    }
+
+    func testSilentDetection() throws {
+        let cases: [(String, Bool, PushType)] = [
+            (#"{"aps":{"content-available":1}}"#, true, .background),
+            (#"{"aps":{"content-available":1,"alert":"x"}}"#, false, .alert),
+            (#"{"aps":{},"silent":true}"#, true, .background),
+            (#"{"title":"x","silent":true}"#, true, .background),
+            (#"{"content":"x","ios_silent":1}"#, true, .background),
+            (#"{"id":"1","token":"t","push_type":"background","payload":{"aps":{"alert":"x"}}}"#, true, .background),
+            (#"{"id":"1","token":"t","push_type":"voip","payload":{"aps":{},"image":"https://x.example/a.jpg"}}"#, false, .voip),
+        ]
+        for (text, silent, type) in cases {
+            let job = TestSupport.job(text)
+            XCTAssertEqual(job?.isSilent, silent, text)
+            XCTAssertEqual(job?.pushType, type, text)
+            if silent || type == .voip { XCTAssertEqual(job?.media, [], text) }
+        }
+    }
+}

@@ -1,0 +1,237 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+final class RendererTests: XCTestCase {
+    private func rendered(_ url: String, bytes: Int = 100_000) -> MediaOutcome {
+        .rendered(publicURL: url, width: 1038, height: 1038, bytes: bytes, format: "jpeg")
+    }
+
+    // MARK: SDK shapes (issue 8 item 1)
+
+    func testPushwooshAttachmentRewrittenInPlace() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"attachment":"https://m.example/a.jpg","p":"x"}"#))
+        XCTAssertEqual(job.media, [MediaReference(pointer: "/attachment", url: "https://m.example/a.jpg", role: .attachment, variantName: "attachment")])
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/attachment": rendered("https://cdn.example/a.jpg")]))
+        XCTAssertEqual(TestSupport.text(request.payload),
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"attachment":"https://cdn.example/a.jpg","attachment_source":"https://m.example/a.jpg","p":"x"}"#)
+    }
+
+    func testOneSignalAttDictionaryEveryEntryRewritten() throws {
+        let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}}"#
+        let job = try XCTUnwrap(TestSupport.job(text))
+        XCTAssertEqual(job.media.map(\.pointer), ["/att/id1", "/att/id2", "/att/id3"])
+        let media: [String: MediaOutcome] = [
+            "/att/id1": rendered("https://cdn.example/1.jpg"), "/att/id2": rendered("https://cdn.example/2.png"),
+            "/att/id3": rendered("https://cdn.example/3.gif"),
+        ]
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: media))
+        XCTAssertEqual(TestSupport.text(request.payload),
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://cdn.example/1.jpg","id2":"https://cdn.example/2.png","id3":"https://cdn.example/3.gif"},"att_source":{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}}"#)
+    }
+
+    func testFCMImageRewrittenInPlace() throws {
+        let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://m.example/f.jpg"},"gcm.message_id":"123"}"#
+        let job = try XCTUnwrap(TestSupport.job(text))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")]))
+        XCTAssertEqual(TestSupport.text(request.payload),
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://cdn.example/f.jpg","image_source":"https://m.example/f.jpg"},"gcm.message_id":"123"}"#)
+    }
+
+    func testAttAsStringAndAsURLObject() throws {
+        let string = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":"https://m.example/1.jpg"}"#))
+        XCTAssertEqual(string.media.map(\.pointer), ["/att"])
+        let object = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":{"url":"https://m.example/1.jpg","type":"jpg"}}"#))
+        XCTAssertEqual(object.media.map(\.pointer), ["/att/url"])
+        let (request, _) = try XCTUnwrap(TestSupport.render(object, media: ["/att/url": rendered("https://cdn.example/1.jpg")]))
+        XCTAssertEqual(request.payload.value(at: "/att"), TestSupport.parse(#"{"url":"https://cdn.example/1.jpg","type":"jpg"}"#))
+        XCTAssertEqual(request.payload.value(at: "/att_source"), TestSupport.parse(#"{"url":"https://m.example/1.jpg"}"#))
+    }
+
+    func testMediaKeysAreConfigurableAndNonURLsWarn() throws {
+        var options = PayloadOptions()
+        options.mediaKeys = ["data.pics[].src"]
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"image":"https://m.example/i.jpg","data":{"pics":[{"src":"https://m.example/1.jpg"},{"src":"nope"}]}}"#, options: options))
+        XCTAssertEqual(job.media.map(\.pointer), ["/data/pics/0/src"])
+        XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, ["media_url_invalid@/data/pics/1/src"])
+    }
+
+    // MARK: Fail open
+
+    func testFailedAttachmentIsRemovedAndOriginalKept() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"att":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url":"https://m.example/3.jpg"}"#))
+        let media: [String: MediaOutcome] = ["/att/a": rendered("https://cdn.example/1.jpg"),
+                                             "/att/b": .failed(code: "http_status", message: "404"),
+                                             "/image_url": .skipped(reason: "deadline")]
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
+        XCTAssertEqual(TestSupport.text(request.payload),
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"att":{"a":"https://cdn.example/1.jpg"},"att_source":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url_source":"https://m.example/3.jpg"}"#)
+        XCTAssertEqual(diagnostics.codes, ["media_failed", "media_skipped"])
+    }
+
+    func testNothingRenderedKeepsSenderMutableContentAndAddsNone() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"image":"https://m.example/1.jpg"}"#))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"T","body":"B"}},"image_source":"https://m.example/1.jpg"}"#)
+        XCTAssertEqual(diagnostics.codes, ["media_missing"])
+    }
+
+    func testDeliveryTrackingKeepsMutableContent() throws {
+        for key in ["messageId", "ackUrl"] {
+            let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},""# + key + #"":"m1"}"#))
+            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+            XCTAssertEqual(request.payload.value(at: "/aps/mutable-content"), .number("1"), key)
+        }
+    }
+
+    // MARK: Stories
+
+    private func storyJob(pages: Int, category: String? = nil) -> NotificationJob? {
+        let list = (0..<pages).map { #"{"image":"https://m.example/\#($0).jpg","title":"Page \#($0)","subtitle":"Sub \#($0)"}"# }
+        let categoryText = category.map { #","category":"\#($0)""# } ?? ""
+        return TestSupport.job(#"{"aps":{"alert":{"body":"B"}\#(categoryText)},"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
+    }
+
+    func testStoryGetsCategoryAndRewrittenPages() throws {
+        let job = try XCTUnwrap(storyJob(pages: 2, category: "OTHER"))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
+        XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("PW_STORIES"))
+        XCTAssertEqual(request.payload.value(at: "/aps/mutable-content"), .number("1"))
+        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/1"),
+                       TestSupport.parse(#"{"image":"https://cdn.example.com/m/1.jpg","image_source":"https://m.example/1.jpg","title":"Page 1","subtitle":"Sub 1"}"#))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("Page 0"))
+        XCTAssertEqual(diagnostics.codes, ["story_category_replaced", "fallback_text_used"])
+    }
+
+    func testNonStoryCategoryIsKept() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x","category":"NEWS"}}"#))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("NEWS"))
+    }
+
+    func testFailedStoryPagesAreDropped() throws {
+        let job = try XCTUnwrap(storyJob(pages: 3))
+        var media = TestSupport.renderedMedia(for: job)
+        media["/pw_stories/pages/0/image"] = .failed(code: "corrupt", message: "bad JPEG")
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
+        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 2)
+        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/0/title"), .string("Page 1"))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("Page 1"))
+        XCTAssertTrue(diagnostics.contains { $0.code == "story_page_dropped" && $0.pointer == "/pw_stories/pages/0" })
+    }
+
+    func testAllStoryPagesFailedGivesPlainAlertWithFallbackText() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg"}]}}"#))
+        var options = PayloadOptions()
+        options.defaultTitle = "News"
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: ["/pw_stories/pages/0/image": .failed(code: "x", message: "y")], options: options))
+        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"News","body":"Open to see more"}}}"#)
+        XCTAssertEqual(diagnostics.codes, ["story_page_dropped", "story_removed", "fallback_text_used"])
+    }
+
+    func testStoryByteBudgetDropsPagesFromTheEnd() throws {
+        let job = try XCTUnwrap(storyJob(pages: 10))
+        let media = TestSupport.renderedMedia(for: job, bytes: 350_000)   // 10 × 350 KB = 3.5 MB > 3 MB
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
+        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 8)
+        XCTAssertEqual(diagnostics.filter { $0.code == "story_byte_budget_exceeded" }.map(\.pointer),
+                       ["/pw_stories/pages/9", "/pw_stories/pages/8"])
+        var options = PayloadOptions()
+        options.storyByteBudget = 1_000_000
+        let (small, _) = try XCTUnwrap(TestSupport.render(job, media: media, options: options))
+        XCTAssertEqual(small.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 2)
+    }
+
+    // MARK: Fallback text, silent, headers
+
+    func testFallbackTextTable() throws {
+        let cases: [(String, String)] = [
+            (#"{"aps":{"alert":{"title":"T","body":"B"}}}"#, #"{"title":"T","body":"B"}"#),
+            (#"{"aps":{"alert":"just body"}}"#, #""just body""#),
+            (#"{"aps":{"alert":{"title":"T"}}}"#, #"{"title":"T","body":"Open to see more"}"#),
+            (#"{"aps":{}}"#, #"{"body":"Open to see more"}"#),
+            (#"{"aps":{"alert":{"loc-key":"K","title-loc-key":"TK"}}}"#, #"{"loc-key":"K","title-loc-key":"TK"}"#),
+        ]
+        for (text, alert) in cases {
+            let job = try XCTUnwrap(TestSupport.job(text))
+            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+            XCTAssertEqual(request.payload.value(at: "/aps/alert"), TestSupport.parse(alert), text)
+        }
+        var options = PayloadOptions()
+        options.defaultTitle = "App"
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"just body"}}"#))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:], options: options))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert"), TestSupport.parse(#"{"title":"App","body":"just body"}"#))
+    }
+
+    func testSilentPushRendering() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"title":"t","body":"b","image_url":"https://m.example/1.jpg","silent":true,"ttl":0}"#))
+        XCTAssertEqual(job.media, [])
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"content-available":1},"image_url":"https://m.example/1.jpg"}"#)
+        XCTAssertEqual(request.headers, [APNsHeader(name: "apns-push-type", value: "background"),
+                                         APNsHeader(name: "apns-priority", value: "5"),
+                                         APNsHeader(name: "apns-expiration", value: "0")])
+        XCTAssertEqual(diagnostics.codes, ["silent_content_removed"])
+        let sounding = try XCTUnwrap(TestSupport.job(#"{"aps":{"content-available":1,"sound":"a","badge":2,"mutable-content":1}}"#))
+        let (cleaned, _) = try XCTUnwrap(TestSupport.render(sounding, media: [:]))
+        XCTAssertEqual(TestSupport.text(cleaned.payload), #"{"aps":{"content-available":1}}"#)
+    }
+
+    func testAlertHeaders() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"}}"#))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(request.headers, [APNsHeader(name: "apns-push-type", value: "alert"), APNsHeader(name: "apns-priority", value: "10")])
+        XCTAssertEqual(request.byteCount, request.payload.serialized().count)
+    }
+
+    // MARK: Size
+
+    func testOversizedStoryIsShortenedInOrder() throws {
+        let long = String(repeating: "Lorem ipsum dolor sit amet ", count: 12)
+        let pages = (0..<10).map { #"{"image":"https://m.example/\#($0).jpg","title":"Title \#($0)","subtitle":"\#(long)"}"# }
+        let text = #"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
+        let job = try XCTUnwrap(TestSupport.job(text))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job, bytes: 1000)))
+        XCTAssertLessThanOrEqual(request.byteCount, 4096)
+        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 10, "subtitles alone should be enough")
+        XCTAssertNotNil(request.payload.value(at: "/pw_stories/pages/0/subtitle"), "subtitles go from the last page first")
+        XCTAssertNil(request.payload.value(at: "/pw_stories/pages/9/subtitle"))
+        XCTAssertEqual(diagnostics.filter { $0.code == "payload_shortened" }.count, 1)
+    }
+
+    func testLongBodyIsTruncatedAtGraphemeBoundary() throws {
+        let body = String(repeating: "👨‍👩‍👧‍👦", count: 200)   // 25 bytes per grapheme
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertLessThanOrEqual(request.byteCount, 4096)
+        let cut = try XCTUnwrap(request.payload.value(at: "/aps/alert/body")?.stringValue)
+        XCTAssertTrue(cut.hasSuffix("…"))
+        XCTAssertTrue(cut.dropLast().allSatisfy { $0 == "👨‍👩‍👧‍👦" })
+        XCTAssertGreaterThan(request.byteCount, 4096 - 30, "cut no more than needed")
+        XCTAssertEqual(diagnostics.codes, ["payload_shortened"])
+    }
+
+    func testOversizedCustomDataIsRejected() throws {
+        let blob = String(repeating: "x", count: 5000)
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"blob":"\#(blob)"}"#))
+        guard case .rejected(let diagnostics) = APNsRenderer().render(job, media: [:]) else { return XCTFail("not rejected") }
+        XCTAssertEqual(diagnostics.last, Diagnostic.payloadTooLarge(bytes: 5052, limit: 4096))
+        XCTAssertEqual(diagnostics.last?.severity, .error)
+    }
+
+    func testVoIPLimitIs5120() throws {
+        let blob = String(repeating: "x", count: 4500)
+        let job = try XCTUnwrap(TestSupport.job(#"{"id":"v","token":"t","push_type":"voip","payload":{"aps":{},"blob":"\#(blob)"}}"#))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(request.header("apns-push-type"), "voip")
+        XCTAssertGreaterThan(request.byteCount, 4096)
+    }
+
+    func testTruncateHelper() {
+        XCTAssertEqual(PayloadShortener.truncate("Hello world", removingAtLeast: 4), "Hell…")
+        XCTAssertEqual(PayloadShortener.truncate("Hello world", removingAtLeast: 5), "Hel…")
+        XCTAssertNil(PayloadShortener.truncate("H", removingAtLeast: 5))
+        XCTAssertEqual(PayloadShortener.truncate("é́é́é́", removingAtLeast: 1), "é́é́…")
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+final class StoryRuleTests: XCTestCase {
+    private func storyJob(_ pages: String, options: PayloadOptions = PayloadOptions()) -> NotificationJob? {
+        TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":"# + pages + "}}", options: options)
+    }
+
+    private let image = #""image":"https://m.example/1.jpg""#
+
+    /// One row per page rule: page JSON, expected codes with pointers, expected page after normalization (nil: dropped).
+    func testPageRules() throws {
+        let cases: [(String, [String], String?)] = [
+            ("{\(image),\"duration\":5}", [], "{\(image),\"duration\":5}"),
+            ("{\(image),\"duration\":\"7\"}", ["story_duration_string@/pw_stories/pages/0/duration"], "{\(image),\"duration\":7}"),
+            ("{\(image),\"duration\":\"5s\"}", ["story_duration_invalid@/pw_stories/pages/0/duration"], "{\(image)}"),
+            ("{\(image),\"duration\":0}", ["story_duration_out_of_range@/pw_stories/pages/0/duration"], "{\(image),\"duration\":1}"),
+            ("{\(image),\"duration\":31}", ["story_duration_out_of_range@/pw_stories/pages/0/duration"], "{\(image),\"duration\":30}"),
+            ("{\(image),\"duration\":true}", ["story_duration_invalid@/pw_stories/pages/0/duration"], "{\(image)}"),
+            ("{\(image),\"link\":\"https://e.example\"}", [], "{\(image),\"link\":\"https://e.example\"}"),
+            ("{\(image),\"link\":\"javascript:alert(1)\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"data:text/html,x\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"file:///etc/passwd\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"http://e.example\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"button_title\":\"\(String(repeating: "b", count: 31))\"}", ["text_too_long@/pw_stories/pages/0/button_title"], nil),
+            ("{\(image),\"title\":\"\(String(repeating: "t", count: 61))\"}", ["text_too_long@/pw_stories/pages/0/title"], nil),
+            ("{\(image),\"subtitle\":\"\(String(repeating: "s", count: 121))\"}", ["text_too_long@/pw_stories/pages/0/subtitle"], nil),
+            ("{\(image),\"title\":\"\(String(repeating: "t", count: 60))\"}", [], nil),
+            ("{\(image),\"title\":5}", ["wrong_type@/pw_stories/pages/0/title"], "{\(image)}"),
+            ("{\(image),\"color\":\"red\"}", ["story_page_unknown_key@/pw_stories/pages/0/color"], "{\(image),\"color\":\"red\"}"),
+        ]
+        for (page, codes, expected) in cases {
+            let job = try XCTUnwrap(storyJob("[\(page)]"), page)
+            XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, codes, page)
+            XCTAssertTrue(job.isStory, page)
+            if let expected {
+                XCTAssertEqual(job.payload["pw_stories"]?.value(at: "/pages/0"), TestSupport.parse(expected), page)
+            }
+        }
+    }
+
+    func testAppSchemesAreConfigurable() throws {
+        var options = PayloadOptions()
+        options.allowedLinkSchemes = ["https", "myapp"]
+        let job = try XCTUnwrap(storyJob("[{\(image),\"link\":\"myapp://open/1\"}]", options: options))
+        XCTAssertEqual(job.diagnostics, [])
+        let other = try XCTUnwrap(storyJob("[{\(image),\"link\":\"myapp://open/1\"}]"))
+        XCTAssertEqual(other.diagnostics.codes, ["story_link_scheme_not_allowed"])
+    }
+
+    func testInvalidPagesAreDroppedAndOthersKept() throws {
+        let job = try XCTUnwrap(storyJob("[{\"image\":\"ftp://x/a.jpg\"},7,{\(image)},{\"title\":\"no image\"}]"))
+        XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, [
+            "story_page_image_invalid@/pw_stories/pages/0/image", "story_page_not_object@/pw_stories/pages/1",
+            "story_page_image_invalid@/pw_stories/pages/3/image",
+        ])
+        XCTAssertTrue(job.diagnostics.allSatisfy { $0.severity == .error })
+        XCTAssertEqual(job.payload["pw_stories"]?.value(at: "/pages")?.arrayValue?.count, 1)
+        XCTAssertEqual(job.media, [MediaReference(pointer: "/pw_stories/pages/0/image", url: "https://m.example/1.jpg",
+                                                  role: .storyPage(index: 0), variantName: "story")])
+    }
+
+    func testTooManyPagesAreCut() throws {
+        var options = PayloadOptions()
+        options.maximumStoryPages = 3
+        let pages = "[" + (0..<5).map { "{\"image\":\"https://m.example/\($0).jpg\"}" }.joined(separator: ",") + "]"
+        let job = try XCTUnwrap(storyJob(pages, options: options))
+        XCTAssertEqual(job.diagnostics.codes, ["story_too_many_pages"])
+        XCTAssertEqual(job.media.count, 3)
+    }
+
+    func testMalformedStoriesFallBackToPlainAlert() throws {
+        let cases = [
+            #"{"aps":{"alert":"x","category":"PW_STORIES"},"pw_stories":{"pages":[]}}"#,
+            #"{"aps":{"alert":"x","category":"PW_STORIES"},"pw_stories":{}}"#,
+            #"{"aps":{"alert":"x","category":"PW_STORIES"},"pw_stories":"garbage"}"#,
+            #"{"aps":{"alert":"x","category":"PW_STORIES"},"pw_stories":[1]}"#,
+            #"{"aps":{"alert":"x","category":"PW_STORIES"},"pw_stories":{"pages":[{"title":"no image"}]}}"#,
+            #"{"aps":{"alert":"x","category":"PW_STORIES"}}"#,
+        ]
+        for text in cases {
+            let job = try XCTUnwrap(TestSupport.job(text), text)
+            XCTAssertFalse(job.isStory, text)
+            XCTAssertNil(job.payload["pw_stories"], text)
+            XCTAssertNil(job.payload["aps"]?.value(at: "/category"), text)
+            XCTAssertTrue(job.diagnostics.codes.contains("story_malformed"), text)
+        }
+    }
+
+    func testStoryAsJSONStringIsAccepted() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"pw_stories":"{\"pages\":[{\"image\":\"https://m.example/1.jpg\"}]}"}"#))
+        XCTAssertTrue(job.isStory)
+        XCTAssertEqual(job.diagnostics.codes, ["story_json_string"])
+        XCTAssertNotNil(job.payload["pw_stories"]?.objectValue)
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+enum TestSupport {
+    static let fixedNow = Date(timeIntervalSince1970: 1_800_000_000)
+
+    static func jobs(_ text: String, options: PayloadOptions = PayloadOptions(),
+                     file: StaticString = #filePath, line: UInt = #line) -> [NotificationJob] {
+        switch PayloadParser(options: options).parse(Data(text.utf8)) {
+        case .jobs(let jobs): return jobs
+        case .rejected(let diagnostics):
+            XCTFail("rejected: \(diagnostics)", file: file, line: line)
+            return []
+        }
+    }
+
+    static func job(_ text: String, options: PayloadOptions = PayloadOptions(),
+                    file: StaticString = #filePath, line: UInt = #line) -> NotificationJob? {
+        let all = jobs(text, options: options, file: file, line: line)
+        XCTAssertEqual(all.count, 1, file: file, line: line)
+        return all.first
+    }
+
+    static func rejection(_ text: String, options: PayloadOptions = PayloadOptions()) -> [Diagnostic]? {
+        if case .rejected(let diagnostics) = PayloadParser(options: options).parse(Data(text.utf8)) { return diagnostics }
+        return nil
+    }
+
+    /// A deterministic fake media map: every reference renders to https://cdn.example.com/m/<n>.jpg.
+    static func renderedMedia(for job: NotificationJob, bytes: Int = 100_000) -> [String: MediaOutcome] {
+        var media: [String: MediaOutcome] = [:]
+        for (index, reference) in job.media.enumerated() {
+            media[reference.pointer] = .rendered(publicURL: "https://cdn.example.com/m/\(index).jpg", width: 1038,
+                                                 height: 1038, bytes: bytes, format: "jpeg")
+        }
+        return media
+    }
+
+    static func render(_ job: NotificationJob, media: [String: MediaOutcome], options: PayloadOptions = PayloadOptions(),
+                       file: StaticString = #filePath, line: UInt = #line) -> (APNsRequest, [Diagnostic])? {
+        switch APNsRenderer(options: options).render(job, media: media, now: fixedNow) {
+        case .rendered(let request, let diagnostics): return (request, diagnostics)
+        case .rejected(let diagnostics):
+            XCTFail("render rejected: \(diagnostics)", file: file, line: line)
+            return nil
+        }
+    }
+
+    static func text(_ value: JSONValue) -> String { String(decoding: value.serialized(), as: UTF8.self) }
+
+    static func parse(_ text: String) -> JSONValue {
+        (try? JSONParser.parse(Data(text.utf8))) ?? .null
+    }
+
+    static var packageRoot: URL {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" {
+            url.deleteLastPathComponent()
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        }
+        return url
+    }
+}
+
+extension Array where Element == Diagnostic {
+    var codes: [String] { map(\.code) }
+}
