@@ -14,7 +14,7 @@ final class AdapterTests: XCTestCase {
         let job = try XCTUnwrap(TestSupport.job(text))
         XCTAssertEqual(job.shape, .pushwoosh)
         XCTAssertEqual(TestSupport.text(.object(job.payload)),
-                       #"{"aps":{"alert":{"body":"Body","title":"Title","subtitle":"Sub"},"badge":3,"sound":"other.caf","category":"NEWS","thread-id":"t1"},"campaign":"c1","pw_stories":{"pages":[{"image":"https://m.example/p.jpg"}]},"attachment":"https://m.example/a.jpg","l":"https://example.com/x","root_extra":true}"#)
+                       #"{"aps":{"alert":{"title":"Title","subtitle":"Sub","body":"Body"},"badge":3,"sound":"other.caf","category":"NEWS","thread-id":"t1"},"campaign":"c1","pw_stories":{"pages":[{"image":"https://m.example/p.jpg"}]},"attachment":"https://m.example/a.jpg","l":"https://example.com/x","root_extra":true}"#)
         XCTAssertEqual(job.headers.timeToLive, 3600)
         XCTAssertEqual(job.passthrough.keys, ["send_date", "platforms"])
         XCTAssertTrue(job.isStory)

@@ -48,7 +48,13 @@ struct PushwooshAdapter {
            let text = text(subtitle, at: base + "/ios_subtitle", diagnostics: &diagnostics) {
             alert["subtitle"] = .string(text)
         }
-        if !alert.isEmpty { aps["alert"] = .object(alert) }
+        if !alert.isEmpty {
+            // Apple's documented order, which also reads best in logs.
+            var ordered = JSONObject()
+            for key in ["title", "subtitle", "body"] { ordered[key] = alert[key] }
+            for (key, value) in alert where ordered[key] == nil { ordered[key] = value }
+            aps["alert"] = .object(ordered)
+        }
         if let badges = notification["ios_badges"] {
             switch badges {
             case .number:
