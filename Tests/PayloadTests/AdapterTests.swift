@@ -77,3 +77,27 @@ final class AdapterTests: XCTestCase {
         XCTAssertEqual(job.diagnostics.codes, ["action_invalid", "action_invalid", "too_many_actions"])
     }
 }
+
+final class WrongTypeTests: XCTestCase {
+    /// Optional fields of the wrong type are ignored with a warning that points at them; the job still goes out.
+    func testWrongTypesAreIgnoredWithPointedWarnings() {
+        let cases: [(String, String)] = [
+            (#"{"content":"x","ios_sound":5}"#, "wrong_type@/ios_sound"),
+            (#"{"content":"x","ios_badges":{"n":1}}"#, "wrong_type@/ios_badges"),
+            (#"{"content":"x","ios_root_params":[1]}"#, "wrong_type@/ios_root_params"),
+            (#"{"content":"x","ios_ttl":"soon"}"#, "invalid_expiration@/ios_ttl"),
+            (#"{"title":7,"body":"b"}"#, "wrong_type@/title"),
+            (#"{"title":"t","additional_data":"x"}"#, "wrong_type@/additional_data"),
+            (#"{"title":"t","actions":{"a":1}}"#, "wrong_type@/actions"),
+            (#"{"id":"1","token":"t","priority":7,"payload":{"aps":{}}}"#, "invalid_priority@/priority"),
+            (#"{"id":"1","token":9,"payload":{"aps":{}}}"#, "wrong_type@/token"),
+            (#"{"aps":{"alert":"x"},"image":42}"#, "media_url_invalid@/image"),
+            (#"{"aps":{"alert":"x"},"media-url":"ftp://x.example/a.jpg"}"#, "media_url_invalid@/media-url"),
+        ]
+        for (text, expected) in cases {
+            let job = TestSupport.job(text)
+            XCTAssertEqual(job?.diagnostics.map { "\($0.code)@\($0.pointer)" }, [expected], text)
+            XCTAssertEqual(job?.diagnostics.first?.severity, .warning, text)
+        }
+    }
+}

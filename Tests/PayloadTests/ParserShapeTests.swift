@@ -130,3 +130,13 @@ final class ParserShapeTests: XCTestCase {
         }
     }
 }
+
+final class DiagnosticDocumentationTests: XCTestCase {
+    func testEveryCodeIsDocumented() throws {
+        let url = TestSupport.packageRoot.appendingPathComponent("docs/diagnostic-codes.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        for code in DiagnosticCode.allCases {
+            XCTAssertTrue(text.contains("| `\(code.rawValue)` |"), "\(code.rawValue) missing from docs/diagnostic-codes.md")
+        }
+    }
+}
