@@ -280,11 +280,8 @@ public struct APNsRenderer: Sendable {
         headers.append(APNsHeader(name: "apns-priority", value: String(priority)))
         if let topic = job.headers.topic { headers.append(APNsHeader(name: "apns-topic", value: topic)) }
         if let collapse = job.headers.collapseID { headers.append(APNsHeader(name: "apns-collapse-id", value: collapse)) }
-        if let expiration = job.headers.expiration {
+        if let expiration = job.apnsExpiration(now: now) {
             headers.append(APNsHeader(name: "apns-expiration", value: String(expiration)))
-        } else if let ttl = job.headers.timeToLive {
-            let value = ttl == 0 ? 0 : Int(now.timeIntervalSince1970) + ttl
-            headers.append(APNsHeader(name: "apns-expiration", value: String(value)))
         }
         return headers
     }

@@ -29,6 +29,8 @@ private struct Parser {
     let maximumDepth: Int
     var position = 0
     var duplicates: [String] = []
+    /// Keys and indices from the root to the value being parsed; only turned into a pointer for a duplicate.
+    var path: [String] = []
 
     init(bytes: [UInt8], maximumDepth: Int) {
         self.bytes = bytes
@@ -40,7 +42,7 @@ private struct Parser {
         if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
         skipWhitespace()
         if position >= bytes.count { throw .emptyInput }
-        let value = try parseValue(depth: 0, pointer: "")
+        let value = try parseValue(depth: 0)
         skipWhitespace()
         if position < bytes.count {
             let (line, column) = location(of: position)
@@ -89,11 +91,11 @@ private struct Parser {
         }
     }
 
-    mutating func parseValue(depth: Int, pointer: String) throws(JSONParseError) -> JSONValue {
+    mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
         guard position < bytes.count else { throw unexpected(expected: "a value") }
         switch bytes[position] {
-        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1, pointer: pointer)
-        case UInt8(ascii: "["): return try parseArray(depth: depth + 1, pointer: pointer)
+        case UInt8(ascii: "{"): return try parseObject(depth: depth + 1)
+        case UInt8(ascii: "["): return try parseArray(depth: depth + 1)
         case UInt8(ascii: "\""): return .string(try parseString())
         case UInt8(ascii: "t"): try expectLiteral("true"); return .bool(true)
         case UInt8(ascii: "f"): try expectLiteral("false"); return .bool(false)
@@ -117,7 +119,7 @@ private struct Parser {
         }
     }
 
-    mutating func parseObject(depth: Int, pointer: String) throws(JSONParseError) -> JSONValue {
+    mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         try enter(depth: depth)
         position += 1
         var object = JSONObject()
@@ -137,15 +139,16 @@ private struct Parser {
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw unexpected(expected: "':'") }
             position += 1
             skipWhitespace()
-            let memberPointer = pointer + "/" + JSONPointer.escape(key)
-            let value = try parseValue(depth: depth, pointer: memberPointer)
+            path.append(key)
+            let value = try parseValue(depth: depth)
             if let existing = indexByKey[key] {
                 object.replaceValue(atMemberIndex: existing, with: value)
-                duplicates.append(memberPointer)
+                duplicates.append(JSONPointer.make(path))
             } else {
                 indexByKey[key] = object.count
                 object.appendUnchecked(key, value)
             }
+            path.removeLast()
             skipWhitespace()
             guard position < bytes.count else { throw unexpected(expected: "',' or '}'") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
@@ -154,7 +157,7 @@ private struct Parser {
         }
     }
 
-    mutating func parseArray(depth: Int, pointer: String) throws(JSONParseError) -> JSONValue {
+    mutating func parseArray(depth: Int) throws(JSONParseError) -> JSONValue {
         try enter(depth: depth)
         position += 1
         var elements: [JSONValue] = []
@@ -165,7 +168,9 @@ private struct Parser {
         }
         while true {
             skipWhitespace()
-            elements.append(try parseValue(depth: depth, pointer: pointer + "/" + String(elements.count)))
+            path.append(String(elements.count))
+            elements.append(try parseValue(depth: depth))
+            path.removeLast()
             skipWhitespace()
             guard position < bytes.count else { throw unexpected(expected: "',' or ']'") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }

@@ -81,7 +81,12 @@ public struct PayloadParser: Sendable {
         let adapted: AdaptedNotification?
         switch shape {
         case .apns: adapted = AdaptedNotification(payload: root, explicitSilent: root["silent"]?.boolValue == true)
-        case .envelope: adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics)
+        case .envelope:
+            adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics).map { envelope in
+                var envelope = envelope
+                if envelope.payload["silent"]?.boolValue == true { envelope.explicitSilent = true }
+                return envelope
+            }
         case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
         case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
         }

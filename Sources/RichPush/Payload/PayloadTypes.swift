@@ -1,3 +1,5 @@
+import Foundation
+
 /// Which input format a document was read as.
 public enum InputShape: String, Sendable, Codable, CaseIterable {
     case apns, envelope, pushwoosh, pushfa
@@ -79,6 +81,14 @@ public struct NotificationJob: Sendable {
     /// Input keys that have no meaning for APNs (unknown envelope keys, Pushwoosh/Pushfa scheduling and targeting
     /// fields such as `send_date`, `sendTime`, `devices`, aliases). Carried to `APNsRequest.passthrough` unchanged.
     public var passthrough: JSONObject
+
+    /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else `now + timeToLive`
+    /// (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until uses it.
+    public func apnsExpiration(now: Date) -> Int? {
+        if let expiration = headers.expiration { return expiration }
+        guard let ttl = headers.timeToLive else { return nil }
+        return ttl == 0 ? 0 : Int(now.timeIntervalSince1970) + ttl
+    }
 
     public init(id: String? = nil, lineNumber: Int? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
                 isStory: Bool, media: [MediaReference], diagnostics: [Diagnostic], payload: JSONObject,

@@ -3,11 +3,11 @@
 /// `title`/`body` → `aps.alert`; `image_url`, `link_url`, `actions`, `ackUrl`, `clickAckUrl`, `messageId` stay as
 /// root custom keys (the names the extension reads); `additional_data` members become root custom keys;
 /// `collapse_id`, `ttl` and `silent` become headers; `platform` must be "ios" or absent; `id` becomes the job id.
-/// Everything else (`sendTime`, aliases, tokens, ...) goes to `passthrough`.
+/// `token`/`device_token` becomes the device token. Everything else (`sendTime`, aliases, ...) goes to `passthrough`.
 struct PushfaAdapter {
     static let knownKeys: Set<String> = [
         "title", "body", "image_url", "link_url", "actions", "collapse_id", "silent", "ttl", "additional_data",
-        "ackUrl", "clickAckUrl", "messageId", "platform", "id",
+        "ackUrl", "clickAckUrl", "messageId", "platform", "id", "token", "device_token",
     ]
 
     let options: PayloadOptions
@@ -73,6 +73,7 @@ struct PushfaAdapter {
             }
         }
         result.id = request["id"]?.identifierText
+        result.deviceToken = request["token"]?.stringValue ?? request["device_token"]?.stringValue
         result.payload = root
         return result
     }
