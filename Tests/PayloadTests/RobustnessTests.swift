@@ -1,0 +1,75 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Bad input gives an error, never a crash or hang.
+final class RobustnessTests: XCTestCase {
+    /// A small deterministic generator so failures reproduce.
+    private struct SplitMix: RandomNumberGenerator {
+        var state: UInt64
+        mutating func next() -> UInt64 {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return z ^ (z >> 31)
+        }
+    }
+
+    func testMutatedFixturesNeverCrash() throws {
+        let directory = TestSupport.packageRoot.appendingPathComponent("Fixtures/payloads")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".golden.json") }.sorted()
+        var random = SplitMix(state: 42)
+        let parser = PayloadParser()
+        let renderer = APNsRenderer()
+        var parsed = 0
+        var rejected = 0
+        let interesting: [UInt8] = Array("{}[]\",:\\0-e.tfn\u{7F}".utf8) + [0x00, 0x80, 0xC3, 0xED, 0xF4, 0xFF]
+        for name in names {
+            let original = [UInt8](try Data(contentsOf: directory.appendingPathComponent(name)))
+            for _ in 0..<150 {
+                var bytes = original
+                for _ in 0..<Int.random(in: 1...4, using: &random) {
+                    let index = Int.random(in: 0..<bytes.count, using: &random)
+                    switch Int.random(in: 0..<3, using: &random) {
+                    case 0: bytes[index] = interesting.randomElement(using: &random) ?? 0
+                    case 1: bytes.remove(at: index)
+                    default: bytes.insert(interesting.randomElement(using: &random) ?? 0, at: index)
+                    }
+                }
+                switch parser.parse(Data(bytes)) {
+                case .rejected(let diagnostics):
+                    rejected += 1
+                    XCTAssertTrue(diagnostics.contains { $0.severity == .error })
+                case .jobs(let jobs):
+                    parsed += 1
+                    for job in jobs {
+                        var media: [String: MediaOutcome] = [:]
+                        for (index, reference) in job.media.enumerated() where index % 2 == 0 {
+                            media[reference.pointer] = .rendered(publicURL: "https://cdn.example/\(index).jpg", width: 1, height: 1, bytes: 1, format: "jpeg")
+                        }
+                        if case .rendered(let request, _) = renderer.render(job, media: media) {
+                            XCTAssertLessThanOrEqual(request.byteCount, 5120)
+                            XCTAssertNoThrow(try JSONParser.parse(request.payload.serialized()))
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(parsed, 0)
+        XCTAssertGreaterThan(rejected, 0)
+    }
+
+    func testLargeDocumentsParseInLinearTime() throws {
+        let members = (0..<20_000).map { #""key\#($0)":{"n":\#($0).5,"s":"välue \#($0)","a":[true,null]}"# }
+        let data = Data(("{" + members.joined(separator: ",") + "}").utf8)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try JSONParser.parse(data)
+        let output = value.serialized()
+        let elapsed = clock.now - start
+        XCTAssertEqual(output, data)
+        XCTAssertLessThan(elapsed, .seconds(5), "\(data.count) bytes took \(elapsed)")
+    }
+}
