@@ -1,0 +1,9 @@
+/// Which input format a document was read as.
+public enum InputShape: String, Sendable, Codable, CaseIterable {
+    case apns, envelope, pushwoosh, pushfa
+}
+
+/// The `apns-push-type` header value.
+public enum PushType: String, Sendable, Codable, CaseIterable {
+    case alert, background, voip
+}

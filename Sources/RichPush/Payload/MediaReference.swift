@@ -1,0 +1,22 @@
+/// One media URL found in a notification.
+public struct MediaReference: Sendable, Hashable {
+    public enum Role: Sendable, Hashable {
+        case attachment
+        case storyPage(index: Int)
+    }
+
+    /// RFC 6901 pointer into the *output APNs payload* (before rendering drops anything) where the URL lives.
+    /// It is also the key of `APNsRenderer.render`'s media map.
+    public var pointer: String
+    public var url: String
+    public var role: Role
+    /// "attachment", "story", or the variant the job named in its envelope (`variant`).
+    public var variantName: String
+
+    public init(pointer: String, url: String, role: Role, variantName: String) {
+        self.pointer = pointer
+        self.url = url
+        self.role = role
+        self.variantName = variantName
+    }
+}

@@ -1,0 +1,23 @@
+/// APNs header fields that come from the input rather than from rendering.
+public struct NotificationHeaders: Sendable, Hashable {
+    /// `apns-topic`, passed through from the envelope.
+    public var topic: String?
+    /// `apns-collapse-id`, at most 64 bytes (checked while parsing).
+    public var collapseID: String?
+    /// An explicit `apns-priority` from the envelope (1, 5 or 10); background pushes always get 5.
+    public var priority: Int?
+    /// Absolute `apns-expiration`, UNIX seconds, from the envelope.
+    public var expiration: Int?
+    /// Relative time to live in seconds (Pushfa `ttl`, Pushwoosh `ios_ttl`, envelope `ttl`); the renderer turns
+    /// it into `apns-expiration` using its `now`.
+    public var timeToLive: Int?
+
+    public init(topic: String? = nil, collapseID: String? = nil, priority: Int? = nil, expiration: Int? = nil,
+                timeToLive: Int? = nil) {
+        self.topic = topic
+        self.collapseID = collapseID
+        self.priority = priority
+        self.expiration = expiration
+        self.timeToLive = timeToLive
+    }
+}
