@@ -2,7 +2,7 @@ import Foundation
 
 /// One notification, normalized into an APNs payload plus header fields, ready for media work and rendering.
 public struct NotificationJob: Sendable {
-    /// From the envelope `id` (or Pushfa/Pushwoosh `id`/`messageId` when given); the caller may set or replace it.
+    /// From the envelope `id`, a Pushfa `id`, or a Pushwoosh `id`/`message_id`; nil otherwise. The caller may set it.
     public var id: String?
     /// Set by the caller (the NDJSON line number).
     public var lineNumber: Int?
