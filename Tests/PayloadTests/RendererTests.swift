@@ -212,6 +212,16 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(diagnostics.codes, ["payload_shortened"])
     }
 
+    func testEscapedTextIsShortenedToFit() throws {
+        // Every quote costs two bytes in JSON but one in UTF-8, so one cut computed on UTF-8 falls short.
+        let body = String(repeating: "\\\"q", count: 2100)
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertLessThanOrEqual(request.byteCount, 4096)
+        XCTAssertEqual(diagnostics.codes, ["payload_shortened"])
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue?.filter { $0 == "…" }.count, 1)
+    }
+
     func testOversizedCustomDataIsRejected() throws {
         let blob = String(repeating: "x", count: 5000)
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"blob":"\#(blob)"}"#))
@@ -233,5 +243,6 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(PayloadShortener.truncate("Hello world", removingAtLeast: 5), "Hel…")
         XCTAssertNil(PayloadShortener.truncate("H", removingAtLeast: 5))
         XCTAssertEqual(PayloadShortener.truncate("é́é́é́", removingAtLeast: 1), "é́é́…")
+        XCTAssertEqual(PayloadShortener.truncate("Hello…", removingAtLeast: 2), "Hel…", "no double ellipsis")
     }
 }

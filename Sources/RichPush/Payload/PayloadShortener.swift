@@ -32,13 +32,22 @@ struct PayloadShortener {
             textPointers.append(storyBase + "/\(index)/title")
             textPointers.append(storyBase + "/\(index)/button_title")
         }
-        for pointer in textPointers where size(tree) > limit {
-            guard let text = tree.value(at: pointer)?.stringValue else { continue }
-            let overflow = size(tree) - limit
-            guard let shorter = PayloadShortener.truncate(text, removingAtLeast: overflow), shorter != text else { continue }
-            tree.setValue(.string(shorter), at: pointer)
+        // Escaped characters make the JSON size differ from the UTF-8 size, so a second pass finishes the job
+        // when the first cut fell a few bytes short.
+        var originalLengths: [String: Int] = [:]
+        for _ in 0..<2 {
+            for pointer in textPointers where size(tree) > limit {
+                guard let text = tree.value(at: pointer)?.stringValue else { continue }
+                let overflow = size(tree) - limit
+                guard let shorter = PayloadShortener.truncate(text, removingAtLeast: overflow), shorter != text else { continue }
+                tree.setValue(.string(shorter), at: pointer)
+                if originalLengths[pointer] == nil { originalLengths[pointer] = text.count }
+            }
+        }
+        for pointer in textPointers {
+            guard let before = originalLengths[pointer], let after = tree.value(at: pointer)?.stringValue?.count else { continue }
             diagnostics.add(.warning, .payloadShortened, pointer,
-                            "text was cut from \(text.count) to \(shorter.count) characters to fit the \(limit)-byte limit")
+                            "text was cut from \(before) to \(after) characters to fit the \(limit)-byte limit")
         }
 
         while size(tree) > limit, pageCount > 0 {
@@ -64,7 +73,10 @@ struct PayloadShortener {
     /// keeping at least one character. Returns nil when the text cannot get shorter.
     static func truncate(_ text: String, removingAtLeast bytes: Int) -> String? {
         let ellipsis = "…"
+        // The new size is prefix + ellipsis, and must be at most the current size minus `bytes`.
         let target = text.utf8.count - bytes - ellipsis.utf8.count
+        // A text cut earlier keeps a single ellipsis when it is cut again.
+        let text = text.hasSuffix(ellipsis) ? String(text.dropLast()) : text
         guard text.count > 1 else { return nil }
         var result = ""
         var used = 0
