@@ -125,3 +125,26 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(try parse("\u{FEFF}{}"), .object(JSONObject()))
     }
 }
+
+final class JSONObjectTests: XCTestCase {
+    func testOrderedObjectOperations() {
+        var object: JSONObject = ["b": .number("1"), "a": .number("2")]
+        XCTAssertEqual(object.keys, ["b", "a"])
+        object["c"] = .null
+        object["b"] = .string("x")
+        XCTAssertEqual(object.keys, ["b", "a", "c"], "replacing keeps the position")
+        object.set(.bool(true), for: "d", after: "b")
+        XCTAssertEqual(object.keys, ["b", "d", "a", "c"])
+        XCTAssertEqual(object.remove("a"), .number("2"))
+        object["c"] = nil
+        XCTAssertEqual(object.keys, ["b", "d"])
+        XCTAssertEqual(object.map(\.key), ["b", "d"])
+        XCTAssertTrue(object.contains("d"))
+        XCTAssertNil(object.remove("zzz"))
+    }
+
+    func testNestedDuplicatePointers() throws {
+        let result = try JSONParser.parseReportingDuplicates(Data(#"{"a":[{"x~/y":1,"x~/y":2}],"b":{"c":{"d":1,"d":2}}}"#.utf8))
+        XCTAssertEqual(result.duplicateKeyPointers, ["/a/0/x~0~1y", "/b/c/d"])
+    }
+}
