@@ -19,6 +19,15 @@ public struct APNsRequest: Sendable {
     /// `NotificationJob.passthrough`, unchanged.
     public var passthrough: JSONObject
 
+    public init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, deviceToken: String? = nil,
+                passthrough: JSONObject = JSONObject()) {
+        self.headers = headers
+        self.payload = payload
+        self.byteCount = byteCount
+        self.deviceToken = deviceToken
+        self.passthrough = passthrough
+    }
+
     /// The value of a header by name (case-insensitive), or nil.
     public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
