@@ -26,6 +26,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     private let stopped = DispatchSemaphore(value: 0)
     /// Poll-thread only.
     private var active: [UInt: CurlTransfer] = [:]
+    /// Poll-thread only: no deadline or stall expiry can happen before this, so the per-transfer scan is skipped
+    /// until then. Activity only pushes stall expiries later, so a stale value is merely early, never late.
+    private var earliestExpiry = ContinuousClock.Instant.now
 
     init(maximumConnectionsPerHost: Int) throws(FetchError) {
         guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else {
@@ -115,6 +118,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         transfer.isAttached = true
         active[transfer.key] = transfer
+        earliestExpiry = min(earliestExpiry, transfer.deadline, ContinuousClock.now + transfer.policy.stallTimeout)
     }
 
     /// Removes a transfer from the multi handle (aborting it if still running) and completes it.
@@ -143,6 +147,9 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// Fails transfers past their deadline or quiet for longer than the stall timeout; returns how long the
     /// next poll may block (milliseconds) so the next expiry is not overslept.
     private func enforceDeadlines(now: ContinuousClock.Instant) -> Int32 {
+        if now < earliestExpiry {
+            return Int32(CurlTransfer.milliseconds(earliestExpiry - now + .microseconds(999), minimum: 0))
+        }
         var next = now + .seconds(1)
         for transfer in Array(active.values) {
             if now >= transfer.deadline {
@@ -157,8 +164,12 @@ final class CurlMultiLoop: @unchecked Sendable {
                     continue
                 }
                 next = min(next, stallAt)
+            } else {
+                // Its stall clock starts when its connection opens, at the earliest now.
+                next = min(next, now + transfer.policy.stallTimeout)
             }
         }
+        earliestExpiry = next
         // Round up so the wake-up lands after the expiry, not a hair before it.
         let wait = next - now
         return Int32(CurlTransfer.milliseconds(wait + .microseconds(999), minimum: 0))
