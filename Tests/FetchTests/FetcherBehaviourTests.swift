@@ -158,6 +158,14 @@ final class FetcherBehaviourTests: XCTestCase {
         }
     }
 
+    func testTLSFailureIsReported() async throws {
+        let origin = try origin(), fetcher = try makeFetcher()
+        // The origin speaks plain HTTP, so the handshake cannot succeed.
+        let (error, elapsed) = await expectFailure(fetcher, "https://127.0.0.1:\(origin.primary.port)/bytes/1/1", budget: .seconds(3))
+        XCTAssertEqual(error?.code, "tls", error?.description ?? "")
+        XCTAssertLessThan(elapsed, .seconds(3))
+    }
+
     // MARK: - HTTP status and retries
 
     func testClientErrorIsPermanentAndNotRetried() async throws {

@@ -121,6 +121,37 @@ final class FetcherLimitsTests: XCTestCase {
         XCTAssertEqual(error?.code, "cancelled")
     }
 
+    func testConnectionsAreReused() async throws {
+        let origin = try origin(), fetcher = try makeFetcher()
+        let before = origin.connectionCount()
+        for index in 0..<10 {
+            let media = try await fetch(fetcher, origin.url("/bytes/\(100 + index)/5000"))
+            XCTAssertEqual(media.body.count, 5000)
+        }
+        XCTAssertEqual(origin.connectionCount() - before, 1, "ten sequential fetches share one keep-alive connection")
+    }
+
+    func testPerHostConnectionCapQueuesTransfers() async throws {
+        let origin = try origin()
+        let fetcher = try makeFetcher { $0.maximumConnectionsPerHost = 3; $0.connectTimeout = .milliseconds(300) }
+        _ = origin.takeSlowPeak()
+        let started = ContinuousClock.now
+        try await withThrowingTaskGroup(of: Int.self) { group in
+            for index in 0..<15 {
+                group.addTask {
+                    try await fetcher.fetch(FetchRequest(url: origin.url("/slow/100/\(index)"), deadline: .now + .seconds(10))).body.count
+                }
+            }
+            for try await count in group { XCTAssertEqual(count, 100) }
+        }
+        let peak = origin.takeSlowPeak()
+        XCTAssertLessThanOrEqual(peak, 3)
+        XCTAssertGreaterThanOrEqual(peak, 2)
+        // 15 requests of 100 ms through 3 connections take at least 5 rounds; queueing beyond the connect
+        // timeout (300 ms) must not fail them.
+        XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, .milliseconds(480))
+    }
+
     private func checksum(_ data: Data) -> UInt64 {
         data.reduce(into: UInt64(14_695_981_039_346_656_037)) { hash, byte in
             hash = (hash ^ UInt64(byte)) &* 1_099_511_628_211

@@ -14,6 +14,9 @@ final class LoopbackOrigin: @unchecked Sendable {
     private let counters = Mutex<[String: Int]>([:])
     private let requestHeaders = Mutex<[String: [String: String]]>([:])
     private let isStopped = Atomic<Bool>(false)
+    private let connections = Mutex<[String: Int]>([:])
+    /// Requests currently inside a `/slow/` handler, and the most seen at once.
+    private let slowInFlight = Mutex<(current: Int, peak: Int)>((0, 0))
 
     init() throws {
         primary = try Self.listen(host: "127.0.0.1")
@@ -47,6 +50,19 @@ final class LoopbackOrigin: @unchecked Sendable {
     func totalCount(onSecondary: Bool) -> Int {
         let host = onSecondary ? secondary.host : primary.host
         return counters.withLock { $0.filter { $0.key.hasPrefix(host + "/") }.values.reduce(0, +) }
+    }
+
+    /// TCP connections accepted so far by a listener.
+    func connectionCount(onSecondary: Bool = false) -> Int {
+        connections.withLock { $0[onSecondary ? secondary.host : primary.host] ?? 0 }
+    }
+
+    /// Returns the peak number of simultaneous `/slow/` requests since the last call, and resets it.
+    func takeSlowPeak() -> Int {
+        slowInFlight.withLock { state in
+            defer { state.peak = state.current }
+            return state.peak
+        }
     }
 
     /// Lowercased request headers of the last request to `path` on the primary listener.
@@ -90,6 +106,7 @@ final class LoopbackOrigin: @unchecked Sendable {
                 if errno == EINTR { continue }
                 return
             }
+            connections.withLock { $0[listener.host, default: 0] += 1 }
             let thread = Thread { [self] in serve(client, host: listener.host) }
             thread.start()
         }
@@ -142,6 +159,11 @@ final class LoopbackOrigin: @unchecked Sendable {
             let received = recv(descriptor, &chunk, chunk.count, 0)
             if received <= 0 { return nil }
             buffer.append(contentsOf: chunk[0..<received])
+            if buffer.first == 0x16 {
+                // A TLS ClientHello: answer in plain HTTP, as a misconfigured origin would.
+                send(descriptor, "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+                return nil
+            }
             if buffer.count > 65536 { return nil }
         }
     }
@@ -206,6 +228,15 @@ final class LoopbackOrigin: @unchecked Sendable {
                 usleep(UInt32(1_000_000 / rate))
             }
             return false
+        case "slow" where parts.count >= 2:
+            // /slow/<milliseconds>/<anything>: answers after a pause; tracks how many such requests overlap.
+            slowInFlight.withLock { state in
+                state.current += 1
+                state.peak = max(state.peak, state.current)
+            }
+            usleep(UInt32(max(0, Int(parts[1]) ?? 0)) * 1000)
+            slowInFlight.withLock { $0.current -= 1 }
+            return sendBody(descriptor, LoopbackOrigin.body(seed: 12, size: 100))
         case "stall":
             send(descriptor, head(200, [("Content-Type", "image/jpeg"), ("Content-Length", "1000")]))
             waitForHangUp(descriptor)
