@@ -114,9 +114,20 @@ final class FetcherBehaviourTests: XCTestCase {
         let fetcher = try makeFetcher { $0.allowedHosts = ["127.0.0.1"] }
         let target = "http://localhost:\(origin.primary.port)/bytes/9/10"
         let url = origin.url("/to?location=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        let connectionsBefore = origin.connectionCount()
         let (error, _) = await expectFailure(fetcher, url)
         XCTAssertEqual(error?.code, "blocked_host")
         XCTAssertEqual(origin.count("/bytes/9/10"), 0)
+        XCTAssertEqual(origin.connectionCount() - connectionsBefore, 1, "the refused hop must not even connect")
+    }
+
+    func testRedirectCarryingCredentialsIsRefused() async throws {
+        let origin = try origin(), fetcher = try makeFetcher()
+        let target = "http://user:pw@127.0.0.1:\(origin.primary.port)/bytes/13/10"
+        let url = origin.url("/to?location=" + (target.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""))
+        let (error, _) = await expectFailure(fetcher, url)
+        XCTAssertEqual(error?.code, "credentials_in_url")
+        XCTAssertEqual(origin.count("/bytes/13/10"), 0)
     }
 
     // MARK: - SSRF and URL validation

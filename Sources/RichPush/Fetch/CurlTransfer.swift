@@ -216,8 +216,17 @@ final class CurlTransfer: @unchecked Sendable {
         return code
     }
 
-    /// Rejects an announced body over the cap before a single body byte is read.
+    /// Rejects a redirect to a forbidden URL before libcurl connects anywhere, and an announced body over the
+    /// cap before a single body byte is read.
     private func headersEnded() -> Bool {
+        if (300..<400).contains(status), let location = headers["location"] {
+            let hop = URLValidator.resolve(location, against: currentURL) ?? location
+            if let problem = URLValidator.problem(with: hop, allowedHosts: policy.allowedHosts) {
+                recordedFailure = problem
+                return false
+            }
+            return true
+        }
         guard (200..<300).contains(status), let length = headers["content-length"].flatMap({ Int($0) }) else { return true }
         // With decoding on, the announced length is the encoded size; the write callback caps decoded bytes.
         if policy.decodesContent, headers["content-encoding"] != nil { return true }

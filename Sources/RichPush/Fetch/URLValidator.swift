@@ -23,6 +23,17 @@ enum URLValidator {
         return nil
     }
 
+    /// Resolves a `Location` header value against the URL that produced it, as libcurl will when following.
+    static func resolve(_ location: String, against base: String) -> String? {
+        guard let handle = curl_url() else { return nil }
+        defer { curl_url_cleanup(handle) }
+        let flags = UInt32(CURLU_NON_SUPPORT_SCHEME)
+        guard curl_url_set(handle, CURLUPART_URL, base, flags) == CURLUE_OK,
+              curl_url_set(handle, CURLUPART_URL, location, flags) == CURLUE_OK
+        else { return nil }
+        return part(handle, CURLUPART_URL)
+    }
+
     /// Exact host match, or subdomain match for entries written with a leading dot (`.example.com`).
     static func permits(host: String, allowedHosts: Set<String>) -> Bool {
         var normalized = host.lowercased()
