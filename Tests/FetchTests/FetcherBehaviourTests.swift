@@ -30,6 +30,17 @@ final class FetcherBehaviourTests: XCTestCase {
         XCTAssertEqual(stale.body.count, 4000)
     }
 
+    func testIfModifiedSinceIsSent() async throws {
+        let origin = try origin(), fetcher = try makeFetcher()
+        let media = try await fetcher.fetch(FetchRequest(
+            url: origin.url("/etag"), deadline: .now + .seconds(5), ifModifiedSince: "Wed, 21 Oct 2015 07:28:00 GMT"))
+        XCTAssertTrue(media.isNotModified)
+        XCTAssertEqual(media.etag, "\"v1\"")
+        XCTAssertEqual(media.maxAge, 600)
+        XCTAssertEqual(origin.lastHeaders("/etag")?["if-modified-since"], "Wed, 21 Oct 2015 07:28:00 GMT")
+        XCTAssertNil(origin.lastHeaders("/etag")?["if-none-match"])
+    }
+
     func testWrongContentTypeIsReportedNotEnforced() async throws {
         let origin = try origin(), fetcher = try makeFetcher()
         let media = try await fetch(fetcher, origin.url("/wrongtype"))

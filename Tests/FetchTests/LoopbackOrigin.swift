@@ -303,7 +303,8 @@ final class LoopbackOrigin: @unchecked Sendable {
         case "etag":
             let validators = [("ETag", "\"v1\""), ("Last-Modified", "Wed, 21 Oct 2015 07:28:00 GMT"),
                               ("Cache-Control", "public, max-age=600")]
-            if request.headers["if-none-match"] == "\"v1\"" {
+            if request.headers["if-none-match"] == "\"v1\""
+                || request.headers["if-modified-since"] == "Wed, 21 Oct 2015 07:28:00 GMT" {
                 return send(descriptor, head(304, validators))
             }
             return sendBody(descriptor, extra: validators, LoopbackOrigin.body(seed: 4, size: 4000))
