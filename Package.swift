@@ -28,6 +28,7 @@ let package = Package(
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
+        .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )
