@@ -26,6 +26,7 @@ let package = Package(
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
+        .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )
