@@ -67,7 +67,7 @@ struct CacheDisk: Sendable {
     /// `date` rounded up to a multiple of `retentionGranularity` (never down).
     func roundedRetention(_ date: Date) -> Date {
         let step = configuration.retentionGranularity.timeInterval
-        guard step > 0 else { return date }
+        guard step > 0 else { return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.up) / 1000) }
         let seconds = date.timeIntervalSince1970
         return Date(timeIntervalSince1970: (seconds / step).rounded(.up) * step)
     }
@@ -107,7 +107,7 @@ struct CacheDisk: Sendable {
         defer { lock.release() }
         guard var object = try readObject(key) else { return true }
         object.hits += hits
-        object.lastUsedAt = max(object.lastUsedAt, lastUsedAt)
+        object.lastUsedAt = max(object.lastUsedAt, lastUsedAt.storedPrecision)
         try writeSidecar(object)
         return true
     }
@@ -172,11 +172,11 @@ struct CacheDisk: Sendable {
             guard var object = current else {
                 throw CacheError.invalidProduction(key: key.hexDigest, reason: "notModified without a stored object")
             }
-            let now = Date()
+            let now = Date().storedPrecision
             object.etag = etag ?? object.etag
             object.lastModified = lastModified ?? object.lastModified
             object.fetchedAt = now
-            object.expiresAt = now.addingTimeInterval(timeToLive(maxAge: maxAge))
+            object.expiresAt = now.addingTimeInterval(timeToLive(maxAge: maxAge)).storedPrecision
             object.lastUsedAt = now
             if needsRetention(object, until: retainUntil), let retainUntil {
                 object.retainUntil = roundedRetention(retainUntil)
@@ -192,7 +192,7 @@ struct CacheDisk: Sendable {
     private func recordFailure(_ key: CacheKey, code: String, message: String) throws(CacheError) -> CachedFailure {
         let failure = CachedFailure(
             key: key, code: code, message: message,
-            expiresAt: Date().addingTimeInterval(configuration.negativeTTL.timeInterval))
+            expiresAt: Date().addingTimeInterval(configuration.negativeTTL.timeInterval).storedPrecision)
         try writeFailure(failure)
         return failure
     }
@@ -219,7 +219,7 @@ struct CacheDisk: Sendable {
         key: CacheKey, sourceURL: String, variant: String, bytes: Data, width: Int, height: Int, format: StoredFormat,
         etag: String?, lastModified: String?, maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?
     ) throws(CacheError) -> CachedObject {
-        let now = Date()
+        let now = Date().storedPrecision
         let relativePath = layout.relativeObjectPath(key, fileExtension: format.fileExtension)
         let objectPath = layout.absolutePath(relativePath)
         let directory = layout.objectDirectory(key)
@@ -246,7 +246,7 @@ struct CacheDisk: Sendable {
             key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: bytes.count,
             format: format.rawValue, fileExtension: format.fileExtension,
             contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, fetchedAt: now,
-            expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)), lastUsedAt: now,
+            expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).storedPrecision, lastUsedAt: now,
             hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
         try writeSidecar(object)
         if let previous, previous.relativePath != relativePath {
@@ -254,5 +254,13 @@ struct CacheDisk: Sendable {
         }
         CacheFileSystem.remove(layout.negativePath(key))
         return object
+    }
+}
+
+extension Date {
+    /// The date truncated to whole milliseconds, the precision sidecars store, so an object returned to a caller
+    /// equals the one read back later.
+    var storedPrecision: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 }
