@@ -28,6 +28,8 @@ public actor FileMediaStore: MediaStore {
 
     private var flights: [CacheKey: Flight] = [:]
     private var nextIdentifier: UInt64 = 0
+    /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
+    private(set) var flightsStarted = 0
     private var pendingUsage: [CacheKey: PendingUsage] = [:]
     private var pendingCounters = UsageCounters()
     private var lastCounterWrite = ContinuousClock.Instant.now
@@ -137,6 +139,7 @@ public actor FileMediaStore: MediaStore {
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) -> UInt64 {
         nextIdentifier += 1
+        flightsStarted += 1
         let identifier = nextIdentifier
         flights[key] = Flight(identifier: identifier)
         let disk = self.disk
