@@ -132,6 +132,13 @@ public actor FileMediaStore: MediaStore {
         try await Self.runVerification(disk, repair: repair)
     }
 
+    /// Writes this instance's pending hit counts, last-used times and hit/miss counters now (they are otherwise
+    /// written at most once per `usageWriteInterval`). Call before a process exits. Costs one sidecar rewrite per
+    /// key with pending hits, plus one counters update.
+    public func flushUsage() async throws(CacheError) {
+        try await flushUsage(force: true)
+    }
+
     // MARK: Single-flight
 
     private func startFlight(
