@@ -52,3 +52,18 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertEqual(CacheKey(hexDigest: original.hexDigest), original)
     }
 }
+
+final class CacheJSONTests: XCTestCase {
+    func testDatesRoundTripExactlyAtMillisecondPrecision() {
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<2_000 {
+            let date = Date(timeIntervalSince1970: Double.random(in: 1_700_000_000...1_900_000_000, using: &generator))
+                .storedPrecision
+            let text = CacheJSON.format(date)
+            XCTAssertEqual(text.count, 24, text)
+            XCTAssertEqual(CacheJSON.parse(text), date, text)
+        }
+        XCTAssertEqual(CacheJSON.format(Date(timeIntervalSince1970: 0.5)), "1970-01-01T00:00:00.500Z")
+        XCTAssertEqual(CacheJSON.parse("1970-01-01T00:00:01Z"), Date(timeIntervalSince1970: 1))
+    }
+}

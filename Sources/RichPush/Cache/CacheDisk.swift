@@ -258,9 +258,9 @@ struct CacheDisk: Sendable {
 }
 
 extension Date {
-    /// The date truncated to whole milliseconds, the precision sidecars store, so an object returned to a caller
+    /// The date rounded to whole milliseconds, the precision sidecars store, so an object returned to a caller
     /// equals the one read back later.
     var storedPrecision: Date {
-        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 }
