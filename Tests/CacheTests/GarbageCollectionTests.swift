@@ -176,3 +176,61 @@ final class GarbageCollectionTests: XCTestCase {
         XCTAssertEqual(verification.orphanSidecars, [])
     }
 }
+
+final class FormatChangeRetentionTests: XCTestCase {
+    func testOldFileOfARetainedObjectOutlivesARerenderInAnotherFormat() async throws {
+        let root = makeTemporaryDirectory(self)
+        var configuration = makeConfiguration(root: root)
+        configuration.retentionGranularity = .zero
+        let store = try FileMediaStore(configuration: configuration)
+        let url = "https://origin.test/changes-format"
+        let cacheKey = key(url)
+        let jpegOutcome = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: Date().addingTimeInterval(0.6),
+            deadline: farDeadline(), produce: { _ in jpegProduction("opaque", maxAge: .milliseconds(50)) })
+        let jpeg = try XCTUnwrap(jpegOutcome.object)
+        try await Task.sleep(for: .milliseconds(100))
+        let pngOutcome = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: fakePNG("now with alpha"), format: "png", fileExtension: "png", width: 100, height: 80,
+                    etag: nil, lastModified: nil, maxAge: nil)
+            })
+        let png = try XCTUnwrap(pngOutcome.object)
+        XCTAssertEqual(pngOutcome.kind, "produced")
+        XCTAssertTrue(png.relativePath.hasSuffix(".png"))
+        XCTAssertEqual(try storedBytes(store, jpeg), fakeJPEG("opaque"), "the URL a pending push holds still works")
+        let verification = try await store.verify(repair: true)
+        XCTAssertEqual(verification.problemCount, 0, "a retired file is not an orphan")
+        let early = try await store.collectGarbage(maximumBytes: nil, maximumAge: nil)
+        XCTAssertEqual(early.removedRetiredObjects, 0)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
+
+        try await Task.sleep(for: .milliseconds(600))
+        let later = try await store.collectGarbage(maximumBytes: nil, maximumAge: nil)
+        XCTAssertEqual(later.removedRetiredObjects, 1)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
+        XCTAssertEqual(try storedBytes(store, png), fakePNG("now with alpha"))
+    }
+
+    func testOldFileWithoutRetentionIsRemovedOnFormatChange() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let url = "https://origin.test/changes-format-unretained"
+        let cacheKey = key(url)
+        let jpegOutcome = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in jpegProduction("opaque", maxAge: .milliseconds(10)) })
+        let jpeg = try XCTUnwrap(jpegOutcome.object)
+        try await Task.sleep(for: .milliseconds(30))
+        _ = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: fakePNG("alpha"), format: "png", fileExtension: "png", width: 1, height: 1, etag: nil,
+                    lastModified: nil, maxAge: nil)
+            })
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
+        let verification = try await store.verify(repair: false)
+        XCTAssertEqual(verification.problemCount, 0)
+    }
+}

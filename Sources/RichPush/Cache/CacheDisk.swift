@@ -56,6 +56,27 @@ struct CacheDisk: Sendable {
             path, data: data, temporaryPath: layout.temporaryPath(for: object.key, kind: "sidecar"))
     }
 
+    func writeRetired(_ object: CachedObject) throws(CacheError) {
+        let path = layout.retiredPath(object.key, fileExtension: object.fileExtension)
+        try CacheFileSystem.makeDirectory((path as NSString).deletingLastPathComponent)
+        let data = try CacheJSON.encode(object, path: path)
+        try CacheFileSystem.replaceAtomically(
+            path, data: data, temporaryPath: layout.temporaryPath(for: object.key, kind: "retired"))
+    }
+
+    /// Retired records of `key`, by file extension.
+    func readRetired(_ key: CacheKey) throws(CacheError) -> [CachedObject] {
+        let directory = layout.retiredDirectory + "/" + key.shardPath
+        var result: [CachedObject] = []
+        for name in CacheFileSystem.list(directory) where name.hasPrefix(key.hexDigest + ".") && name.hasSuffix(".json") {
+            guard let data = try CacheFileSystem.readFile(directory + "/" + name),
+                let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key
+            else { continue }
+            result.append(object)
+        }
+        return result
+    }
+
     func writeFailure(_ failure: CachedFailure) throws(CacheError) {
         try CacheFileSystem.makeDirectory(layout.negativeDirectory(failure.key))
         let path = layout.negativePath(failure.key)
@@ -225,6 +246,15 @@ struct CacheDisk: Sendable {
         let directory = layout.objectDirectory(key)
         try CacheFileSystem.makeDirectory(directory)
 
+        // A re-render in another format moves the object to a new path. If jobs still reference the old URL, the
+        // old file stays, recorded in `retired/` until its retainUntil; GC removes it after that.
+        var keepsPreviousFile = false
+        if let previous, previous.relativePath != relativePath, let until = previous.retainUntil, until > now {
+            try writeRetired(previous)
+            keepsPreviousFile = true
+        }
+        CacheFileSystem.remove(layout.retiredPath(key, fileExtension: format.fileExtension))
+
         let temporary = layout.temporaryPath(for: key, kind: "object")
         try CacheFileSystem.writeNewFile(temporary, data: bytes)
         if previous != nil {
@@ -249,7 +279,7 @@ struct CacheDisk: Sendable {
             expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).storedPrecision, lastUsedAt: now,
             hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
         try writeSidecar(object)
-        if let previous, previous.relativePath != relativePath {
+        if let previous, previous.relativePath != relativePath, !keepsPreviousFile {
             CacheFileSystem.remove(layout.absolutePath(previous.relativePath))
         }
         CacheFileSystem.remove(layout.negativePath(key))

@@ -16,6 +16,7 @@ struct CacheLayout: Sendable {
     var temporaryDirectory: String { root + "/tmp" }
     var locksDirectory: String { root + "/locks" }
     var quarantineDirectory: String { root + "/quarantine" }
+    var retiredDirectory: String { root + "/retired" }
     var countersPath: String { root + "/counters.json" }
     var countersLockPath: String { root + "/locks/counters.lock" }
 
@@ -27,6 +28,10 @@ struct CacheLayout: Sendable {
     func sidecarPath(_ key: CacheKey) -> String { objectDirectory(key) + "/\(key.hexDigest).json" }
     func negativeDirectory(_ key: CacheKey) -> String { negativeDirectory + "/" + key.shardPath }
     func negativePath(_ key: CacheKey) -> String { negativeDirectory(key) + "/\(key.hexDigest).json" }
+    /// Record of an object file that a re-render in another format replaced while jobs still reference it.
+    func retiredPath(_ key: CacheKey, fileExtension: String) -> String {
+        retiredDirectory + "/\(key.shardPath)/\(key.hexDigest).\(fileExtension).json"
+    }
     func lockPath(_ key: CacheKey) -> String { locksDirectory + "/\(key.hexDigest).lock" }
     func absolutePath(_ relativePath: String) -> String { root + "/" + relativePath }
 

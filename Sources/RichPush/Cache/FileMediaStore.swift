@@ -33,6 +33,7 @@ public actor FileMediaStore: MediaStore {
     private var pendingUsage: [CacheKey: PendingUsage] = [:]
     private var pendingCounters = UsageCounters()
     private var lastCounterWrite = ContinuousClock.Instant.now
+    private var lastUsageScan = ContinuousClock.Instant.now
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
@@ -80,7 +81,7 @@ public actor FileMediaStore: MediaStore {
             case .completed(.failure(let error)):
                 // Another caller's shorter deadline or cancellation ended the shared flight; this caller still has
                 // time, so it tries again (bounded).
-                let retriable = error == .deadlineExceeded || error == .cancelled || error == .lockTimeout(key: key.hexDigest)
+                let retriable = error == .deadlineExceeded || error == .cancelled
                 if !isLeader && retriable && attempts < 3 && ContinuousClock.now < deadline { continue }
                 throw error
             case .completed(.success(var outcome)):
@@ -226,6 +227,9 @@ public actor FileMediaStore: MediaStore {
     private func flushUsage(force: Bool) async throws(CacheError) {
         let now = ContinuousClock.now
         let interval = configuration.usageWriteInterval
+        // Scanning the pending keys costs O(keys); do it at most once a second (or per interval, if shorter).
+        guard force || now - lastUsageScan >= min(interval, .seconds(1)) else { return }
+        lastUsageScan = now
         let due = pendingUsage.filter { force || now - $0.value.lastWrite >= interval }
         for (key, usage) in due where usage.hits > 0 {
             let written = try await Self.recordUsage(disk, key: key, usage: usage)

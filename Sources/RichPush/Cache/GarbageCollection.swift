@@ -71,6 +71,7 @@ extension FileMediaStore {
 
         report.removedNegativeEntries = try removeExpiredNegativeEntries(disk, now: now)
         report.removedTemporaryFiles = removeStaleTemporaryFiles(disk, now: now)
+        report.removedRetiredObjects = try removeExpiredRetiredObjects(disk, now: now)
         return report
     }
 
@@ -91,6 +92,27 @@ extension FileMediaStore {
                 guard let current = try disk.readFailure(key), current.expiresAt <= now else { continue }
                 if CacheFileSystem.remove(disk.layout.negativePath(key)) { removed += 1 }
                 if try disk.readSidecar(key) == nil { lock.removeFileWhileHeld() }
+            }
+        }
+        return removed
+    }
+
+    private static func removeExpiredRetiredObjects(_ disk: CacheDisk, now: Date) throws(CacheError) -> Int {
+        var removed = 0
+        for shard in CacheScan.shards(of: disk.layout.retiredDirectory, named: "retired") {
+            var keys = Set<CacheKey>()
+            for name in shard.names { if let key = CacheScan.key(ofFileNamed: name) { keys.insert(key) } }
+            for key in keys.sorted(by: { $0.hexDigest < $1.hexDigest }) {
+                guard let lock = try FileLock.attempt(disk.layout.lockPath(key)) else { continue }
+                defer { lock.release() }
+                let live = try disk.readSidecar(key)
+                for retired in try disk.readRetired(key) where (retired.retainUntil ?? .distantPast) <= now {
+                    if live?.relativePath != retired.relativePath {
+                        CacheFileSystem.remove(disk.layout.absolutePath(retired.relativePath))
+                    }
+                    CacheFileSystem.remove(disk.layout.retiredPath(key, fileExtension: retired.fileExtension))
+                    removed += 1
+                }
             }
         }
         return removed

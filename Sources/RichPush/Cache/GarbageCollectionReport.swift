@@ -23,6 +23,8 @@ public struct GarbageCollectionReport: Sendable, Hashable, Codable {
     public var notEvicted: [KeptObject] = []
     public var removedNegativeEntries = 0
     public var removedTemporaryFiles = 0
+    /// Files left behind by a re-render in another format, removed once their retainUntil passed.
+    public var removedRetiredObjects = 0
 
     public init() {}
 }

@@ -58,6 +58,10 @@ extension FileMediaStore {
                         }
                     }
                 }
+                // Files kept for jobs that still reference them after a re-render in another format.
+                for retired in try disk.readRetired(key) {
+                    objectNames.remove((retired.relativePath as NSString).lastPathComponent)
+                }
                 for name in objectNames.sorted() {
                     report.orphanObjects.append(relative(name))
                     if repair, CacheFileSystem.remove(layout.absolutePath(relative(name))) { report.removed += 1 }
