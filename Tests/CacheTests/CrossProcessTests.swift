@@ -27,7 +27,7 @@ final class CrossProcessTests: XCTestCase {
         environment[CrossProcessWorker.Environment.output] = output?.path
         environment[CrossProcessWorker.Environment.startSignal] = startSignal?.path
         process.environment = environment
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         let handle = try FileHandle(forWritingTo: log)
         process.standardOutput = handle
         process.standardError = handle
@@ -64,7 +64,7 @@ final class CrossProcessTests: XCTestCase {
         }
         // Release all workers at once so they really race for the same keys.
         try await Task.sleep(for: .milliseconds(300))
-        FileManager.default.createFile(atPath: startSignal.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: startSignal.path, contents: nil)
         for (index, worker) in workers.enumerated() {
             try await waitForExit(worker, timeout: .seconds(60))
             let log = (try? String(contentsOf: work.appendingPathComponent("worker-\(index).log"), encoding: .utf8)) ?? ""

@@ -1,10 +1,21 @@
 import Foundation
 
-/// A content-addressed media store in a directory tree that a CDN serves (see `CacheLayout` for the layout).
+/// A content-addressed media store in a directory tree that a CDN serves.
 ///
-/// Safe across tasks, processes and hosts sharing the directory: publishes are atomic renames, one production per
-/// key runs at a time (in-process single-flight here, `flock` across processes). The actor only coordinates; file
-/// I/O runs off it in `CacheDisk`, so different keys proceed in parallel.
+/// Layout under `root`:
+/// - `objects/ab/cd/<key>.<jpg|png|gif|webp>` — the bytes the CDN serves, and `objects/ab/cd/<key>.json`, the
+///   `CachedObject` sidecar. An object exists for readers only when both exist and the file has the recorded size.
+/// - `negative/ab/cd/<key>.json` — `CachedFailure` entries; `retired/ab/cd/<key>.<ext>.json` — old files kept for
+///   pending pushes after a re-render changed the format.
+/// - `tmp/` — files being written, named after their key; `locks/<key>.lock` — `flock` files;
+///   `quarantine/` — what `verify(repair: true)` moved aside; `counters.json` — shared hit/miss counters.
+///
+/// Safe across tasks, processes and hosts sharing the directory: publishes are fsynced writes plus atomic renames,
+/// and one production per key runs at a time (in-process single-flight here, `flock` across processes; on a
+/// network file system this needs working `flock`, as on NFSv4 with Linux clients). The actor only coordinates;
+/// file I/O runs off it in `CacheDisk`, so different keys proceed in parallel. A production that every caller
+/// stopped waiting for still runs to completion and publishes, bounded by the first caller's deadline and the
+/// producer itself.
 public actor FileMediaStore: MediaStore {
     public nonisolated let configuration: CacheConfiguration
     let disk: CacheDisk

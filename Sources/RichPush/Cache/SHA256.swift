@@ -144,32 +144,35 @@ public struct SHA256: Sendable {
     ]
 
     private mutating func compress(block: UnsafeRawBufferPointer, offset: Int) {
-        var w = [UInt32](repeating: 0, count: 64)
-        for index in 0..<16 {
-            let base = offset + index * 4
-            w[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
-                | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+        // The message schedule lives on the stack: no heap allocation per 64-byte block.
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for index in 0..<16 {
+                let base = offset + index * 4
+                w[index] = UInt32(block[base]) << 24 | UInt32(block[base + 1]) << 16
+                    | UInt32(block[base + 2]) << 8 | UInt32(block[base + 3])
+            }
+            for index in 16..<64 {
+                let s0 = rotateRight(w[index - 15], 7) ^ rotateRight(w[index - 15], 18) ^ (w[index - 15] >> 3)
+                let s1 = rotateRight(w[index - 2], 17) ^ rotateRight(w[index - 2], 19) ^ (w[index - 2] >> 10)
+                w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
+            }
+            var a = state.0, b = state.1, c = state.2, d = state.3
+            var e = state.4, f = state.5, g = state.6, h = state.7
+            Self.roundConstants.withUnsafeBufferPointer { k in
+                for index in 0..<64 {
+                    let s1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let temporary1 = h &+ s1 &+ choice &+ k[index] &+ w[index]
+                    let s0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    let temporary2 = s0 &+ majority
+                    h = g; g = f; f = e; e = d &+ temporary1
+                    d = c; c = b; b = a; a = temporary1 &+ temporary2
+                }
+            }
+            state.0 &+= a; state.1 &+= b; state.2 &+= c; state.3 &+= d
+            state.4 &+= e; state.5 &+= f; state.6 &+= g; state.7 &+= h
         }
-        for index in 16..<64 {
-            let s0 = rotateRight(w[index - 15], 7) ^ rotateRight(w[index - 15], 18) ^ (w[index - 15] >> 3)
-            let s1 = rotateRight(w[index - 2], 17) ^ rotateRight(w[index - 2], 19) ^ (w[index - 2] >> 10)
-            w[index] = w[index - 16] &+ s0 &+ w[index - 7] &+ s1
-        }
-        var a = state.0, b = state.1, c = state.2, d = state.3
-        var e = state.4, f = state.5, g = state.6, h = state.7
-        let k = Self.roundConstants
-        for index in 0..<64 {
-            let s1 = rotateRight(e, 6) ^ rotateRight(e, 11) ^ rotateRight(e, 25)
-            let choice = (e & f) ^ (~e & g)
-            let temporary1 = h &+ s1 &+ choice &+ k[index] &+ w[index]
-            let s0 = rotateRight(a, 2) ^ rotateRight(a, 13) ^ rotateRight(a, 22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temporary2 = s0 &+ majority
-            h = g; g = f; f = e; e = d &+ temporary1
-            d = c; c = b; b = a; a = temporary1 &+ temporary2
-        }
-        state.0 &+= a; state.1 &+= b; state.2 &+= c; state.3 &+= d
-        state.4 &+= e; state.5 &+= f; state.6 &+= g; state.7 &+= h
     }
 
     @inline(__always)
