@@ -234,3 +234,33 @@ final class FormatChangeRetentionTests: XCTestCase {
         XCTAssertEqual(verification.problemCount, 0)
     }
 }
+
+final class HostileMetadataTests: XCTestCase {
+    func testRecordsPointingOutsideTheirOwnPathAreNeverFollowed() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let victim = root.appendingPathComponent("victim.txt")
+        try Data("keep me".utf8).write(to: victim)
+        let cacheKey = key("https://origin.test/hostile")
+        let digest = cacheKey.hexDigest
+        let shard = "\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))"
+        let hostile = CachedObject(
+            key: cacheKey, sourceURL: "https://origin.test/hostile", variant: "attachment", width: 1, height: 1,
+            bytes: 7, format: "jpeg", fileExtension: "jpg", contentSHA256: SHA256.hexDigest(of: "keep me"),
+            etag: nil, lastModified: nil, fetchedAt: Date(), expiresAt: Date().addingTimeInterval(3600),
+            lastUsedAt: Date.distantPast, hits: 0, retainUntil: nil, relativePath: "victim.txt")
+        let encoded = try CacheJSON.encoder().encode(hostile)
+        for directory in ["objects/\(shard)", "retired/\(shard)"] {
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(directory), withIntermediateDirectories: true)
+        }
+        try encoded.write(to: root.appendingPathComponent("objects/\(shard)/\(digest).json"))
+        try encoded.write(to: root.appendingPathComponent("retired/\(shard)/\(digest).jpg.json"))
+
+        let lookedUp = try await store.lookup(cacheKey)
+        XCTAssertNil(lookedUp, "a sidecar naming another path is not an object")
+        _ = try await store.collectGarbage(maximumBytes: 0, maximumAge: .zero)
+        _ = try await store.verify(repair: true)
+        XCTAssertEqual(try String(contentsOf: victim, encoding: .utf8), "keep me")
+    }
+}
