@@ -11,14 +11,14 @@ final class FreshnessTests: XCTestCase {
         let cacheKey = key(url)
         let first = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
-            produce: { _ in jpegProduction("v1", etag: "\"v1\"", maxAge: .milliseconds(200)) })
+            produce: { _ in jpegProduction("v1", etag: "\"v1\"", maxAge: .milliseconds(500)) })
         let original = try XCTUnwrap(first.object)
         let fresh = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in XCTFail("fresh object must not be produced"); return jpegProduction("no") })
         XCTAssertEqual(fresh.kind, "hit")
 
-        try await Task.sleep(for: .milliseconds(250))
+        try await Task.sleep(for: .milliseconds(550))
         let renders = CallCounter()
         let revalidated = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
@@ -26,7 +26,7 @@ final class FreshnessTests: XCTestCase {
                 XCTAssertEqual(stale?.etag, "\"v1\"", "the producer gets the stale object for If-None-Match")
                 XCTAssertEqual(stale?.contentSHA256, original.contentSHA256)
                 if stale?.etag == "\"v1\"" {
-                    return .notModified(etag: nil, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", maxAge: .milliseconds(200))
+                    return .notModified(etag: nil, lastModified: "Tue, 01 Dec 2026 10:00:00 GMT", maxAge: .milliseconds(500))
                 }
                 _ = renders.increment()
                 return jpegProduction("v1-rerendered")
@@ -42,7 +42,7 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(storedAfter, refreshed, "the returned object is exactly what the sidecar holds")
 
         // After the TTL again, the origin has changed: new ETag, new bytes, re-rendered.
-        try await Task.sleep(for: .milliseconds(250))
+        try await Task.sleep(for: .milliseconds(550))
         let changed = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { stale in
@@ -77,7 +77,7 @@ final class FreshnessTests: XCTestCase {
     func testNegativeEntryFailsFastWithinTTLAndRetriesAfter() async throws {
         let root = makeTemporaryDirectory(self)
         let store = try FileMediaStore(
-            configuration: makeConfiguration(root: root, negativeTTL: .milliseconds(300)))
+            configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
         let url = "https://origin.test/missing.jpg"
         let cacheKey = key(url)
         let fetches = CallCounter()
@@ -98,7 +98,7 @@ final class FreshnessTests: XCTestCase {
             XCTAssertEqual(cached.message, "HTTP 404 from https://origin.test/missing.jpg")
         }
         // Another process sharing the root also fails fast.
-        let other = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .milliseconds(300)))
+        let other = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
         let fromOther = try await other.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: produce)
@@ -108,7 +108,7 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(statistics.negativeEntryCount, 1)
         XCTAssertEqual(statistics.negativeHits, 6, "five here, one in the other store")
 
-        try await Task.sleep(for: .milliseconds(350))
+        try await Task.sleep(for: .milliseconds(1_050))
         let afterTTL = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: produce)
@@ -116,7 +116,7 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(fetches.count(), 2)
 
         // A later success clears the negative entry.
-        try await Task.sleep(for: .milliseconds(350))
+        try await Task.sleep(for: .milliseconds(1_050))
         let recovered = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in jpegProduction("back") })

@@ -92,9 +92,9 @@ final class GarbageCollectionTests: XCTestCase {
         let root = makeTemporaryDirectory(self)
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let old = try await storedObject(store, "old")
-        try await Task.sleep(for: .milliseconds(300))
+        try await Task.sleep(for: .milliseconds(700))
         let recent = try await storedObject(store, "recent")
-        let report = try await store.collectGarbage(maximumBytes: nil, maximumAge: .milliseconds(200))
+        let report = try await store.collectGarbage(maximumBytes: nil, maximumAge: .milliseconds(500))
         XCTAssertEqual(report.evictedObjects, 1)
         let oldNow = try await store.lookup(old.key)
         let recentNow = try await store.lookup(recent.key)
@@ -104,7 +104,7 @@ final class GarbageCollectionTests: XCTestCase {
 
     func testRemovesExpiredNegativeEntriesAndStaleTemporaryFiles() async throws {
         let root = makeTemporaryDirectory(self)
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .milliseconds(100)))
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
         for name in ["gone1", "gone2"] {
             let url = "https://origin.test/\(name)"
             _ = try await store.object(
@@ -121,7 +121,7 @@ final class GarbageCollectionTests: XCTestCase {
         XCTAssertEqual(early.removedNegativeEntries, 0, "live negative entries stay")
         XCTAssertEqual(early.removedTemporaryFiles, 1)
         XCTAssertTrue(FileManager.default.fileExists(atPath: freshTemporary.path))
-        try await Task.sleep(for: .milliseconds(150))
+        try await Task.sleep(for: .milliseconds(1_050))
         let later = try await store.collectGarbage(maximumBytes: nil, maximumAge: nil)
         XCTAssertEqual(later.removedNegativeEntries, 2)
         let statistics = try await store.statistics()
@@ -186,7 +186,7 @@ final class FormatChangeRetentionTests: XCTestCase {
         let url = "https://origin.test/changes-format"
         let cacheKey = key(url)
         let jpegOutcome = try await store.object(
-            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: Date().addingTimeInterval(0.6),
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: Date().addingTimeInterval(1.5),
             deadline: farDeadline(), produce: { _ in jpegProduction("opaque", maxAge: .milliseconds(50)) })
         let jpeg = try XCTUnwrap(jpegOutcome.object)
         try await Task.sleep(for: .milliseconds(100))
@@ -206,7 +206,7 @@ final class FormatChangeRetentionTests: XCTestCase {
         XCTAssertEqual(early.removedRetiredObjects, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
 
-        try await Task.sleep(for: .milliseconds(600))
+        try await Task.sleep(for: .milliseconds(1_500))
         let later = try await store.collectGarbage(maximumBytes: nil, maximumAge: nil)
         XCTAssertEqual(later.removedRetiredObjects, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))

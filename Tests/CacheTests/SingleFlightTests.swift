@@ -18,7 +18,7 @@ final class SingleFlightTests: XCTestCase {
                         deadline: farDeadline(),
                         produce: { _ in
                             let call = productions.increment()
-                            try await Task.sleep(for: .milliseconds(300))
+                            try await Task.sleep(for: .milliseconds(500))
                             return jpegProduction("popular-\(call)")
                         })
                 }

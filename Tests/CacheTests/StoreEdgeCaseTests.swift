@@ -10,7 +10,7 @@ final class StoreEdgeCaseTests: XCTestCase {
         let url = "https://origin.test/cancel.jpg"
         let cacheKey = key(url)
         let produce: @Sendable (CachedObject?) async throws -> CacheProduction = { _ in
-            try? await Task.sleep(for: .milliseconds(400))  // a producer that ignores cancellation
+            try? await Task.sleep(for: .milliseconds(900))  // a producer that ignores cancellation
             return jpegProduction("survives")
         }
         let cancelled = Task {
@@ -32,7 +32,7 @@ final class StoreEdgeCaseTests: XCTestCase {
         } catch let error as CacheError {
             XCTAssertEqual(error, .cancelled)
         }
-        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(250))
+        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(600))
         let outcome = try await patient.value
         XCTAssertEqual(outcome.kind, "produced")
         XCTAssertEqual(try storedBytes(store, try XCTUnwrap(outcome.object)), fakeJPEG("survives"))
