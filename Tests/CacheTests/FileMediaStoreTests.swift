@@ -114,6 +114,16 @@ final class FileMediaStoreTests: XCTestCase {
                     lastModified: nil, maxAge: nil)
             })
         XCTAssertEqual(mismatch.kind, "failed")
+        let webp = Data("RIFF".utf8) + Data([0, 0, 0, 0]) + Data("WEBPVP8 ".utf8)
+        let webpOutcome = try await store.object(
+            for: key("https://origin.test/webp"), sourceURL: "https://origin.test/webp", variant: "attachment",
+            retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: webp, format: "webp", fileExtension: "webp", width: 1, height: 1, etag: nil,
+                    lastModified: nil, maxAge: nil)
+            })
+        guard case .failed(let webpFailure, cached: false) = webpOutcome else { return XCTFail("webp must not publish") }
+        XCTAssertEqual(webpFailure.code, "invalid_output")
     }
 
     func testProducerErrorsAreNotRemembered() async throws {

@@ -2,8 +2,8 @@ import Foundation
 
 /// What a producer hands back to the store inside single-flight.
 public enum CacheProduction: Sendable {
-    /// New bytes to publish. `format` is `jpeg`, `png`, `gif` or `webp`; the store checks the bytes' signature
-    /// against it and derives the file extension from it.
+    /// New bytes to publish. `format` is `jpeg`, `png` or `gif` (anything else, or bytes without that format's
+    /// signature, becomes an `invalid_output` negative entry); the stored extension is derived from it.
     case object(
         bytes: Data, format: String, fileExtension: String, width: Int, height: Int, etag: String?,
         lastModified: String?, maxAge: Duration?)

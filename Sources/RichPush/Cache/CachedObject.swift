@@ -9,9 +9,9 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public var height: Int
     /// Size of the object file; readers treat the object as absent unless the file has exactly this size.
     public var bytes: Int
-    /// `jpeg`, `png`, `gif` or `webp`.
+    /// `jpeg`, `png` or `gif`.
     public var format: String
-    /// The real format's extension (`jpg`, `png`, `gif`, `webp`); device extensions pick the type from it.
+    /// The real format's extension (`jpg`, `png`, `gif`); device extensions pick the type from it.
     public var fileExtension: String
     public var contentSHA256: String
     public var etag: String?

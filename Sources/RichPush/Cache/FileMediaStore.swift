@@ -3,7 +3,7 @@ import Foundation
 /// A content-addressed media store in a directory tree that a CDN serves.
 ///
 /// Layout under `root`:
-/// - `objects/ab/cd/<key>.<jpg|png|gif|webp>` — the bytes the CDN serves, and `objects/ab/cd/<key>.json`, the
+/// - `objects/ab/cd/<key>.<jpg|png|gif>` — the bytes the CDN serves, and `objects/ab/cd/<key>.json`, the
 ///   `CachedObject` sidecar. An object exists for readers only when both exist and the file has the recorded size.
 /// - `negative/ab/cd/<key>.json` — `CachedFailure` entries; `retired/ab/cd/<key>.<ext>.json` — old files kept for
 ///   pending pushes after a re-render changed the format.

@@ -1,16 +1,16 @@
 import Foundation
 
 /// The formats the store publishes, their file extensions, and a signature check so that an object's extension
-/// always names its real format (device extensions choose the attachment type from the file name).
+/// always names its real format (device extensions choose the attachment type from the file name). Only the types
+/// every notification service extension accepts as an image attachment: JPEG, PNG and GIF (not WebP).
 enum StoredFormat: String, CaseIterable {
-    case jpeg, png, gif, webp
+    case jpeg, png, gif
 
     init?(name: String) {
         switch name.lowercased() {
         case "jpeg", "jpg": self = .jpeg
         case "png": self = .png
         case "gif": self = .gif
-        case "webp": self = .webp
         default: return nil
         }
     }
@@ -20,7 +20,6 @@ enum StoredFormat: String, CaseIterable {
         case .jpeg: return "jpg"
         case .png: return "png"
         case .gif: return "gif"
-        case .webp: return "webp"
         }
     }
 
@@ -32,7 +31,6 @@ enum StoredFormat: String, CaseIterable {
         case .jpeg: return starts([0xFF, 0xD8, 0xFF])
         case .png: return starts([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
         case .gif: return starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8))
-        case .webp: return head.count == 12 && starts(Array("RIFF".utf8)) && Array(head[8..<12]) == Array("WEBP".utf8)
         }
     }
 }
