@@ -29,6 +29,7 @@ let package = Package(
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
         .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
+        .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )
