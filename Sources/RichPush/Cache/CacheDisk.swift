@@ -182,14 +182,15 @@ struct CacheDisk: Sendable {
         switch production {
         case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
             let maxAge):
-            if let problem = problem(bytes: bytes, format: format, fileExtension: fileExtension, width: width,
-                height: height)
-            {
-                return .failed(try recordFailure(key, code: "invalid_output", message: problem), cached: false)
+            let stored: StoredFormat
+            switch validate(bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height) {
+            case .success(let format): stored = format
+            case .failure(let problem):
+                return .failed(try recordFailure(key, code: "invalid_output", message: problem.reason), cached: false)
             }
             let object = try publish(
                 key: key, sourceURL: sourceURL, variant: variant, bytes: bytes, width: width, height: height,
-                format: StoredFormat(name: format) ?? .jpeg, etag: etag, lastModified: lastModified, maxAge: maxAge,
+                format: stored, etag: etag, lastModified: lastModified, maxAge: maxAge,
                 retainUntil: retainUntil, replacing: try readSidecar(key))
             return .produced(object)
         case .notModified(let etag, let lastModified, let maxAge):
@@ -221,16 +222,28 @@ struct CacheDisk: Sendable {
         return failure
     }
 
-    /// Why the produced object cannot be published, or nil when it can.
-    private func problem(bytes: Data, format: String, fileExtension: String, width: Int, height: Int) -> String? {
-        guard let stored = StoredFormat(name: format) else { return "unsupported format \(format)" }
-        if StoredFormat(name: fileExtension) != stored {
-            return "file extension \(fileExtension) does not match format \(format)"
+    private struct OutputProblem: Error {
+        var reason: String
+    }
+
+    /// The format to publish under, or why the produced object cannot be published.
+    private func validate(
+        bytes: Data, format: String, fileExtension: String, width: Int, height: Int
+    ) -> Result<StoredFormat, OutputProblem> {
+        guard let stored = StoredFormat(name: format) else {
+            return .failure(OutputProblem(reason: "unsupported output format \(format)"))
         }
-        if bytes.isEmpty { return "empty output" }
-        if width <= 0 || height <= 0 { return "invalid dimensions \(width)x\(height)" }
-        if !stored.matchesSignature(of: bytes) { return "bytes do not carry the \(format) signature" }
-        return nil
+        if StoredFormat(name: fileExtension) != stored {
+            return .failure(OutputProblem(reason: "file extension \(fileExtension) does not match format \(format)"))
+        }
+        if bytes.isEmpty { return .failure(OutputProblem(reason: "empty output")) }
+        if width <= 0 || height <= 0 {
+            return .failure(OutputProblem(reason: "invalid dimensions \(width)x\(height)"))
+        }
+        if !stored.matchesSignature(of: bytes) {
+            return .failure(OutputProblem(reason: "bytes do not carry the \(format) signature"))
+        }
+        return .success(stored)
     }
 
     /// Atomic publish, in the order that keeps every crash point safe:
