@@ -42,7 +42,7 @@ public actor FileMediaStore: MediaStore {
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
     private(set) var flightsStarted = 0
     private var pendingUsage: [CacheKey: PendingUsage] = [:]
-    private var pendingCounters = UsageCounters()
+    private var pendingCounters = CacheUsageCounters()
     private var lastCounterWrite = ContinuousClock.Instant.now
     private var lastUsageScan = ContinuousClock.Instant.now
 
@@ -266,11 +266,11 @@ public actor FileMediaStore: MediaStore {
         }
         if !pendingCounters.isEmpty && (force || now - lastCounterWrite >= interval) {
             let delta = pendingCounters
-            pendingCounters = UsageCounters()
+            pendingCounters = CacheUsageCounters()
             lastCounterWrite = now
             var merged = false
             do {
-                merged = try await UsageCounters.merge(delta, layout: disk.layout, wait: force)
+                merged = try await CacheUsageCounters.merge(delta, layout: disk.layout, wait: force)
             } catch {
                 pendingCounters.add(delta)
                 throw error
