@@ -127,7 +127,7 @@ final class AtomicPublishTests: XCTestCase {
         let cacheKey = key(url)
         let partial = root.appendingPathComponent("tmp/\(cacheKey.hexDigest).1.2.object.part")
         try Data("in progress".utf8).write(to: partial)
-        let lock = try XCTUnwrap(try FileLock.attempt(root.appendingPathComponent("locks/\(cacheKey.hexDigest).lock").path))
+        let lock = try XCTUnwrap(try CacheFileLock.attempt(root.appendingPathComponent("locks/\(cacheKey.hexDigest).lock").path))
         let report = try await store.verify(repair: true)
         XCTAssertEqual(report.temporaryLeftovers, [])
         XCTAssertTrue(FileManager.default.fileExists(atPath: partial.path))

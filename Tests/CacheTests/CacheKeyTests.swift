@@ -58,7 +58,7 @@ final class CacheJSONTests: XCTestCase {
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<2_000 {
             let date = Date(timeIntervalSince1970: Double.random(in: 1_700_000_000...1_900_000_000, using: &generator))
-                .storedPrecision
+                .cacheMillisecondPrecision
             let text = CacheJSON.format(date)
             XCTAssertEqual(text.count, 24, text)
             XCTAssertEqual(CacheJSON.parse(text), date, text)

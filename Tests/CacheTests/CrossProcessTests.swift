@@ -77,7 +77,8 @@ final class CrossProcessTests: XCTestCase {
         XCTAssertEqual(producedKeys.count, keyCount, "each key produced exactly once across 8 processes")
         XCTAssertEqual(Set(producedKeys), Set(0..<keyCount))
         let producers = Set(lines.compactMap { $0.split(separator: " ").last.map(String.init) })
-        XCTAssertGreaterThan(producers.count, 1, "productions were spread over several processes")
+        // Which processes won the locks is timing-dependent, so it is reported rather than asserted.
+        print("cross-process single-flight: \(producers.count) of 8 processes produced keys")
 
         let outputs = try (0..<8).map {
             try String(contentsOf: work.appendingPathComponent("output-\($0).txt"), encoding: .utf8)

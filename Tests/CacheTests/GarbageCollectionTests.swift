@@ -59,7 +59,7 @@ final class GarbageCollectionTests: XCTestCase {
         let locked = try await storedObject(store, "locked")
         let plain = try await storedObject(store, "plain")
 
-        let lock = try XCTUnwrap(try FileLock.attempt(root.appendingPathComponent("locks/\(locked.key).lock").path))
+        let lock = try XCTUnwrap(try CacheFileLock.attempt(root.appendingPathComponent("locks/\(locked.key).lock").path))
         let report = try await store.collectGarbage(maximumBytes: 0, maximumAge: nil)
         lock.release()
 

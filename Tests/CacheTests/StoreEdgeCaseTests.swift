@@ -131,4 +131,28 @@ final class StoreEdgeCaseTests: XCTestCase {
         XCTAssertEqual(statistics.misses, 3)
         XCTAssertEqual(statistics.hits, 0)
     }
+
+    func testHitsAreBatchedPerIntervalAndFlushedExactlyOnce() async throws {
+        let root = makeTemporaryDirectory(self)
+        var configuration = makeConfiguration(root: root)
+        configuration.usageWriteInterval = .seconds(60)
+        let store = try FileMediaStore(configuration: configuration)
+        let url = "https://origin.test/batched.jpg"
+        let cacheKey = key(url)
+        for _ in 0..<11 {
+            _ = try await store.object(
+                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: { _ in jpegProduction("batched") })
+        }
+        let beforeFlush = try await store.lookup(cacheKey)
+        XCTAssertEqual(beforeFlush?.hits, 0, "no sidecar rewrite per hit")
+        async let first: Void = store.flushUsage()
+        async let second: Void = store.flushUsage()
+        _ = try await (first, second)
+        let afterFlush = try await store.lookup(cacheKey)
+        XCTAssertEqual(afterFlush?.hits, 10)
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.hits, 10)
+        XCTAssertEqual(statistics.misses, 1)
+    }
 }

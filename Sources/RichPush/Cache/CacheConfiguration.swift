@@ -43,7 +43,7 @@ public struct CacheConfiguration: Sendable {
 
 extension Duration {
     /// The duration in seconds as a `TimeInterval`, for `Date` arithmetic.
-    var timeInterval: TimeInterval {
+    var cacheTimeInterval: TimeInterval {
         let parts = components
         return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
     }

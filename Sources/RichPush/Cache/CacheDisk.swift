@@ -33,7 +33,7 @@ struct CacheDisk: Sendable {
     /// half-published or tampered entry reads as absent. Costs one small read and one stat.
     func readObject(_ key: CacheKey) throws(CacheError) -> CachedObject? {
         guard let object = try readSidecar(key) else { return nil }
-        guard let format = StoredFormat(name: object.format), format.fileExtension == object.fileExtension,
+        guard let format = CacheObjectFormat(name: object.format), format.fileExtension == object.fileExtension,
             object.relativePath == layout.relativeObjectPath(key, fileExtension: object.fileExtension),
             let status = CacheFileSystem.status(layout.absolutePath(object.relativePath)), status.isRegularFile,
             status.size == object.bytes
@@ -72,7 +72,7 @@ struct CacheDisk: Sendable {
             guard let data = try CacheFileSystem.readFile(directory + "/" + name),
                 let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key,
                 // The path is about to be deleted by GC: it must be this key's own object path.
-                StoredFormat(name: object.fileExtension)?.fileExtension == object.fileExtension,
+                CacheObjectFormat(name: object.fileExtension)?.fileExtension == object.fileExtension,
                 object.relativePath == layout.relativeObjectPath(key, fileExtension: object.fileExtension)
             else { continue }
             result.append(object)
@@ -90,7 +90,7 @@ struct CacheDisk: Sendable {
 
     /// `date` rounded up to a multiple of `retentionGranularity` (never down).
     func roundedRetention(_ date: Date) -> Date {
-        let step = configuration.retentionGranularity.timeInterval
+        let step = configuration.retentionGranularity.cacheTimeInterval
         guard step > 0 else { return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.up) / 1000) }
         let seconds = date.timeIntervalSince1970
         return Date(timeIntervalSince1970: (seconds / step).rounded(.up) * step)
@@ -103,8 +103,8 @@ struct CacheDisk: Sendable {
     }
 
     func timeToLive(maxAge: Duration?) -> TimeInterval {
-        guard let maxAge else { return configuration.defaultTTL.timeInterval }
-        return max(0, min(maxAge.timeInterval, configuration.maximumTTL.timeInterval))
+        guard let maxAge else { return configuration.defaultTTL.cacheTimeInterval }
+        return max(0, min(maxAge.cacheTimeInterval, configuration.maximumTTL.cacheTimeInterval))
     }
 
     /// Raises `retainUntil` under the key's lock (re-reading the sidecar so no concurrent update is lost).
@@ -127,18 +127,18 @@ struct CacheDisk: Sendable {
     /// Adds `hits` and advances `lastUsedAt` if the key's lock is free right now; returns false (and changes
     /// nothing) when a writer holds it, so callers keep the counts for a later attempt.
     func recordUsage(_ key: CacheKey, hits: Int, lastUsedAt: Date) throws(CacheError) -> Bool {
-        guard let lock = try FileLock.attempt(layout.lockPath(key)) else { return false }
+        guard let lock = try CacheFileLock.attempt(layout.lockPath(key)) else { return false }
         defer { lock.release() }
         guard var object = try readObject(key) else { return true }
         object.hits += hits
-        object.lastUsedAt = max(object.lastUsedAt, lastUsedAt.storedPrecision)
+        object.lastUsedAt = max(object.lastUsedAt, lastUsedAt.cacheMillisecondPrecision)
         try writeSidecar(object)
         return true
     }
 
-    func lockKey(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> FileLock {
+    func lockKey(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CacheFileLock {
         let limit = ContinuousClock.now + configuration.lockWaitTimeout
-        return try await FileLock.acquire(layout.lockPath(key), key: key, limit: limit, deadline: deadline)
+        return try await CacheFileLock.acquire(layout.lockPath(key), key: key, limit: limit, deadline: deadline)
     }
 
     // MARK: Resolution
@@ -182,25 +182,26 @@ struct CacheDisk: Sendable {
         switch production {
         case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
             let maxAge):
-            if let problem = problem(bytes: bytes, format: format, fileExtension: fileExtension, width: width,
-                height: height)
-            {
-                return .failed(try recordFailure(key, code: "invalid_output", message: problem), cached: false)
+            let stored: CacheObjectFormat
+            switch validate(bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height) {
+            case .success(let format): stored = format
+            case .failure(let problem):
+                return .failed(try recordFailure(key, code: "invalid_output", message: problem.reason), cached: false)
             }
             let object = try publish(
                 key: key, sourceURL: sourceURL, variant: variant, bytes: bytes, width: width, height: height,
-                format: StoredFormat(name: format) ?? .jpeg, etag: etag, lastModified: lastModified, maxAge: maxAge,
+                format: stored, etag: etag, lastModified: lastModified, maxAge: maxAge,
                 retainUntil: retainUntil, replacing: try readSidecar(key))
             return .produced(object)
         case .notModified(let etag, let lastModified, let maxAge):
             guard var object = current else {
                 throw CacheError.invalidProduction(key: key.hexDigest, reason: "notModified without a stored object")
             }
-            let now = Date().storedPrecision
+            let now = Date().cacheMillisecondPrecision
             object.etag = etag ?? object.etag
             object.lastModified = lastModified ?? object.lastModified
             object.fetchedAt = now
-            object.expiresAt = now.addingTimeInterval(timeToLive(maxAge: maxAge)).storedPrecision
+            object.expiresAt = now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision
             object.lastUsedAt = now
             if needsRetention(object, until: retainUntil), let retainUntil {
                 object.retainUntil = roundedRetention(retainUntil)
@@ -216,21 +217,33 @@ struct CacheDisk: Sendable {
     private func recordFailure(_ key: CacheKey, code: String, message: String) throws(CacheError) -> CachedFailure {
         let failure = CachedFailure(
             key: key, code: code, message: message,
-            expiresAt: Date().addingTimeInterval(configuration.negativeTTL.timeInterval).storedPrecision)
+            expiresAt: Date().addingTimeInterval(configuration.negativeTTL.cacheTimeInterval).cacheMillisecondPrecision)
         try writeFailure(failure)
         return failure
     }
 
-    /// Why the produced object cannot be published, or nil when it can.
-    private func problem(bytes: Data, format: String, fileExtension: String, width: Int, height: Int) -> String? {
-        guard let stored = StoredFormat(name: format) else { return "unsupported format \(format)" }
-        if StoredFormat(name: fileExtension) != stored {
-            return "file extension \(fileExtension) does not match format \(format)"
+    private struct OutputProblem: Error {
+        var reason: String
+    }
+
+    /// The format to publish under, or why the produced object cannot be published.
+    private func validate(
+        bytes: Data, format: String, fileExtension: String, width: Int, height: Int
+    ) -> Result<CacheObjectFormat, OutputProblem> {
+        guard let stored = CacheObjectFormat(name: format) else {
+            return .failure(OutputProblem(reason: "unsupported output format \(format)"))
         }
-        if bytes.isEmpty { return "empty output" }
-        if width <= 0 || height <= 0 { return "invalid dimensions \(width)x\(height)" }
-        if !stored.matchesSignature(of: bytes) { return "bytes do not carry the \(format) signature" }
-        return nil
+        if CacheObjectFormat(name: fileExtension) != stored {
+            return .failure(OutputProblem(reason: "file extension \(fileExtension) does not match format \(format)"))
+        }
+        if bytes.isEmpty { return .failure(OutputProblem(reason: "empty output")) }
+        if width <= 0 || height <= 0 {
+            return .failure(OutputProblem(reason: "invalid dimensions \(width)x\(height)"))
+        }
+        if !stored.matchesSignature(of: bytes) {
+            return .failure(OutputProblem(reason: "bytes do not carry the \(format) signature"))
+        }
+        return .success(stored)
     }
 
     /// Atomic publish, in the order that keeps every crash point safe:
@@ -240,10 +253,10 @@ struct CacheDisk: Sendable {
     /// 4. sidecar into `tmp/`, fsync, rename into place, fsync the directory.
     /// A crash after 3 leaves an object without a sidecar: readers treat it as absent and `verify` removes it.
     private func publish(
-        key: CacheKey, sourceURL: String, variant: String, bytes: Data, width: Int, height: Int, format: StoredFormat,
+        key: CacheKey, sourceURL: String, variant: String, bytes: Data, width: Int, height: Int, format: CacheObjectFormat,
         etag: String?, lastModified: String?, maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?
     ) throws(CacheError) -> CachedObject {
-        let now = Date().storedPrecision
+        let now = Date().cacheMillisecondPrecision
         let relativePath = layout.relativeObjectPath(key, fileExtension: format.fileExtension)
         let objectPath = layout.absolutePath(relativePath)
         let directory = layout.objectDirectory(key)
@@ -279,7 +292,7 @@ struct CacheDisk: Sendable {
             key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: bytes.count,
             format: format.rawValue, fileExtension: format.fileExtension,
             contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, fetchedAt: now,
-            expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).storedPrecision, lastUsedAt: now,
+            expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision, lastUsedAt: now,
             hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
         try writeSidecar(object)
         if let previous, previous.relativePath != relativePath, !keepsPreviousFile {
@@ -293,7 +306,7 @@ struct CacheDisk: Sendable {
 extension Date {
     /// The date rounded to whole milliseconds, the precision sidecars store, so an object returned to a caller
     /// equals the one read back later.
-    var storedPrecision: Date {
+    var cacheMillisecondPrecision: Date {
         Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded() / 1000)
     }
 }

@@ -42,7 +42,7 @@ public actor FileMediaStore: MediaStore {
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
     private(set) var flightsStarted = 0
     private var pendingUsage: [CacheKey: PendingUsage] = [:]
-    private var pendingCounters = UsageCounters()
+    private var pendingCounters = CacheUsageCounters()
     private var lastCounterWrite = ContinuousClock.Instant.now
     private var lastUsageScan = ContinuousClock.Instant.now
 
@@ -241,23 +241,36 @@ public actor FileMediaStore: MediaStore {
         // Scanning the pending keys costs O(keys); do it at most once a second (or per interval, if shorter).
         guard force || now - lastUsageScan >= min(interval, .seconds(1)) else { return }
         lastUsageScan = now
-        let due = pendingUsage.filter { force || now - $0.value.lastWrite >= interval }
-        for (key, usage) in due where usage.hits > 0 {
-            let written = try await Self.recordUsage(disk, key: key, usage: usage)
-            if written {
-                let current = pendingUsage[key]
-                let remainingHits = (current?.hits ?? usage.hits) - usage.hits
-                pendingUsage[key] = PendingUsage(hits: max(0, remainingHits), lastUsedAt: current?.lastUsedAt ?? usage.lastUsedAt, lastWrite: now)
-                if remainingHits <= 0 { pendingUsage[key] = nil }
+        let dueKeys = pendingUsage.filter { force || now - $0.value.lastWrite >= interval }.map(\.key)
+        for key in dueKeys {
+            // Take the counts out before suspending, so a concurrent flush cannot write them a second time.
+            guard let usage = pendingUsage.removeValue(forKey: key), usage.hits > 0 else { continue }
+            var written = false
+            var failure: CacheError?
+            do {
+                written = try await Self.recordUsage(disk, key: key, usage: usage)
+            } catch {
+                failure = error
             }
+            var merged = pendingUsage[key] ?? PendingUsage(hits: 0, lastUsedAt: usage.lastUsedAt, lastWrite: now)
+            if written {
+                // Counts that arrived meanwhile wait a full interval; this entry remembers the write time.
+                merged.lastWrite = now
+            } else {
+                merged.hits += usage.hits
+                merged.lastUsedAt = max(merged.lastUsedAt, usage.lastUsedAt)
+                merged.lastWrite = usage.lastWrite
+            }
+            pendingUsage[key] = merged.hits > 0 ? merged : nil
+            if let failure { throw failure }
         }
         if !pendingCounters.isEmpty && (force || now - lastCounterWrite >= interval) {
             let delta = pendingCounters
-            pendingCounters = UsageCounters()
+            pendingCounters = CacheUsageCounters()
             lastCounterWrite = now
             var merged = false
             do {
-                merged = try await UsageCounters.merge(delta, layout: disk.layout, wait: force)
+                merged = try await CacheUsageCounters.merge(delta, layout: disk.layout, wait: force)
             } catch {
                 pendingCounters.add(delta)
                 throw error

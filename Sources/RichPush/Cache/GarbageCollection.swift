@@ -26,7 +26,7 @@ extension FileMediaStore {
 
         var remainingBytes = report.scannedBytes
         var remainingObjects = objects.count
-        let oldestAllowedUse = maximumAge.map { now.addingTimeInterval(-$0.timeInterval) }
+        let oldestAllowedUse = maximumAge.map { now.addingTimeInterval(-$0.cacheTimeInterval) }
         for object in objects {
             let overBudget = maximumBytes.map { remainingBytes > $0 } ?? false
             let tooOld = oldestAllowedUse.map { object.lastUsedAt < $0 } ?? false
@@ -39,7 +39,7 @@ extension FileMediaStore {
                 report.notEvicted.append(kept(object, reason: "retained"))
                 continue
             }
-            guard let lock = try FileLock.attempt(layout.lockPath(object.key)) else {
+            guard let lock = try CacheFileLock.attempt(layout.lockPath(object.key)) else {
                 report.notEvicted.append(kept(object, reason: "locked"))
                 continue
             }
@@ -87,7 +87,7 @@ extension FileMediaStore {
             for name in shard.names where name.hasSuffix(".json") {
                 guard let key = CacheScan.key(ofFileNamed: name) else { continue }
                 guard let failure = try disk.readFailure(key), failure.expiresAt <= now else { continue }
-                guard let lock = try FileLock.attempt(disk.layout.lockPath(key)) else { continue }
+                guard let lock = try CacheFileLock.attempt(disk.layout.lockPath(key)) else { continue }
                 defer { lock.release() }
                 guard let current = try disk.readFailure(key), current.expiresAt <= now else { continue }
                 if CacheFileSystem.remove(disk.layout.negativePath(key)) { removed += 1 }
@@ -103,7 +103,7 @@ extension FileMediaStore {
             var keys = Set<CacheKey>()
             for name in shard.names { if let key = CacheScan.key(ofFileNamed: name) { keys.insert(key) } }
             for key in keys.sorted(by: { $0.hexDigest < $1.hexDigest }) {
-                guard let lock = try FileLock.attempt(disk.layout.lockPath(key)) else { continue }
+                guard let lock = try CacheFileLock.attempt(disk.layout.lockPath(key)) else { continue }
                 defer { lock.release() }
                 let live = try disk.readSidecar(key)
                 for retired in try disk.readRetired(key) where (retired.retainUntil ?? .distantPast) <= now {
@@ -121,7 +121,7 @@ extension FileMediaStore {
     /// Temporary files older than `temporaryFileMaximumAge`; a live writer finishes (or hits its deadline) long
     /// before that.
     private static func removeStaleTemporaryFiles(_ disk: CacheDisk, now: Date) -> Int {
-        let limit = disk.configuration.temporaryFileMaximumAge.timeInterval
+        let limit = disk.configuration.temporaryFileMaximumAge.cacheTimeInterval
         var removed = 0
         for name in CacheFileSystem.list(disk.layout.temporaryDirectory) {
             let path = disk.layout.temporaryDirectory + "/" + name

@@ -7,7 +7,7 @@ extension FileMediaStore {
         var report = VerificationReport()
         report.repaired = repair
         let layout = disk.layout
-        let quarantine = Quarantine(layout: layout)
+        let quarantine = CacheQuarantine(layout: layout)
 
         for shard in CacheScan.shards(of: layout.objectsDirectory, named: "objects") {
             var namesByKey: [CacheKey: [String]] = [:]
@@ -16,7 +16,7 @@ extension FileMediaStore {
                 namesByKey[key, default: []].append(name)
             }
             for (key, names) in namesByKey.sorted(by: { $0.key.hexDigest < $1.key.hexDigest }) {
-                guard let lock = try FileLock.attempt(layout.lockPath(key)) else {
+                guard let lock = try CacheFileLock.attempt(layout.lockPath(key)) else {
                     report.skippedInUse.append(key.hexDigest)
                     continue
                 }
@@ -73,7 +73,7 @@ extension FileMediaStore {
             for name in shard.names.sorted() {
                 guard let key = CacheScan.key(ofFileNamed: name), name == key.hexDigest + ".json" else { continue }
                 guard try disk.readFailure(key) == nil else { continue }
-                guard let lock = try FileLock.attempt(layout.lockPath(key)) else { continue }
+                guard let lock = try CacheFileLock.attempt(layout.lockPath(key)) else { continue }
                 defer { lock.release() }
                 guard try disk.readFailure(key) == nil else { continue }
                 let relativePath = shard.relativePath + "/" + name
@@ -88,38 +88,17 @@ extension FileMediaStore {
             let relativePath = "tmp/" + name
             if let key = CacheScan.key(ofFileNamed: name) {
                 // Only a writer holding the key's lock writes `tmp/<key>.*`: if the lock is free, nobody owns it.
-                guard let lock = try FileLock.attempt(layout.lockPath(key)) else { continue }
+                guard let lock = try CacheFileLock.attempt(layout.lockPath(key)) else { continue }
                 defer { lock.release() }
                 guard CacheFileSystem.status(path) != nil else { continue }
             } else {
                 guard let status = CacheFileSystem.status(path),
-                    now.timeIntervalSince(status.modifiedAt) > disk.configuration.temporaryFileMaximumAge.timeInterval
+                    now.timeIntervalSince(status.modifiedAt) > disk.configuration.temporaryFileMaximumAge.cacheTimeInterval
                 else { continue }
             }
             report.temporaryLeftovers.append(relativePath)
             if repair, CacheFileSystem.remove(path) { report.removed += 1 }
         }
         return report
-    }
-}
-
-/// Moves damaged files out of the served tree into `quarantine/<time>-<pid>/`, keeping them for inspection.
-struct Quarantine {
-    let layout: CacheLayout
-    let directory: String
-
-    init(layout: CacheLayout) {
-        self.layout = layout
-        let stamp = Date().formatted(Date.ISO8601FormatStyle().year().month().day().time(includingFractionalSeconds: false))
-            .replacingOccurrences(of: ":", with: "")
-        directory = layout.quarantineDirectory + "/\(stamp)-\(getpid())"
-    }
-
-    func move(_ relativePath: String, report: inout VerificationReport) throws(CacheError) {
-        try CacheFileSystem.makeDirectory(directory)
-        let flattened = relativePath.replacingOccurrences(of: "/", with: "_")
-        try CacheFileSystem.rename(layout.absolutePath(relativePath), to: directory + "/" + flattened)
-        CacheFileSystem.syncDirectory((layout.absolutePath(relativePath) as NSString).deletingLastPathComponent)
-        report.quarantined += 1
     }
 }

@@ -2,15 +2,15 @@ import Foundation
 
 /// Hit and miss counters shared by every process using one cache root, in `counters.json`. Each process adds its
 /// deltas under `locks/counters.lock` at most once per `usageWriteInterval`, so counting costs no I/O per request.
-struct UsageCounters: Sendable, Hashable, Codable {
+struct CacheUsageCounters: Sendable, Hashable, Codable {
     var hits = 0
     var misses = 0
     var revalidations = 0
     var negativeHits = 0
 
-    var isEmpty: Bool { self == UsageCounters() }
+    var isEmpty: Bool { self == CacheUsageCounters() }
 
-    mutating func add(_ other: UsageCounters) {
+    mutating func add(_ other: CacheUsageCounters) {
         hits += other.hits
         misses += other.misses
         revalidations += other.revalidations
@@ -29,24 +29,24 @@ struct UsageCounters: Sendable, Hashable, Codable {
         }
     }
 
-    static func read(layout: CacheLayout) throws(CacheError) -> UsageCounters {
-        guard let data = try CacheFileSystem.readFile(layout.countersPath) else { return UsageCounters() }
-        return CacheJSON.decode(UsageCounters.self, from: data) ?? UsageCounters()
+    static func read(layout: CacheLayout) throws(CacheError) -> CacheUsageCounters {
+        guard let data = try CacheFileSystem.readFile(layout.countersPath) else { return CacheUsageCounters() }
+        return CacheJSON.decode(CacheUsageCounters.self, from: data) ?? CacheUsageCounters()
     }
 
     /// Adds `delta` to the shared file. With `wait` false it gives up (returning false) when another process is
     /// updating the file right now.
     static func merge(
-        _ delta: UsageCounters, layout: CacheLayout, wait: Bool
+        _ delta: CacheUsageCounters, layout: CacheLayout, wait: Bool
     ) async throws(CacheError) -> Bool {
-        let lock: FileLock
+        let lock: CacheFileLock
         if wait {
             let limit = ContinuousClock.now + .seconds(5)
-            lock = try await FileLock.acquire(
+            lock = try await CacheFileLock.acquire(
                 layout.countersLockPath, key: CacheKey(sourceURL: "counters", variant: "", rendererVersion: ""),
                 limit: limit, deadline: limit)
         } else {
-            guard let attempted = try FileLock.attempt(layout.countersLockPath) else { return false }
+            guard let attempted = try CacheFileLock.attempt(layout.countersLockPath) else { return false }
             lock = attempted
         }
         defer { lock.release() }

@@ -9,7 +9,7 @@ import Glibc
 /// flock conflicts between open file descriptions even inside one process, so GC in this process also respects a
 /// producer in this process. Lock files may be unlinked by their holder (GC does after evicting), so after locking
 /// we check that the path still names the inode we locked, and start over when it does not.
-struct FileLock: Sendable {
+struct CacheFileLock: Sendable {
     let path: String
     private let descriptor: Int32
 
@@ -19,7 +19,7 @@ struct FileLock: Sendable {
     }
 
     /// Takes the lock if it is free right now; nil when someone else holds it.
-    static func attempt(_ path: String) throws(CacheError) -> FileLock? {
+    static func attempt(_ path: String) throws(CacheError) -> CacheFileLock? {
         while true {
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
             guard descriptor >= 0 else { throw CacheError.io(path: path, reason: CacheFileSystem.errorText()) }
@@ -31,7 +31,7 @@ struct FileLock: Sendable {
                 throw CacheError.io(path: path, reason: "flock: " + CacheFileSystem.errorText(number))
             }
             if isCurrent(descriptor: descriptor, path: path) {
-                return FileLock(path: path, descriptor: descriptor)
+                return CacheFileLock(path: path, descriptor: descriptor)
             }
             close(descriptor)
         }
@@ -41,7 +41,7 @@ struct FileLock: Sendable {
     /// the lock is free, `limit` passes (`lockTimeout`) or the caller's `deadline` passes (`deadlineExceeded`).
     static func acquire(
         _ path: String, key: CacheKey, limit: ContinuousClock.Instant, deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> FileLock {
+    ) async throws(CacheError) -> CacheFileLock {
         var pause = Duration.milliseconds(1)
         while true {
             if let lock = try attempt(path) { return lock }

@@ -3,7 +3,7 @@ import Foundation
 /// The formats the store publishes, their file extensions, and a signature check so that an object's extension
 /// always names its real format (device extensions choose the attachment type from the file name). Only the types
 /// every notification service extension accepts as an image attachment: JPEG, PNG and GIF (not WebP).
-enum StoredFormat: String, CaseIterable {
+enum CacheObjectFormat: String, CaseIterable {
     case jpeg, png, gif
 
     init?(name: String) {
