@@ -27,6 +27,7 @@ let package = Package(
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
+        .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )

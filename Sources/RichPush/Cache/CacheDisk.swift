@@ -1,0 +1,312 @@
+import Foundation
+
+/// The store's file-system side: reading entries, publishing them atomically, and the locked resolution of one key.
+/// A value type with no mutable state, so resolutions of different keys run in parallel off the store actor.
+struct CacheDisk: Sendable {
+    let configuration: CacheConfiguration
+    let layout: CacheLayout
+
+    init(configuration: CacheConfiguration) {
+        self.configuration = configuration
+        self.layout = CacheLayout(root: configuration.root)
+    }
+
+    func createDirectories() throws(CacheError) {
+        for directory in [
+            layout.root, layout.objectsDirectory, layout.negativeDirectory, layout.temporaryDirectory,
+            layout.locksDirectory,
+        ] {
+            try CacheFileSystem.makeDirectory(directory)
+        }
+    }
+
+    // MARK: Reading
+
+    /// The sidecar as stored, without checking the object file; nil when absent or undecodable.
+    func readSidecar(_ key: CacheKey) throws(CacheError) -> CachedObject? {
+        guard let data = try CacheFileSystem.readFile(layout.sidecarPath(key)) else { return nil }
+        guard let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key else { return nil }
+        return object
+    }
+
+    /// The object if both the sidecar and an object file of the recorded size exist at the expected path; a
+    /// half-published or tampered entry reads as absent. Costs one small read and one stat.
+    func readObject(_ key: CacheKey) throws(CacheError) -> CachedObject? {
+        guard let object = try readSidecar(key) else { return nil }
+        guard let format = CacheObjectFormat(name: object.format), format.fileExtension == object.fileExtension,
+            object.relativePath == layout.relativeObjectPath(key, fileExtension: object.fileExtension),
+            let status = CacheFileSystem.status(layout.absolutePath(object.relativePath)), status.isRegularFile,
+            status.size == object.bytes
+        else { return nil }
+        return object
+    }
+
+    func readFailure(_ key: CacheKey) throws(CacheError) -> CachedFailure? {
+        guard let data = try CacheFileSystem.readFile(layout.negativePath(key)) else { return nil }
+        guard let failure = CacheJSON.decode(CachedFailure.self, from: data), failure.key == key else { return nil }
+        return failure
+    }
+
+    // MARK: Writing
+
+    func writeSidecar(_ object: CachedObject) throws(CacheError) {
+        let path = layout.sidecarPath(object.key)
+        let data = try CacheJSON.encode(object, path: path)
+        try CacheFileSystem.replaceAtomically(
+            path, data: data, temporaryPath: layout.temporaryPath(for: object.key, kind: "sidecar"))
+    }
+
+    func writeRetired(_ object: CachedObject) throws(CacheError) {
+        let path = layout.retiredPath(object.key, fileExtension: object.fileExtension)
+        try CacheFileSystem.makeDirectory((path as NSString).deletingLastPathComponent)
+        let data = try CacheJSON.encode(object, path: path)
+        try CacheFileSystem.replaceAtomically(
+            path, data: data, temporaryPath: layout.temporaryPath(for: object.key, kind: "retired"))
+    }
+
+    /// Retired records of `key`, by file extension.
+    func readRetired(_ key: CacheKey) throws(CacheError) -> [CachedObject] {
+        let directory = layout.retiredDirectory + "/" + key.shardPath
+        var result: [CachedObject] = []
+        for name in CacheFileSystem.list(directory) where name.hasPrefix(key.hexDigest + ".") && name.hasSuffix(".json") {
+            guard let data = try CacheFileSystem.readFile(directory + "/" + name),
+                let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key,
+                // The path is about to be deleted by GC: it must be this key's own object path.
+                CacheObjectFormat(name: object.fileExtension)?.fileExtension == object.fileExtension,
+                object.relativePath == layout.relativeObjectPath(key, fileExtension: object.fileExtension)
+            else { continue }
+            result.append(object)
+        }
+        return result
+    }
+
+    func writeFailure(_ failure: CachedFailure) throws(CacheError) {
+        try CacheFileSystem.makeDirectory(layout.negativeDirectory(failure.key))
+        let path = layout.negativePath(failure.key)
+        let data = try CacheJSON.encode(failure, path: path)
+        try CacheFileSystem.replaceAtomically(
+            path, data: data, temporaryPath: layout.temporaryPath(for: failure.key, kind: "negative"))
+    }
+
+    /// `date` rounded up to a multiple of `retentionGranularity` (never down).
+    func roundedRetention(_ date: Date) -> Date {
+        let step = configuration.retentionGranularity.cacheTimeInterval
+        guard step > 0 else { return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.up) / 1000) }
+        let seconds = date.timeIntervalSince1970
+        return Date(timeIntervalSince1970: (seconds / step).rounded(.up) * step)
+    }
+
+    func needsRetention(_ object: CachedObject, until requested: Date?) -> Bool {
+        guard let requested else { return false }
+        guard let current = object.retainUntil else { return true }
+        return current < requested
+    }
+
+    func timeToLive(maxAge: Duration?) -> TimeInterval {
+        guard let maxAge else { return configuration.defaultTTL.cacheTimeInterval }
+        return max(0, min(maxAge.cacheTimeInterval, configuration.maximumTTL.cacheTimeInterval))
+    }
+
+    /// Raises `retainUntil` under the key's lock (re-reading the sidecar so no concurrent update is lost).
+    func raiseRetention(
+        _ key: CacheKey, to requested: Date, deadline: ContinuousClock.Instant
+    ) async throws(CacheError) -> CachedObject? {
+        let lock = try await lockKey(key, deadline: deadline)
+        defer { lock.release() }
+        return try raiseRetentionWhileLocked(key, to: requested)
+    }
+
+    func raiseRetentionWhileLocked(_ key: CacheKey, to requested: Date?) throws(CacheError) -> CachedObject? {
+        guard var object = try readObject(key) else { return nil }
+        guard let requested, needsRetention(object, until: requested) else { return object }
+        object.retainUntil = roundedRetention(requested)
+        try writeSidecar(object)
+        return object
+    }
+
+    /// Adds `hits` and advances `lastUsedAt` if the key's lock is free right now; returns false (and changes
+    /// nothing) when a writer holds it, so callers keep the counts for a later attempt.
+    func recordUsage(_ key: CacheKey, hits: Int, lastUsedAt: Date) throws(CacheError) -> Bool {
+        guard let lock = try CacheFileLock.attempt(layout.lockPath(key)) else { return false }
+        defer { lock.release() }
+        guard var object = try readObject(key) else { return true }
+        object.hits += hits
+        object.lastUsedAt = max(object.lastUsedAt, lastUsedAt.cacheMillisecondPrecision)
+        try writeSidecar(object)
+        return true
+    }
+
+    func lockKey(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CacheFileLock {
+        let limit = ContinuousClock.now + configuration.lockWaitTimeout
+        return try await CacheFileLock.acquire(layout.lockPath(key), key: key, limit: limit, deadline: deadline)
+    }
+
+    // MARK: Resolution
+
+    /// One key, start to finish: a lock-free look for a fresh object or live negative entry; else the key's lock,
+    /// a second look (another process may have published meanwhile), the producer, and an atomic publish.
+    func resolve(
+        key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        if let object = try readObject(key), object.isFresh() {
+            guard needsRetention(object, until: retainUntil), let retainUntil else { return .hit(object) }
+            return .hit(try await raiseRetention(key, to: retainUntil, deadline: deadline) ?? object)
+        }
+        if let failure = try readFailure(key), Date() < failure.expiresAt {
+            return .failed(failure, cached: true)
+        }
+
+        let lock = try await lockKey(key, deadline: deadline)
+        defer { lock.release() }
+
+        let current = try readObject(key)
+        if let current, current.isFresh() {
+            return .hit(try raiseRetentionWhileLocked(key, to: retainUntil) ?? current)
+        }
+        if let failure = try readFailure(key), Date() < failure.expiresAt {
+            return .failed(failure, cached: true)
+        }
+
+        let production: CacheProduction
+        do {
+            production = try await produce(current)
+        } catch let error as CacheError {
+            throw error
+        } catch is CancellationError {
+            throw CacheError.cancelled
+        } catch {
+            throw CacheError.producerFailed(String(describing: error))
+        }
+
+        switch production {
+        case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
+            let maxAge):
+            let stored: CacheObjectFormat
+            switch validate(bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height) {
+            case .success(let format): stored = format
+            case .failure(let problem):
+                return .failed(try recordFailure(key, code: "invalid_output", message: problem.reason), cached: false)
+            }
+            let object = try publish(
+                key: key, sourceURL: sourceURL, variant: variant, bytes: bytes, width: width, height: height,
+                format: stored, etag: etag, lastModified: lastModified, maxAge: maxAge,
+                retainUntil: retainUntil, replacing: try readSidecar(key))
+            return .produced(object)
+        case .notModified(let etag, let lastModified, let maxAge):
+            guard var object = current else {
+                throw CacheError.invalidProduction(key: key.hexDigest, reason: "notModified without a stored object")
+            }
+            let now = Date().cacheMillisecondPrecision
+            object.etag = etag ?? object.etag
+            object.lastModified = lastModified ?? object.lastModified
+            object.fetchedAt = now
+            object.expiresAt = now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision
+            object.lastUsedAt = now
+            if needsRetention(object, until: retainUntil), let retainUntil {
+                object.retainUntil = roundedRetention(retainUntil)
+            }
+            try writeSidecar(object)
+            CacheFileSystem.remove(layout.negativePath(key))
+            return .revalidated(object)
+        case .failure(let code, let message):
+            return .failed(try recordFailure(key, code: code, message: message), cached: false)
+        }
+    }
+
+    private func recordFailure(_ key: CacheKey, code: String, message: String) throws(CacheError) -> CachedFailure {
+        let failure = CachedFailure(
+            key: key, code: code, message: message,
+            expiresAt: Date().addingTimeInterval(configuration.negativeTTL.cacheTimeInterval).cacheMillisecondPrecision)
+        try writeFailure(failure)
+        return failure
+    }
+
+    private struct OutputProblem: Error {
+        var reason: String
+    }
+
+    /// The format to publish under, or why the produced object cannot be published.
+    private func validate(
+        bytes: Data, format: String, fileExtension: String, width: Int, height: Int
+    ) -> Result<CacheObjectFormat, OutputProblem> {
+        guard let stored = CacheObjectFormat(name: format) else {
+            return .failure(OutputProblem(reason: "unsupported output format \(format)"))
+        }
+        if CacheObjectFormat(name: fileExtension) != stored {
+            return .failure(OutputProblem(reason: "file extension \(fileExtension) does not match format \(format)"))
+        }
+        if bytes.isEmpty { return .failure(OutputProblem(reason: "empty output")) }
+        if width <= 0 || height <= 0 {
+            return .failure(OutputProblem(reason: "invalid dimensions \(width)x\(height)"))
+        }
+        if !stored.matchesSignature(of: bytes) {
+            return .failure(OutputProblem(reason: "bytes do not carry the \(format) signature"))
+        }
+        return .success(stored)
+    }
+
+    /// Atomic publish, in the order that keeps every crash point safe:
+    /// 1. object bytes into `tmp/`, fsync;
+    /// 2. the previous sidecar (if any) is unlinked, so no sidecar ever describes bytes it did not hash;
+    /// 3. rename the object into place;
+    /// 4. sidecar into `tmp/`, fsync, rename into place, fsync the directory.
+    /// A crash after 3 leaves an object without a sidecar: readers treat it as absent and `verify` removes it.
+    private func publish(
+        key: CacheKey, sourceURL: String, variant: String, bytes: Data, width: Int, height: Int, format: CacheObjectFormat,
+        etag: String?, lastModified: String?, maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?
+    ) throws(CacheError) -> CachedObject {
+        let now = Date().cacheMillisecondPrecision
+        let relativePath = layout.relativeObjectPath(key, fileExtension: format.fileExtension)
+        let objectPath = layout.absolutePath(relativePath)
+        let directory = layout.objectDirectory(key)
+        try CacheFileSystem.makeDirectory(directory)
+
+        // A re-render in another format moves the object to a new path. If jobs still reference the old URL, the
+        // old file stays, recorded in `retired/` until its retainUntil; GC removes it after that.
+        var keepsPreviousFile = false
+        if let previous, previous.relativePath != relativePath, let until = previous.retainUntil, until > now {
+            try writeRetired(previous)
+            keepsPreviousFile = true
+        }
+        CacheFileSystem.remove(layout.retiredPath(key, fileExtension: format.fileExtension))
+
+        let temporary = layout.temporaryPath(for: key, kind: "object")
+        try CacheFileSystem.writeNewFile(temporary, data: bytes)
+        if previous != nil {
+            CacheFileSystem.remove(layout.sidecarPath(key))
+            CacheFileSystem.syncDirectory(directory)
+        }
+        do {
+            try CacheFileSystem.rename(temporary, to: objectPath)
+        } catch {
+            CacheFileSystem.remove(temporary)
+            throw error
+        }
+
+        var retention = previous?.retainUntil
+        if let retainUntil, retention.map({ $0 < retainUntil }) ?? true {
+            retention = roundedRetention(retainUntil)
+        }
+        let object = CachedObject(
+            key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: bytes.count,
+            format: format.rawValue, fileExtension: format.fileExtension,
+            contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, fetchedAt: now,
+            expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision, lastUsedAt: now,
+            hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
+        try writeSidecar(object)
+        if let previous, previous.relativePath != relativePath, !keepsPreviousFile {
+            CacheFileSystem.remove(layout.absolutePath(previous.relativePath))
+        }
+        CacheFileSystem.remove(layout.negativePath(key))
+        return object
+    }
+}
+
+extension Date {
+    /// The date rounded to whole milliseconds, the precision sidecars store, so an object returned to a caller
+    /// equals the one read back later.
+    var cacheMillisecondPrecision: Date {
+        Date(timeIntervalSince1970: (timeIntervalSince1970 * 1000).rounded() / 1000)
+    }
+}

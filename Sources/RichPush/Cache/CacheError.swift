@@ -1,0 +1,44 @@
+import Foundation
+
+/// Errors from the media cache. Descriptions name the path or key and the reason; `code` is stable for JSON output.
+public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// A file-system call failed.
+    case io(path: String, reason: String)
+    /// Another task or process held the key's lock for longer than `lockWaitTimeout`.
+    case lockTimeout(key: String)
+    /// The producer threw an error that was not a `CacheProduction.failure`; nothing is remembered for it.
+    case producerFailed(String)
+    /// The caller's deadline passed before the key was resolved.
+    case deadlineExceeded
+    /// The calling task was cancelled.
+    case cancelled
+    /// The configuration cannot work (for example a public base URL with a query string).
+    case invalidConfiguration(reason: String)
+    /// The producer returned something the store cannot publish (for example `notModified` with nothing stored).
+    case invalidProduction(key: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .io(let path, let reason): return "cache I/O failed on \(path): \(reason)"
+        case .lockTimeout(let key): return "timed out waiting for the lock of cache key \(key)"
+        case .producerFailed(let reason): return "media producer failed: \(reason)"
+        case .deadlineExceeded: return "deadline passed before the cache could resolve the media"
+        case .cancelled: return "cache request was cancelled"
+        case .invalidConfiguration(let reason): return "invalid cache configuration: \(reason)"
+        case .invalidProduction(let key, let reason): return "producer result for cache key \(key) is unusable: \(reason)"
+        }
+    }
+
+    /// Stable snake_case identifier, used in JSON output.
+    public var code: String {
+        switch self {
+        case .io: return "cache_io"
+        case .lockTimeout: return "lock_timeout"
+        case .producerFailed: return "producer_failed"
+        case .deadlineExceeded: return "deadline_exceeded"
+        case .cancelled: return "cancelled"
+        case .invalidConfiguration: return "invalid_configuration"
+        case .invalidProduction: return "invalid_production"
+        }
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What a producer hands back to the store inside single-flight.
+public enum CacheProduction: Sendable {
+    /// New bytes to publish. `format` is `jpeg`, `png` or `gif` (anything else, or bytes without that format's
+    /// signature, becomes an `invalid_output` negative entry); the stored extension is derived from it.
+    case object(
+        bytes: Data, format: String, fileExtension: String, width: Int, height: Int, etag: String?,
+        lastModified: String?, maxAge: Duration?)
+    /// The origin answered 304: refresh the stored object's metadata and freshness only.
+    case notModified(etag: String?, lastModified: String?, maxAge: Duration?)
+    /// Remembered as a negative entry for `negativeTTL`.
+    case failure(code: String, message: String)
+}
+
+/// How `MediaStore.object(for:...)` resolved a key.
+public enum CacheOutcome: Sendable {
+    /// Fresh object, no production ran.
+    case hit(CachedObject)
+    /// The producer ran and published. Callers that joined an in-flight production get the same outcome.
+    case produced(CachedObject)
+    /// The producer returned `notModified`.
+    case revalidated(CachedObject)
+    /// Negative entry; `cached` is true when it was served from an existing entry without calling the producer.
+    case failed(CachedFailure, cached: Bool)
+
+    /// The object, unless the outcome is a failure.
+    public var object: CachedObject? {
+        switch self {
+        case .hit(let object), .produced(let object), .revalidated(let object): return object
+        case .failed: return nil
+        }
+    }
+}

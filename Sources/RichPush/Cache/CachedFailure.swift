@@ -1,0 +1,16 @@
+import Foundation
+
+/// A negative entry (`negative/ab/cd/<key>.json`): the same key fails fast with this error until `expiresAt`.
+public struct CachedFailure: Sendable, Hashable, Codable {
+    public var key: CacheKey
+    public var code: String
+    public var message: String
+    public var expiresAt: Date
+
+    public init(key: CacheKey, code: String, message: String, expiresAt: Date) {
+        self.key = key
+        self.code = code
+        self.message = message
+        self.expiresAt = expiresAt
+    }
+}

@@ -1,0 +1,308 @@
+import Foundation
+
+/// A content-addressed media store in a directory tree that a CDN serves.
+///
+/// Layout under `root`:
+/// - `objects/ab/cd/<key>.<jpg|png|gif>` — the bytes the CDN serves, and `objects/ab/cd/<key>.json`, the
+///   `CachedObject` sidecar. An object exists for readers only when both exist and the file has the recorded size.
+/// - `negative/ab/cd/<key>.json` — `CachedFailure` entries; `retired/ab/cd/<key>.<ext>.json` — old files kept for
+///   pending pushes after a re-render changed the format.
+/// - `tmp/` — files being written, named after their key; `locks/<key>.lock` — `flock` files;
+///   `quarantine/` — what `verify(repair: true)` moved aside; `counters.json` — shared hit/miss counters.
+///
+/// Safe across tasks, processes and hosts sharing the directory: publishes are fsynced writes plus atomic renames,
+/// and one production per key runs at a time (in-process single-flight here, `flock` across processes; on a
+/// network file system this needs working `flock`, as on NFSv4 with Linux clients). The actor only coordinates;
+/// file I/O runs off it in `CacheDisk`, so different keys proceed in parallel. A production that every caller
+/// stopped waiting for still runs to completion and publishes, bounded by the first caller's deadline and the
+/// producer itself.
+public actor FileMediaStore: MediaStore {
+    public nonisolated let configuration: CacheConfiguration
+    let disk: CacheDisk
+
+    private enum WaitResult: Sendable {
+        case completed(Result<CacheOutcome, CacheError>)
+        case timedOut
+        case cancelled
+    }
+
+    private struct Flight {
+        let identifier: UInt64
+        var waiters: [UInt64: CheckedContinuation<WaitResult, Never>] = [:]
+    }
+
+    private struct PendingUsage {
+        var hits = 0
+        var lastUsedAt = Date.distantPast
+        var lastWrite = ContinuousClock.Instant.now
+    }
+
+    private var flights: [CacheKey: Flight] = [:]
+    private var nextIdentifier: UInt64 = 0
+    /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
+    private(set) var flightsStarted = 0
+    private var pendingUsage: [CacheKey: PendingUsage] = [:]
+    private var pendingCounters = CacheUsageCounters()
+    private var lastCounterWrite = ContinuousClock.Instant.now
+    private var lastUsageScan = ContinuousClock.Instant.now
+
+    /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
+    /// http(s) or carries a query or fragment (device extensions need plain URLs).
+    public init(configuration: CacheConfiguration) throws(CacheError) {
+        let base = configuration.publicBaseURL
+        let lowered = base.lowercased()
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
+            throw CacheError.invalidConfiguration(reason: "public base URL must be http(s): \(base)")
+        }
+        guard !base.contains("?"), !base.contains("#") else {
+            throw CacheError.invalidConfiguration(reason: "public base URL must not have a query or fragment")
+        }
+        self.configuration = configuration
+        self.disk = CacheDisk(configuration: configuration)
+        try disk.createDirectories()
+    }
+
+    // MARK: MediaStore
+
+    public func object(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        var attempts = 0
+        while true {
+            if Task.isCancelled { throw CacheError.cancelled }
+            if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
+            attempts += 1
+            var isLeader = false
+            let flightIdentifier: UInt64
+            if let flight = flights[key] {
+                flightIdentifier = flight.identifier
+            } else {
+                isLeader = true
+                flightIdentifier = startFlight(
+                    key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+                    produce: produce)
+            }
+            let result = await waitForFlight(key: key, identifier: flightIdentifier, deadline: deadline)
+            switch result {
+            case .timedOut:
+                throw CacheError.deadlineExceeded
+            case .cancelled:
+                throw CacheError.cancelled
+            case .completed(.failure(let error)):
+                // Another caller's shorter deadline or cancellation ended the shared flight; this caller still has
+                // time, so it tries again (bounded).
+                let retriable = error == .deadlineExceeded || error == .cancelled
+                if !isLeader && retriable && attempts < 3 && ContinuousClock.now < deadline { continue }
+                throw error
+            case .completed(.success(var outcome)):
+                if !isLeader, let object = outcome.object, disk.needsRetention(object, until: retainUntil),
+                    let retainUntil
+                {
+                    if let raised = try await raiseRetention(key, to: retainUntil, deadline: deadline) {
+                        outcome = Self.replacingObject(in: outcome, with: raised)
+                    }
+                }
+                await account(key: key, outcome: outcome)
+                return outcome
+            }
+        }
+    }
+
+    public func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject? {
+        try await read(key)
+    }
+
+    /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.
+    public nonisolated func publicURL(for object: CachedObject) -> String {
+        var base = configuration.publicBaseURL
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/" + object.relativePath
+    }
+
+    /// Scans every sidecar and negative entry (cost grows with the store), after writing this process's pending
+    /// counters.
+    public func statistics() async throws(CacheError) -> CacheStatistics {
+        try await flushUsage(force: true)
+        return try await Self.scanStatistics(disk)
+    }
+
+    /// Evicts least-recently-used objects until the store fits `maximumBytes`, and objects unused for longer than
+    /// `maximumAge`; never an object whose `retainUntil` is in the future or whose lock is held (both reported).
+    /// Also removes expired negative entries and stale temporary files. Scans and stats every entry.
+    public func collectGarbage(
+        maximumBytes: Int?, maximumAge: Duration?
+    ) async throws(CacheError) -> GarbageCollectionReport {
+        try await flushUsage(force: true)
+        return try await Self.runGarbageCollection(disk, maximumBytes: maximumBytes, maximumAge: maximumAge)
+    }
+
+    /// Re-hashes every object (reads all bytes once) and checks it against its sidecar. Without `repair` it only
+    /// reports; with `repair`, mismatched objects go to `quarantine/` and orphans and temporary leftovers are
+    /// deleted. Keys whose lock is held are skipped.
+    public func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
+        try await Self.runVerification(disk, repair: repair)
+    }
+
+    /// Writes this instance's pending hit counts, last-used times and hit/miss counters now (they are otherwise
+    /// written at most once per `usageWriteInterval`). Call before a process exits. Costs one sidecar rewrite per
+    /// key with pending hits, plus one counters update.
+    public func flushUsage() async throws(CacheError) {
+        try await flushUsage(force: true)
+    }
+
+    // MARK: Single-flight
+
+    private func startFlight(
+        key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) -> UInt64 {
+        nextIdentifier += 1
+        flightsStarted += 1
+        let identifier = nextIdentifier
+        flights[key] = Flight(identifier: identifier)
+        let disk = self.disk
+        Task.detached {
+            let result: Result<CacheOutcome, CacheError>
+            do throws(CacheError) {
+                result = .success(
+                    try await disk.resolve(
+                        key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+                        produce: produce))
+            } catch {
+                result = .failure(error)
+            }
+            await self.completeFlight(key: key, identifier: identifier, result: result)
+        }
+        return identifier
+    }
+
+    private func completeFlight(key: CacheKey, identifier: UInt64, result: Result<CacheOutcome, CacheError>) {
+        guard let flight = flights[key], flight.identifier == identifier else { return }
+        flights[key] = nil
+        for waiter in flight.waiters.values {
+            waiter.resume(returning: .completed(result))
+        }
+    }
+
+    /// Waits for the flight's result, or this caller's deadline, or this caller's cancellation, whichever is first.
+    /// The flight itself keeps running for the other waiters.
+    private func waitForFlight(
+        key: CacheKey, identifier: UInt64, deadline: ContinuousClock.Instant
+    ) async -> WaitResult {
+        nextIdentifier += 1
+        let waiter = nextIdentifier
+        let timer = Task {
+            try? await Task.sleep(until: deadline, clock: .continuous)
+            if !Task.isCancelled {
+                self.endWait(key: key, identifier: identifier, waiter: waiter, with: .timedOut)
+            }
+        }
+        defer { timer.cancel() }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<WaitResult, Never>) in
+                if flights[key]?.identifier == identifier {
+                    flights[key]?.waiters[waiter] = continuation
+                } else {
+                    continuation.resume(returning: .completed(.failure(.cancelled)))
+                }
+            }
+        } onCancel: {
+            Task { await self.endWait(key: key, identifier: identifier, waiter: waiter, with: .cancelled) }
+        }
+    }
+
+    private func endWait(key: CacheKey, identifier: UInt64, waiter: UInt64, with result: WaitResult) {
+        guard flights[key]?.identifier == identifier,
+            let continuation = flights[key]?.waiters.removeValue(forKey: waiter)
+        else { return }
+        continuation.resume(returning: result)
+    }
+
+    // MARK: Usage
+
+    private func account(key: CacheKey, outcome: CacheOutcome) async {
+        pendingCounters.count(outcome)
+        if case .hit = outcome {
+            var usage = pendingUsage[key] ?? PendingUsage()
+            usage.hits += 1
+            usage.lastUsedAt = Date()
+            pendingUsage[key] = usage
+        }
+        // Usage bookkeeping must never fail a request; errors are dropped and the counts retried later.
+        try? await flushUsage(force: false)
+    }
+
+    /// Writes pending per-key hits (throttled per key) and counters (throttled per process). `force` writes
+    /// everything now, waiting for the counters lock.
+    private func flushUsage(force: Bool) async throws(CacheError) {
+        let now = ContinuousClock.now
+        let interval = configuration.usageWriteInterval
+        // Scanning the pending keys costs O(keys); do it at most once a second (or per interval, if shorter).
+        guard force || now - lastUsageScan >= min(interval, .seconds(1)) else { return }
+        lastUsageScan = now
+        let dueKeys = pendingUsage.filter { force || now - $0.value.lastWrite >= interval }.map(\.key)
+        for key in dueKeys {
+            // Take the counts out before suspending, so a concurrent flush cannot write them a second time.
+            guard let usage = pendingUsage.removeValue(forKey: key), usage.hits > 0 else { continue }
+            var written = false
+            var failure: CacheError?
+            do {
+                written = try await Self.recordUsage(disk, key: key, usage: usage)
+            } catch {
+                failure = error
+            }
+            var merged = pendingUsage[key] ?? PendingUsage(hits: 0, lastUsedAt: usage.lastUsedAt, lastWrite: now)
+            if written {
+                // Counts that arrived meanwhile wait a full interval; this entry remembers the write time.
+                merged.lastWrite = now
+            } else {
+                merged.hits += usage.hits
+                merged.lastUsedAt = max(merged.lastUsedAt, usage.lastUsedAt)
+                merged.lastWrite = usage.lastWrite
+            }
+            pendingUsage[key] = merged.hits > 0 ? merged : nil
+            if let failure { throw failure }
+        }
+        if !pendingCounters.isEmpty && (force || now - lastCounterWrite >= interval) {
+            let delta = pendingCounters
+            pendingCounters = CacheUsageCounters()
+            lastCounterWrite = now
+            var merged = false
+            do {
+                merged = try await CacheUsageCounters.merge(delta, layout: disk.layout, wait: force)
+            } catch {
+                pendingCounters.add(delta)
+                throw error
+            }
+            if !merged { pendingCounters.add(delta) }
+        }
+    }
+
+    // MARK: Off-actor helpers
+
+    private nonisolated func read(_ key: CacheKey) async throws(CacheError) -> CachedObject? {
+        try disk.readObject(key)
+    }
+
+    private nonisolated func raiseRetention(
+        _ key: CacheKey, to date: Date, deadline: ContinuousClock.Instant
+    ) async throws(CacheError) -> CachedObject? {
+        try await disk.raiseRetention(key, to: date, deadline: deadline)
+    }
+
+    private nonisolated static func recordUsage(
+        _ disk: CacheDisk, key: CacheKey, usage: PendingUsage
+    ) async throws(CacheError) -> Bool {
+        try disk.recordUsage(key, hits: usage.hits, lastUsedAt: usage.lastUsedAt)
+    }
+
+    private static func replacingObject(in outcome: CacheOutcome, with object: CachedObject) -> CacheOutcome {
+        switch outcome {
+        case .hit: return .hit(object)
+        case .produced: return .produced(object)
+        case .revalidated: return .revalidated(object)
+        case .failed: return outcome
+        }
+    }
+}

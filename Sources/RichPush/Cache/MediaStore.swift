@@ -1,0 +1,20 @@
+import Foundation
+
+/// Storage for rendered media, so that an object-storage backend can replace the file store without touching the
+/// pipeline.
+public protocol MediaStore: Sendable {
+    /// Single-flight in-process (one task per key) and across processes (flock on locks/<key>.lock, bounded wait).
+    /// The producer receives the stale object (for conditional requests) or nil. Fresh objects and live negative
+    /// entries return without calling the producer. retainUntil is raised (never lowered) on the object.
+    func object(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome
+    /// The stored object, fresh or stale; nil if absent.
+    func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject?
+    /// `<publicBaseURL>/objects/ab/cd/<key>.<ext>`.
+    func publicURL(for object: CachedObject) -> String
+    func statistics() async throws(CacheError) -> CacheStatistics
+    func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
+    func verify(repair: Bool) async throws(CacheError) -> VerificationReport
+}

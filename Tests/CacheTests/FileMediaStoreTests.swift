@@ -1,0 +1,171 @@
+import Foundation
+import XCTest
+
+@testable import RichPush
+
+final class FileMediaStoreTests: XCTestCase {
+    func testProduceThenHitWithLayoutAndSidecar() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let cacheKey = key("https://origin.test/a.jpg?sig=1")
+        let counter = CallCounter()
+        let produce: @Sendable (CachedObject?) async throws -> CacheProduction = { stale in
+            XCTAssertNil(stale)
+            _ = counter.increment()
+            return jpegProduction("first", etag: "\"v1\"", maxAge: .seconds(120))
+        }
+        let first = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/a.jpg?sig=1", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(), produce: produce)
+        guard case .produced(let object) = first else { return XCTFail("expected produced, got \(first.kind)") }
+        let shard = "\(cacheKey.hexDigest.prefix(2))/\(cacheKey.hexDigest.dropFirst(2).prefix(2))"
+        XCTAssertEqual(object.relativePath, "objects/\(shard)/\(cacheKey.hexDigest).jpg")
+        XCTAssertEqual(object.bytes, 2048)
+        XCTAssertEqual(object.contentSHA256, SHA256.hexDigest(of: fakeJPEG("first")))
+        XCTAssertEqual(object.etag, "\"v1\"")
+        XCTAssertEqual(object.format, "jpeg")
+        XCTAssertEqual(object.fileExtension, "jpg")
+        XCTAssertEqual(object.expiresAt.timeIntervalSince(object.fetchedAt), 120, accuracy: 1)
+        XCTAssertEqual(try storedBytes(store, object), fakeJPEG("first"))
+
+        let sidecarURL = root.appendingPathComponent("objects/\(shard)/\(cacheKey.hexDigest).json")
+        let sidecarText = try String(contentsOf: sidecarURL, encoding: .utf8)
+        XCTAssertTrue(sidecarText.contains("\"sourceURL\" : \"https://origin.test/a.jpg?sig=1\""), sidecarText)
+        XCTAssertTrue(sidecarText.range(of: #"\"fetchedAt\" : \"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z\""#, options: .regularExpression) != nil, sidecarText)
+
+        let second = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/a.jpg?sig=1", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(), produce: produce)
+        XCTAssertEqual(second.kind, "hit")
+        XCTAssertEqual(counter.count(), 1)
+        XCTAssertEqual(second.object?.contentSHA256, object.contentSHA256)
+
+        // A second store instance (another process, in effect) sees it too, and the hit was recorded.
+        let other = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let looked = try await other.lookup(cacheKey)
+        XCTAssertEqual(looked?.hits, 1)
+        XCTAssertGreaterThanOrEqual(looked?.lastUsedAt ?? .distantPast, object.lastUsedAt)
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.objectCount, 1)
+        XCTAssertEqual(statistics.totalBytes, 2048)
+        XCTAssertEqual(statistics.hits, 1)
+        XCTAssertEqual(statistics.misses, 1)
+        XCTAssertEqual(statistics.recordedObjectHits, 1)
+        XCTAssertEqual(statistics.oldestEntry?.key, cacheKey)
+        XCTAssertEqual(statistics.newestEntry?.key, cacheKey)
+    }
+
+    func testPublicURLIsHTTPSWithRealExtensionAndNoQuery() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let jpegKey = key("https://origin.test/photo?format=webp&sig=abc")
+        let jpeg = try await store.object(
+            for: jpegKey, sourceURL: "https://origin.test/photo?format=webp&sig=abc", variant: "attachment",
+            retainUntil: nil, deadline: farDeadline(), produce: { _ in jpegProduction("x") })
+        let pngKey = key("https://origin.test/logo")
+        let png = try await store.object(
+            for: pngKey, sourceURL: "https://origin.test/logo", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: fakePNG("p"), format: "png", fileExtension: "png", width: 1, height: 1, etag: nil,
+                    lastModified: nil, maxAge: nil)
+            })
+        let gifKey = key("https://origin.test/anim")
+        let gif = try await store.object(
+            for: gifKey, sourceURL: "https://origin.test/anim", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: Data("GIF89a....".utf8), format: "gif", fileExtension: "gif", width: 1, height: 1,
+                    etag: nil, lastModified: nil, maxAge: nil)
+            })
+        for (outcome, cacheKey, fileExtension) in [(jpeg, jpegKey, "jpg"), (png, pngKey, "png"), (gif, gifKey, "gif")] {
+            let object = try XCTUnwrap(outcome.object)
+            let url = store.publicURL(for: object)
+            let shard = "\(cacheKey.hexDigest.prefix(2))/\(cacheKey.hexDigest.dropFirst(2).prefix(2))"
+            XCTAssertEqual(url, "https://cdn.example.com/media/objects/\(shard)/\(cacheKey.hexDigest).\(fileExtension)")
+            XCTAssertFalse(url.contains("?"))
+            XCTAssertTrue(url.hasPrefix("https://"))
+        }
+        XCTAssertThrowsError(
+            try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: "https://cdn.test/m?token=1")))
+        XCTAssertThrowsError(try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: "ftp://cdn.test")))
+    }
+
+    func testOutputWhoseBytesDoNotMatchTheFormatBecomesANegativeEntry() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let cacheKey = key("https://origin.test/bad")
+        let outcome = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/bad", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: fakePNG("not a jpeg"), format: "jpeg", fileExtension: "jpg", width: 1, height: 1,
+                    etag: nil, lastModified: nil, maxAge: nil)
+            })
+        guard case .failed(let failure, cached: false) = outcome else { return XCTFail("got \(outcome.kind)") }
+        XCTAssertEqual(failure.code, "invalid_output")
+        let lookedUp = try await store.lookup(cacheKey)
+        XCTAssertNil(lookedUp)
+        let mismatch = try await store.object(
+            for: key("https://origin.test/ext"), sourceURL: "https://origin.test/ext", variant: "attachment",
+            retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: fakeJPEG("j"), format: "jpeg", fileExtension: "png", width: 1, height: 1, etag: nil,
+                    lastModified: nil, maxAge: nil)
+            })
+        XCTAssertEqual(mismatch.kind, "failed")
+        let webp = Data("RIFF".utf8) + Data([0, 0, 0, 0]) + Data("WEBPVP8 ".utf8)
+        let webpOutcome = try await store.object(
+            for: key("https://origin.test/webp"), sourceURL: "https://origin.test/webp", variant: "attachment",
+            retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in
+                .object(bytes: webp, format: "webp", fileExtension: "webp", width: 1, height: 1, etag: nil,
+                    lastModified: nil, maxAge: nil)
+            })
+        guard case .failed(let webpFailure, cached: false) = webpOutcome else { return XCTFail("webp must not publish") }
+        XCTAssertEqual(webpFailure.code, "invalid_output")
+    }
+
+    func testProducerErrorsAreNotRemembered() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        struct Boom: Error {}
+        let cacheKey = key("https://origin.test/boom")
+        do {
+            _ = try await store.object(
+                for: cacheKey, sourceURL: "https://origin.test/boom", variant: "attachment", retainUntil: nil,
+                deadline: farDeadline(), produce: { _ in throw Boom() })
+            XCTFail("expected an error")
+        } catch {
+            XCTAssertEqual(error.code, "producer_failed")
+        }
+        let again = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/boom", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(), produce: { _ in jpegProduction("ok") })
+        XCTAssertEqual(again.kind, "produced")
+    }
+
+    func testRetainUntilIsRaisedNeverLowered() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let cacheKey = key("https://origin.test/retain")
+        let later = Date().addingTimeInterval(30 * 86_400)
+        let sooner = Date().addingTimeInterval(86_400)
+        let first = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/retain", variant: "attachment", retainUntil: sooner,
+            deadline: farDeadline(), produce: { _ in jpegProduction("r") })
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(first.object?.retainUntil), sooner)
+        let raised = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/retain", variant: "attachment", retainUntil: later,
+            deadline: farDeadline(), produce: { _ in jpegProduction("r") })
+        XCTAssertEqual(raised.kind, "hit")
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(raised.object?.retainUntil), later)
+        _ = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/retain", variant: "attachment", retainUntil: sooner,
+            deadline: farDeadline(), produce: { _ in jpegProduction("r") })
+        let stored = try await FileMediaStore(configuration: makeConfiguration(root: root)).lookup(cacheKey)
+        let retained = try XCTUnwrap(stored?.retainUntil)
+        XCTAssertGreaterThanOrEqual(retained, later)
+        XCTAssertLessThan(retained.timeIntervalSince(later), 61, "rounded up to at most one granularity step")
+    }
+}

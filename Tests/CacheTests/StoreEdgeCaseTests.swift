@@ -1,0 +1,158 @@
+import Foundation
+import XCTest
+
+@testable import RichPush
+
+final class StoreEdgeCaseTests: XCTestCase {
+    func testCancelledCallerReturnsPromptlyWhileOthersGetTheResult() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let url = "https://origin.test/cancel.jpg"
+        let cacheKey = key(url)
+        let produce: @Sendable (CachedObject?) async throws -> CacheProduction = { _ in
+            try? await Task.sleep(for: .milliseconds(900))  // a producer that ignores cancellation
+            return jpegProduction("survives")
+        }
+        let cancelled = Task {
+            try await store.object(
+                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: produce)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        let patient = Task {
+            try await store.object(
+                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: produce)
+        }
+        let start = ContinuousClock.now
+        cancelled.cancel()
+        do {
+            _ = try await cancelled.value
+            XCTFail("expected cancellation")
+        } catch let error as CacheError {
+            XCTAssertEqual(error, .cancelled)
+        }
+        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(600))
+        let outcome = try await patient.value
+        XCTAssertEqual(outcome.kind, "produced")
+        XCTAssertEqual(try storedBytes(store, try XCTUnwrap(outcome.object)), fakeJPEG("survives"))
+    }
+
+    func testEveryConcurrentCallersRetentionIsApplied() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let url = "https://origin.test/shared-retention.jpg"
+        let cacheKey = key(url)
+        let now = Date()
+        let expirations = (1...20).map { now.addingTimeInterval(Double($0) * 3_600) }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for expiration in expirations.shuffled() {
+                group.addTask {
+                    let outcome = try await store.object(
+                        for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: expiration,
+                        deadline: farDeadline(),
+                        produce: { _ in
+                            try await Task.sleep(for: .milliseconds(100))
+                            return jpegProduction("shared")
+                        })
+                    XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.object?.retainUntil), expiration)
+                }
+            }
+            try await group.waitForAll()
+        }
+        let stored = try await store.lookup(cacheKey)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(stored?.retainUntil), try XCTUnwrap(expirations.last))
+    }
+
+    func testFailedRevalidationKeepsTheStaleObjectAndStopsHammeringTheOrigin() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(60)))
+        let url = "https://origin.test/now-broken.jpg"
+        let cacheKey = key(url)
+        let first = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in jpegProduction("was fine", maxAge: .milliseconds(20)) })
+        try await Task.sleep(for: .milliseconds(40))
+        let calls = CallCounter()
+        for expected in ["failed", "failed-cached", "failed-cached"] {
+            let outcome = try await store.object(
+                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: { _ in
+                    _ = calls.increment()
+                    return .failure(code: "http_status", message: "HTTP 410")
+                })
+            XCTAssertEqual(outcome.kind, expected)
+        }
+        XCTAssertEqual(calls.count(), 1)
+        let stale = try await store.lookup(cacheKey)
+        XCTAssertEqual(stale?.contentSHA256, first.object?.contentSHA256)
+    }
+
+    func testUnreadableSidecarIsAbsentForReadersAndQuarantinedByVerify() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let url = "https://origin.test/garbled.jpg"
+        let cacheKey = key(url)
+        let outcome = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in jpegProduction("garbled") })
+        let object = try XCTUnwrap(outcome.object)
+        let sidecar = root.appendingPathComponent(object.relativePath).deletingPathExtension()
+            .appendingPathExtension("json")
+        try Data("{\"key\": tru".utf8).write(to: sidecar)
+        let lookedUp = try await store.lookup(cacheKey)
+        XCTAssertNil(lookedUp)
+        let report = try await store.verify(repair: true)
+        XCTAssertEqual(report.unreadableMetadata.count, 1)
+        XCTAssertEqual(report.orphanObjects, [object.relativePath])
+        XCTAssertEqual(report.quarantined, 2)
+        let again = try await store.object(
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+            produce: { _ in jpegProduction("garbled") })
+        XCTAssertEqual(again.kind, "produced")
+    }
+
+    func testStatisticsReportOldestNewestAndStaleEntries() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        for (index, maxAge) in [Duration.milliseconds(10), .seconds(600), .seconds(600)].enumerated() {
+            let url = "https://origin.test/stats-\(index).jpg"
+            _ = try await store.object(
+                for: key(url), sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: { _ in jpegProduction("s\(index)", size: 1_000, maxAge: maxAge) })
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.objectCount, 3)
+        XCTAssertEqual(statistics.totalBytes, 3_000)
+        XCTAssertEqual(statistics.staleObjectCount, 1)
+        XCTAssertEqual(statistics.oldestEntry?.sourceURL, "https://origin.test/stats-0.jpg")
+        XCTAssertEqual(statistics.newestEntry?.sourceURL, "https://origin.test/stats-2.jpg")
+        XCTAssertEqual(statistics.misses, 3)
+        XCTAssertEqual(statistics.hits, 0)
+    }
+
+    func testHitsAreBatchedPerIntervalAndFlushedExactlyOnce() async throws {
+        let root = makeTemporaryDirectory(self)
+        var configuration = makeConfiguration(root: root)
+        configuration.usageWriteInterval = .seconds(60)
+        let store = try FileMediaStore(configuration: configuration)
+        let url = "https://origin.test/batched.jpg"
+        let cacheKey = key(url)
+        for _ in 0..<11 {
+            _ = try await store.object(
+                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: { _ in jpegProduction("batched") })
+        }
+        let beforeFlush = try await store.lookup(cacheKey)
+        XCTAssertEqual(beforeFlush?.hits, 0, "no sidecar rewrite per hit")
+        async let first: Void = store.flushUsage()
+        async let second: Void = store.flushUsage()
+        _ = try await (first, second)
+        let afterFlush = try await store.lookup(cacheKey)
+        XCTAssertEqual(afterFlush?.hits, 10)
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.hits, 10)
+        XCTAssertEqual(statistics.misses, 1)
+    }
+}

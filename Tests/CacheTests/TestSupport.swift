@@ -1,0 +1,93 @@
+import Foundation
+import XCTest
+
+@testable import RichPush
+
+/// The package root, found by walking up from this file.
+func packageRoot(file: String = #filePath) -> URL {
+    var url = URL(fileURLWithPath: file).deletingLastPathComponent()
+    while url.path != "/" {
+        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+        url = url.deletingLastPathComponent()
+    }
+    return URL(fileURLWithPath: file).deletingLastPathComponent()
+}
+
+/// A fresh directory under the system temporary directory, removed by the test's teardown block.
+func makeTemporaryDirectory(_ testCase: XCTestCase) -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "richpush-cache-tests-\(UUID().uuidString)")
+    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    testCase.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
+    return url
+}
+
+func makeConfiguration(
+    root: URL, defaultTTL: Duration = .seconds(3600), negativeTTL: Duration = .seconds(300),
+    lockWaitTimeout: Duration = .seconds(20)
+) -> CacheConfiguration {
+    CacheConfiguration(
+        root: root, publicBaseURL: "https://cdn.example.com/media/", defaultTTL: defaultTTL,
+        maximumTTL: .seconds(86_400), negativeTTL: negativeTTL, lockWaitTimeout: lockWaitTimeout,
+        usageWriteInterval: .zero)
+}
+
+/// Bytes that start with a JPEG signature, then `payload`, padded to `size`.
+func fakeJPEG(_ payload: String, size: Int = 2048) -> Data {
+    var data = Data([0xFF, 0xD8, 0xFF, 0xE0])
+    data.append(Data(payload.utf8))
+    if data.count < size { data.append(Data(repeating: 0x5A, count: size - data.count)) }
+    return data
+}
+
+func fakePNG(_ payload: String) -> Data {
+    var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    data.append(Data(payload.utf8))
+    return data
+}
+
+func jpegProduction(_ payload: String, size: Int = 2048, etag: String? = nil, maxAge: Duration? = nil)
+    -> CacheProduction
+{
+    .object(
+        bytes: fakeJPEG(payload, size: size), format: "jpeg", fileExtension: "jpg", width: 100, height: 80,
+        etag: etag, lastModified: nil, maxAge: maxAge)
+}
+
+func farDeadline() -> ContinuousClock.Instant { .now + .seconds(60) }
+
+func key(_ url: String, variant: String = "attachment") -> CacheKey {
+    CacheKey(sourceURL: url, variant: variant, rendererVersion: "test-1")
+}
+
+/// Counts calls from concurrent producers.
+final class CallCounter: Sendable {
+    private let storage = Mutex<[String: Int]>([:])
+
+    func increment(_ name: String = "") -> Int {
+        storage.withLock { values in
+            values[name, default: 0] += 1
+            return values[name, default: 0]
+        }
+    }
+
+    func count(_ name: String = "") -> Int { storage.withLock { $0[name, default: 0] } }
+}
+
+import Synchronization
+
+extension CacheOutcome {
+    var kind: String {
+        switch self {
+        case .hit: return "hit"
+        case .produced: return "produced"
+        case .revalidated: return "revalidated"
+        case .failed(_, let cached): return cached ? "failed-cached" : "failed"
+        }
+    }
+}
+
+/// The bytes a reader (or the CDN) would get for an object.
+func storedBytes(_ store: FileMediaStore, _ object: CachedObject) throws -> Data {
+    try Data(contentsOf: store.configuration.root.appendingPathComponent(object.relativePath))
+}
