@@ -17,7 +17,11 @@ extension RedisStreamConsumer {
         var backoff = Backoff()
 
         await withDiscardingTaskGroup { group in
-            while !isStopping && !Task.isCancelled {
+            while !isStopping {
+                if Task.isCancelled {
+                    stop()
+                    break
+                }
                 await slots.waitForFreeSlot()
                 var polls = 0
                 while slots.free < readThreshold && polls < 4 && !isStopping {

@@ -29,7 +29,14 @@ extension RedisStreamConsumer {
                 case .connection(let reason), .authentication(_, let reason):
                     if let expired = shutdownExpired() {
                         let left = pending.count + completions.takeAvailable().count
-                        return .shutdownIncomplete(unacknowledged: left, reason: "\(reason); gave up \(expired) after stop()")
+                        return .shutdownIncomplete(
+                            unacknowledged: left, reason: "\(reason); gave up \(expired) after the shutdown timeout"
+                        )
+                    }
+                    if Task.isCancelled {
+                        // A cancelled task cannot sleep between retries; give up now rather than spin.
+                        let left = pending.count + completions.takeAvailable().count
+                        return .shutdownIncomplete(unacknowledged: left, reason: "\(reason); run() was cancelled")
                     }
                     log("writer: \(reason); retrying \(pending.count) result(s) in \(backoff.next)")
                     await writer.disconnect()

@@ -51,6 +51,9 @@ public final class RedisStreamConsumer: Sendable {
     /// Start-up errors (unreachable server, wrong credentials, a key of the wrong type) throw at once. Later
     /// connection losses are retried with backoff (capped at 2 s) while jobs in flight keep running; their results and
     /// acks are kept and written after the reconnect.
+    ///
+    /// Cancelling the calling task acts like ``stop()``, except that the handler tasks are cancelled too, and results
+    /// that cannot be written at once are left pending (they will be claimed) instead of retried.
     public func run() async throws(QueueError) -> ConsumerSummary {
         let alreadyStarted = state.withLock { state in
             defer { state.started = true }
