@@ -7,72 +7,76 @@ extension RedisStreamConsumer {
         case retry(String)
     }
 
-    /// Reads and claims until stopped, launching one child task per job; returns after every job in flight finished
-    /// (their completions are queued for the writer). Returns the fatal error, if any.
+    /// Starts jobs from the prefetch buffer as slots free up, while a child task reads and claims into the buffer.
+    /// Returns after the reader stopped, the buffer drained and every job finished (their completions are queued
+    /// for the writer). Returns the fatal error, if any.
     func readLoop() async -> QueueError? {
-        let claimInterval = max(.milliseconds(50), min(configuration.claimIdle / 2, .seconds(5)))
-        // Waiting for a few more free slots before reading makes each XREADGROUP carry several jobs.
-        let readThreshold = max(1, min(configuration.batchSize, configuration.concurrency) / 2)
-        var nextClaim = ContinuousClock.now
-        var backoff = Backoff()
-
+        let buffer = EntryBuffer(capacity: configuration.batchSize)
         await withDiscardingTaskGroup { group in
-            while !isStopping {
-                if Task.isCancelled {
-                    stop()
-                    break
-                }
-                await slots.waitForFreeSlot()
-                var polls = 0
-                while slots.free < readThreshold && polls < 4 && !isStopping {
-                    try? await Task.sleep(for: .milliseconds(5))
-                    polls += 1
-                }
-                if isStopping { break }
-
-                let step: ReadStep
-                do throws(QueueError) {
-                    if ContinuousClock.now >= nextClaim {
-                        let claimedFullPage = try await claimIdleEntries(into: &group)
-                        nextClaim = claimedFullPage ? .now : .now + claimInterval
-                        step = .proceed
-                    } else {
-                        let wait = min(configuration.blockTimeout, nextClaim - .now)
-                        step = try await readNewEntries(blockingFor: wait, into: &group)
-                    }
-                } catch {
-                    switch error {
-                    case .connection(let reason):
-                        step = .retry(reason)
-                    case .authentication(_, let reason):
-                        // The server may be restarting with its ACLs not loaded yet; startup already proved the
-                        // credentials once.
-                        step = .retry(reason)
-                    default:
-                        fail(error)
-                        step = .proceed
-                    }
-                }
-                switch step {
-                case .proceed:
-                    backoff.reset()
-                case .retry(let reason):
-                    log("reader: \(reason); retrying in \(backoff.next)")
-                    await reader.disconnect()
-                    await backoff.sleep()
-                }
+            group.addTask { await self.fetchLoop(into: buffer) }
+            while let entry = await buffer.next() {
+                await launch(entry, into: &group)
             }
             // Leaving the group body waits for every job task, whose completions reach the writer.
         }
         return state.withLock { $0.fatal }
     }
 
+    /// Claims idle entries and reads new ones into the buffer until stopped, retrying connection losses with
+    /// backoff. Always finishes the buffer, so the launcher drains what was read and ends.
+    private func fetchLoop(into buffer: EntryBuffer) async {
+        defer { buffer.finish() }
+        let claimInterval = max(.milliseconds(50), min(configuration.claimIdle / 2, .seconds(5)))
+        var nextClaim = ContinuousClock.now
+        var backoff = Backoff()
+        while !isStopping {
+            if Task.isCancelled {
+                stop()
+                break
+            }
+            let room = await buffer.waitForRoom()
+            if isStopping { break }
+
+            let step: ReadStep
+            do throws(QueueError) {
+                if ContinuousClock.now >= nextClaim {
+                    let claimedFullPage = try await claimIdleEntries(room: room, into: buffer)
+                    nextClaim = claimedFullPage ? .now : .now + claimInterval
+                    step = .proceed
+                } else {
+                    let wait = min(configuration.blockTimeout, nextClaim - .now)
+                    step = try await readNewEntries(count: room, blockingFor: wait, into: buffer)
+                }
+            } catch {
+                switch error {
+                case .connection(let reason):
+                    step = .retry(reason)
+                case .authentication(_, let reason):
+                    // The server may be restarting with its ACLs not loaded yet; start-up already proved the
+                    // credentials once.
+                    step = .retry(reason)
+                default:
+                    fail(error)
+                    step = .proceed
+                }
+            }
+            switch step {
+            case .proceed:
+                backoff.reset()
+            case .retry(let reason):
+                log("reader: \(reason); retrying in \(backoff.next)")
+                await reader.disconnect()
+                await backoff.sleep()
+            }
+        }
+    }
+
     /// `XREADGROUP GROUP g c COUNT n BLOCK ms STREAMS s >`, then one task per entry.
     private func readNewEntries(
+        count: Int,
         blockingFor wait: Duration,
-        into group: inout DiscardingTaskGroup
+        into buffer: EntryBuffer
     ) async throws(QueueError) -> ReadStep {
-        let count = max(1, min(configuration.batchSize, slots.free))
         let block = max(wait, .milliseconds(1))
         let command = RedisCommand(
             "XREADGROUP", "GROUP", configuration.group, configuration.consumer,
@@ -82,7 +86,8 @@ extension RedisStreamConsumer {
         let reply = try await reader.perform(command, extraTimeout: block)
         if let step = try await handleErrorReply(reply, command: "XREADGROUP") { return step }
         let entries = try StreamEntry.readGroupReply(reply)
-        for entry in entries { launch(entry, into: &group) }
+        for entry in entries { track(entry.id) }
+        buffer.push(entries)
         return .proceed
     }
 
@@ -90,11 +95,10 @@ extension RedisStreamConsumer {
     /// `XPENDING … IDLE` gives their delivery counts, `XCLAIM … min-idle` takes them over (skipping any another
     /// consumer claimed in between). Over-delivered entries are dead-lettered, the rest processed.
     /// Returns whether a full page was found (more may be waiting).
-    private func claimIdleEntries(into group: inout DiscardingTaskGroup) async throws(QueueError) -> Bool {
+    private func claimIdleEntries(room: Int, into buffer: EntryBuffer) async throws(QueueError) -> Bool {
         let minimumIdle = String(configuration.claimIdle.wholeMilliseconds)
-        let free = slots.free
         let ownUnfinished = state.withLock { $0.unacknowledged }
-        let pageSize = free + ownUnfinished.count
+        let pageSize = room + ownUnfinished.count
         let pendingReply = try await reader.perform(RedisCommand(
             "XPENDING", configuration.stream, configuration.group, "IDLE", minimumIdle, "-", "+", String(pageSize)
         ))
@@ -102,7 +106,7 @@ extension RedisStreamConsumer {
         let pending = try PendingEntry.list(from: pendingReply)
         let candidates = pending.filter { !ownUnfinished.contains($0.id) }
         let dead = candidates.filter { $0.deliveries >= configuration.maximumDeliveries }
-        let retry = candidates.filter { $0.deliveries < configuration.maximumDeliveries }.prefix(free)
+        let retry = candidates.filter { $0.deliveries < configuration.maximumDeliveries }.prefix(room)
         let chosen = dead + retry
         if chosen.isEmpty { return false }
 
@@ -113,15 +117,18 @@ extension RedisStreamConsumer {
         if try await handleErrorReply(claimReply, command: "XCLAIM") != nil { return false }
         let claimed = try StreamEntry.list(from: claimReply, command: "XCLAIM")
         let byID = Dictionary(chosen.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var toRun: [StreamEntry] = []
         for entry in claimed {
             guard let info = byID[entry.id] else { continue }
+            track(entry.id)
             if info.deliveries >= configuration.maximumDeliveries {
                 deadLetter(entry, info: info)
             } else {
                 state.withLock { $0.summary.claimed += 1 }
-                launch(entry, into: &group)
+                toRun.append(entry)
             }
         }
+        buffer.push(toRun)
         if !claimed.isEmpty {
             log("claimed \(claimed.count) entr\(claimed.count == 1 ? "y" : "ies") idle for \(configuration.claimIdle) or more")
         }
@@ -149,20 +156,20 @@ extension RedisStreamConsumer {
         throw .command("\(command) \(configuration.stream): \(message)")
     }
 
-    private func launch(_ entry: StreamEntry, into group: inout DiscardingTaskGroup) {
+    /// Runs one buffered entry: waits for a job slot, then a child task calls the handler and queues the result.
+    private func launch(_ entry: StreamEntry, into group: inout DiscardingTaskGroup) async {
         guard let fields = entry.fields else {
             // Deleted while pending: nothing to run, but it must leave the pending list.
-            track(entry.id)
             completions.append(.acknowledgeOnly(entryID: entry.id))
             return
         }
-        track(entry.id)
         guard let job = entry.value(of: "job") else {
             let names = fields.map { String(decoding: $0.name, as: UTF8.self) }
             let result = MissingJobFieldResult.json(entryID: entry.id, stream: configuration.stream, fieldNames: names)
             completions.append(.result(entryID: entry.id, jobID: "", resultJSON: result, missingJobField: true))
             return
         }
+        await slots.waitForFreeSlot()
         slots.take(1)
         state.withLock { $0.summary.jobsHandled += 1 }
         let handler = self.handler
@@ -178,7 +185,6 @@ extension RedisStreamConsumer {
     }
 
     private func deadLetter(_ entry: StreamEntry, info: PendingEntry) {
-        track(entry.id)
         let error = "delivered \(info.deliveries) times without an acknowledgement (maximum \(configuration.maximumDeliveries)); "
             + "last delivered to consumer \(info.consumer), pending \(info.idle.wholeMilliseconds) ms: "
             + "the job crashed or stalled its consumer each time"
