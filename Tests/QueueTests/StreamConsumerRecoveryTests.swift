@@ -120,3 +120,62 @@ final class StreamConsumerRecoveryTests: XCTestCase {
         }
     }
 }
+
+extension StreamConsumerRecoveryTests {
+    func testStopWhileRedisIsDownGivesUpAfterTheShutdownTimeout() async throws {
+        let server = try RedisTestServer()
+        self.server = server
+        let client = RedisTestClient(server.endpoint)
+        try await client.addJobs(2)
+        let started = Mutex(0)
+        let consumer = try RedisStreamConsumer(
+            configuration: StreamConsumerConfiguration(
+                endpoint: server.endpoint, consumer: "c1", blockTimeout: .milliseconds(100),
+                shutdownTimeout: .milliseconds(500)
+            )
+        ) { job in
+            started.withLock { $0 += 1 }
+            try? await Task.sleep(for: .milliseconds(300))
+            return FakeJobHandler.outcome(for: job)
+        }
+        let run = Task { try await consumer.run() }
+        try await waitUntil(timeout: .seconds(10), "2 jobs in flight") { started.withLock { $0 } == 2 }
+        server.kill()
+        consumer.stop()
+        let stoppedAt = ContinuousClock.now
+        do {
+            _ = try await run.value
+            XCTFail("results could not be written, so run() must not report success")
+        } catch let error as QueueError {
+            guard case .shutdownIncomplete(let unacknowledged, _) = error else { return XCTFail("\(error)") }
+            XCTAssertEqual(unacknowledged, 2)
+            XCTAssertEqual(error.code, "shutdown_incomplete")
+        }
+        XCTAssertLessThan(ContinuousClock.now - stoppedAt, .seconds(5), "gave up near the shutdown timeout")
+    }
+
+    func testLostGroupIsRecreated() async throws {
+        let server = try RedisTestServer()
+        self.server = server
+        let client = RedisTestClient(server.endpoint)
+        try await client.addJobs(5, prefix: "before")
+        let consumer = try RedisStreamConsumer(
+            configuration: StreamConsumerConfiguration(
+                endpoint: server.endpoint, consumer: "c1", blockTimeout: .milliseconds(100)
+            ),
+            handler: { FakeJobHandler.outcome(for: $0) }
+        )
+        let run = Task { try await consumer.run() }
+        try await waitUntil(timeout: .seconds(10), "5 results") { try await client.length("richpush:results") == 5 }
+        // What a server restart without persistence of the group looks like to XREADGROUP: NOGROUP.
+        try await client.command("XGROUP", "DESTROY", "richpush:jobs", "richpush")
+        try await client.addJobs(3, prefix: "after")
+        try await waitUntil(timeout: .seconds(10), "results for the new jobs") {
+            Set(try await client.resultJobIDs()).isSuperset(of: ["after-0", "after-1", "after-2"])
+        }
+        consumer.stop()
+        _ = try await run.value
+        let pending = try await client.pendingCount()
+        XCTAssertEqual(pending, 0)
+    }
+}

@@ -29,6 +29,7 @@ final class RedisConnection {
     /// Opens the socket, authenticates and selects the database in one pipelined round trip, then PINGs.
     /// Throws `.authentication` for refused credentials, `.connection` for network failures.
     func connect() throws(QueueError) {
+        _ = Self.ignoreBrokenPipes
         close()
         let where_ = "\(endpoint.host):\(endpoint.port)"
         guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), Self.timeval(timeout)) else {
@@ -103,6 +104,13 @@ final class RedisConnection {
     func setTimeout(_ duration: Duration) {
         if let context { _ = redisSetTimeout(context, Self.timeval(duration)) }
     }
+
+    /// hiredis 0.14 writes with plain `write(2)`: a server that vanished mid-pipeline would raise SIGPIPE and kill
+    /// the process instead of returning EPIPE. Ignoring SIGPIPE is what hiredis's own documentation recommends;
+    /// it is process-wide, done once, on the first connect.
+    private static let ignoreBrokenPipes: Void = {
+        _ = signal(SIGPIPE, SIG_IGN)
+    }()
 
     private static func append(_ command: RedisCommand, to context: UnsafeMutablePointer<redisContext>) -> Int32 {
         // hiredis copies the formatted command into its output buffer, so the pointers only live for this call.
