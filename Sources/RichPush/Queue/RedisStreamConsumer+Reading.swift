@@ -187,7 +187,7 @@ extension RedisStreamConsumer {
     private func deadLetter(_ entry: StreamEntry, info: PendingEntry) {
         let error = "delivered \(info.deliveries) times without an acknowledgement (maximum \(configuration.maximumDeliveries)); "
             + "last delivered to consumer \(info.consumer), pending \(info.idle.wholeMilliseconds) ms: "
-            + "the job crashed or stalled its consumer each time"
+            + "each consumer it was given crashed, stalled or lost its connection before acknowledging it"
         var fields: [Data] = [
             Data("entry_id".utf8), Data(entry.id.utf8),
             Data("stream".utf8), Data(configuration.stream.utf8),
