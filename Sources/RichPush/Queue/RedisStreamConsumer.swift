@@ -8,6 +8,16 @@ import Synchronization
 /// queue so Swift's cooperative pool never blocks. Reads are batched (`COUNT`) and all results that finished while
 /// the previous write was on the wire go out in one `MULTI`/`XADD…`/`XACK`/`EXEC` round trip, so a busy consumer
 /// stays well below two round trips per job.
+///
+/// Typical use (what `richpush consume` does): build the handler from the same code path as `process`, call
+/// `stop()` from a SIGTERM `DispatchSource`, and exit 0 when `run()` returns:
+/// ```swift
+/// let consumer = try RedisStreamConsumer(configuration: configuration) { job in
+///     let line = await enricher.processLine(job)          // the exact JSON `process` prints, without "\n"
+///     return QueueJobOutcome(resultJSON: line.json, jobID: line.id)
+/// }
+/// let summary = try await consumer.run()
+/// ```
 public final class RedisStreamConsumer: Sendable {
     public let configuration: StreamConsumerConfiguration
 
