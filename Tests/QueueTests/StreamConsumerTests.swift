@@ -44,6 +44,9 @@ final class StreamConsumerTests: XCTestCase {
         var summaries: [ConsumerSummary] = []
         for run in runs { summaries.append(try await run.value) }
 
+        let consumerList = try await client.command("XINFO", "CONSUMERS", "richpush:jobs", "richpush")
+        XCTAssertEqual(consumerList.elements?.count, 0, "cleanly stopped consumers leave the group: \(consumerList)")
+
         let results = try await client.resultJobIDs()
         XCTAssertEqual(results.count, 2_000, "no redelivery can happen without a crash, so exactly one result per job")
         XCTAssertEqual(Set(results), Set(jobIDs))

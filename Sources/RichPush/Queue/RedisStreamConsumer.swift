@@ -77,9 +77,11 @@ public final class RedisStreamConsumer: Sendable {
         completions.finish()
         let writeFailure = await writerFailure
 
-        let summary = await currentSummary()
-        if let failure = readerFailure ?? writeFailure { throw failure }
-        return summary
+        if let failure = readerFailure ?? writeFailure {
+            throw failure
+        }
+        await removeConsumerIfIdle()
+        return await currentSummary()
     }
 
     /// Stops reading new entries. Jobs in flight finish and get their results and acks, then ``run()`` returns.
@@ -114,6 +116,23 @@ public final class RedisStreamConsumer: Sendable {
 
     func log(_ message: String) {
         configuration.log?("richpush consume [\(configuration.consumer)]: \(message)")
+    }
+
+    /// A clean stop leaves nothing pending on this consumer, so its name (`hostname-pid` by default, new on every
+    /// start) is removed from the group instead of piling up in `XINFO CONSUMERS`. Only when `XPENDING` shows no
+    /// entry for it: `XGROUP DELCONSUMER` drops pending entries with the name. Best effort, two round trips.
+    private func removeConsumerIfIdle() async {
+        do throws(QueueError) {
+            let pending = try await writer.perform(RedisCommand(
+                "XPENDING", configuration.stream, configuration.group, "-", "+", "1", configuration.consumer
+            ))
+            guard let entries = pending.elements, entries.isEmpty else { return }
+            _ = try await writer.perform(RedisCommand(
+                "XGROUP", "DELCONSUMER", configuration.stream, configuration.group, configuration.consumer
+            ))
+        } catch {
+            log("could not remove consumer \(configuration.consumer) from the group: \(error)")
+        }
     }
 
     /// Connects both sessions, checks the key types and creates the group. Every failure here is final.
