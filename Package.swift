@@ -14,6 +14,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
         // (libpng, libjpeg) and variadic curl_easy_setopt.
@@ -22,7 +23,7 @@ let package = Package(
 
         .target(
             name: "RichPush",
-            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG"]
+            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG", "CHiredis"]
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
@@ -30,6 +31,7 @@ let package = Package(
         .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
         .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
+        .testTarget(name: "QueueTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )

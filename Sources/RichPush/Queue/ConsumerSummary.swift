@@ -1,0 +1,26 @@
+/// What one ``RedisStreamConsumer/run()`` did, returned when it stops.
+public struct ConsumerSummary: Sendable, Hashable {
+    /// Entries handed to the handler (including claimed ones).
+    public var jobsHandled: Int = 0
+    /// Results written and acknowledged (handler results plus `missing_job_field` rejections).
+    public var resultsWritten: Int = 0
+    /// Entries without a `job` field, answered with a `missing_job_field` rejection.
+    public var missingJobField: Int = 0
+    /// Entries taken over from other (or earlier) consumers after `claimIdle`.
+    public var claimed: Int = 0
+    /// Entries moved to the dead-letter stream.
+    public var deadLettered: Int = 0
+    /// Times a connection was re-established after it broke.
+    public var reconnects: Int = 0
+    /// Network round trips to Redis: one per pipelined batch of commands (connect handshakes included).
+    public var roundTrips: Int = 0
+    /// Replies read with `redisGetReply` (several per round trip when pipelining).
+    public var replies: Int = 0
+
+    public init() {}
+
+    /// Round trips per handled job; the budget is at most 2.
+    public var roundTripsPerJob: Double {
+        jobsHandled == 0 ? 0 : Double(roundTrips) / Double(jobsHandled)
+    }
+}

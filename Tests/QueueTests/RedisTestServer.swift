@@ -1,0 +1,128 @@
+import Foundation
+import XCTest
+@testable import RichPush
+#if canImport(Glibc)
+import Glibc
+#endif
+
+enum RedisTestServerError: Error, CustomStringConvertible {
+    case missingServer(String)
+    case startFailed(String)
+
+    var description: String {
+        switch self {
+        case .missingServer(let detail):
+            "redis-server is not installed (\(detail)). The queue tests need it: apt-get install redis-server"
+        case .startFailed(let detail): "redis-server did not start: \(detail)"
+        }
+    }
+}
+
+/// A throwaway `redis-server` on a free loopback port, with its own temporary directory.
+/// Missing `redis-server` is an error (the tests fail loudly, never skip).
+final class RedisTestServer {
+    let port: Int
+    let directory: URL
+    private let persistent: Bool
+    private let extraArguments: [String]
+    private var process: Process?
+
+    init(persistent: Bool = false, extraArguments: [String] = []) throws {
+        self.persistent = persistent
+        self.extraArguments = extraArguments
+        port = try Self.freePort()
+        directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("richpush-redis-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        try start()
+    }
+
+    var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port) }
+
+    static var executablePath: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        for folder in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+            let candidate = "\(folder)/redis-server"
+            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
+        }
+        return nil
+    }
+
+    /// Starts the server (again, on the same port and directory) and waits until it answers PING.
+    func start() throws {
+        guard let executable = Self.executablePath else {
+            throw RedisTestServerError.missingServer("not found on PATH or in /usr/bin")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        var arguments = [
+            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", directory.path,
+            "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
+        ]
+        // appendfsync always: a SIGKILLed server keeps every write it acknowledged.
+        arguments += persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]
+        process.arguments = arguments + extraArguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        self.process = process
+
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if !process.isRunning {
+                throw RedisTestServerError.startFailed("exited with \(process.terminationStatus); see \(directory.path)/redis.log")
+            }
+            if Self.answersPing(port: port) { return }
+            usleep(20_000)
+        }
+        throw RedisTestServerError.startFailed("no PING answer on port \(port) within 10 s")
+    }
+
+    /// SIGKILL: no shutdown, no final save.
+    func kill() {
+        guard let process, process.isRunning else { return }
+        Glibc.kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        self.process = nil
+    }
+
+    func stop() {
+        kill()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    deinit { stop() }
+
+    /// Any reply (even NOAUTH) proves the server is up.
+    private static func answersPing(port: Int) -> Bool {
+        let connection = RedisConnection(endpoint: RedisEndpoint(host: "127.0.0.1", port: port), timeout: .seconds(1))
+        do throws(QueueError) {
+            try connection.connect()
+            return true
+        } catch {
+            if case .authentication = error { return true }
+            return false
+        }
+    }
+
+    /// Binds port 0 on loopback and returns what the kernel chose.
+    static func freePort() throws -> Int {
+        let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socketDescriptor >= 0 else { throw RedisTestServerError.startFailed("socket() failed") }
+        defer { close(socketDescriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, length) }
+        }
+        guard bound == 0 else { throw RedisTestServerError.startFailed("bind() failed") }
+        let named = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }
+        }
+        guard named == 0 else { throw RedisTestServerError.startFailed("getsockname() failed") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
