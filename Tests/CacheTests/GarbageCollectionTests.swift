@@ -148,7 +148,7 @@ final class GarbageCollectionTests: XCTestCase {
                             let outcome = try await reader.object(
                                 for: key(url), sourceURL: url, variant: "attachment", retainUntil: nil,
                                 deadline: farDeadline(), produce: { _ in jpegProduction(name, size: 1000) })
-                            guard let object = outcome.object else { throw CacheError.producerFailed("no object") }
+                            guard let object = outcome.object else { throw CacheError.producerFailed(code: "test", message: "no object") }
                             XCTAssertEqual(object.contentSHA256, SHA256.hexDigest(of: fakeJPEG(names[position % names.count], size: 1000)))
                             served += 1
                             position += 7

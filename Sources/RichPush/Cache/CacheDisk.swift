@@ -176,7 +176,7 @@ struct CacheDisk: Sendable {
         } catch is CancellationError {
             throw CacheError.cancelled
         } catch {
-            throw CacheError.producerFailed(String(describing: error))
+            throw CacheError.producerFailed(code: "producer_failed", message: "media producer failed: \(error)")
         }
 
         switch production {

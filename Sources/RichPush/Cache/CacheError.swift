@@ -6,8 +6,9 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
     case io(path: String, reason: String)
     /// Another task or process held the key's lock for longer than `lockWaitTimeout`.
     case lockTimeout(key: String)
-    /// The producer threw an error that was not a `CacheProduction.failure`; nothing is remembered for it.
-    case producerFailed(String)
+    /// The producer threw: a failure worth retrying, so nothing is remembered for it. Producers throw this case
+    /// themselves to pass their own stable code through; any other error is reported as `producer_failed`.
+    case producerFailed(code: String, message: String)
     /// The caller's deadline passed before the key was resolved.
     case deadlineExceeded
     /// The calling task was cancelled.
@@ -21,7 +22,7 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .io(let path, let reason): return "cache I/O failed on \(path): \(reason)"
         case .lockTimeout(let key): return "timed out waiting for the lock of cache key \(key)"
-        case .producerFailed(let reason): return "media producer failed: \(reason)"
+        case .producerFailed(_, let message): return message
         case .deadlineExceeded: return "deadline passed before the cache could resolve the media"
         case .cancelled: return "cache request was cancelled"
         case .invalidConfiguration(let reason): return "invalid cache configuration: \(reason)"
@@ -34,7 +35,7 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
         switch self {
         case .io: return "cache_io"
         case .lockTimeout: return "lock_timeout"
-        case .producerFailed: return "producer_failed"
+        case .producerFailed(let code, _): return code
         case .deadlineExceeded: return "deadline_exceeded"
         case .cancelled: return "cancelled"
         case .invalidConfiguration: return "invalid_configuration"
