@@ -1,0 +1,166 @@
+import Foundation
+
+/// Enriches notification jobs: renders their media into the cache and rewrites their APNs requests.
+///
+/// `enrich` never throws and always returns by the deadline plus the time in-flight work takes to notice
+/// cancellation (each layer checks between rows, bands or poll rounds, well under 100 ms).
+public struct Enricher: Sendable {
+    public let configuration: EnricherConfiguration
+    private let parser: PayloadParser
+    private let renderer: APNsRenderer
+    private let media: CachedMediaRenderer
+
+    /// - Parameters:
+    ///   - store: the shared media cache; its single-flight makes every source fetched and rendered once.
+    ///   - fetcher: the network client; its SSRF guard and byte cap apply to every source.
+    public init(configuration: EnricherConfiguration = EnricherConfiguration(), store: any MediaStore, fetcher: Fetcher) {
+        self.configuration = configuration
+        self.parser = PayloadParser(options: configuration.payload)
+        self.renderer = APNsRenderer(options: configuration.payload)
+        self.media = CachedMediaRenderer(fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits), store: store)
+    }
+
+    /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
+    ///
+    /// A Pushwoosh `request` body holds many notifications and gives many results; every other shape gives one.
+    public func enrich(document: Data, line: Int? = nil, deadline: ContinuousClock.Instant? = nil) async -> [JobResult] {
+        let started = ContinuousClock.now
+        let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
+        switch parser.parse(document) {
+        case .rejected(let diagnostics):
+            var result = JobResult(id: nil, status: .rejected, diagnostics: diagnostics)
+            result.line = line
+            result.timings.totalMilliseconds = milliseconds(since: started)
+            return [result]
+        case .jobs(let jobs):
+            return await withTaskGroup(of: (Int, JobResult).self) { group in
+                for (index, job) in jobs.enumerated() {
+                    group.addTask { (index, await enrich(job, deadline: deadline)) }
+                }
+                var results = [JobResult?](repeating: nil, count: jobs.count)
+                for await (index, result) in group { results[index] = result }
+                return results.compactMap { result in
+                    var result = result
+                    result?.line = line
+                    return result
+                }
+            }
+        }
+    }
+
+    /// Renders the job's media concurrently, stops at `deadline`, and rewrites the payload from what finished.
+    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant) async -> JobResult {
+        let started = ContinuousClock.now
+        let retainUntil = retention(for: job, now: Date())
+        let results = await renderMedia(of: job, retainUntil: retainUntil, deadline: deadline)
+        let mediaFinished = ContinuousClock.now
+        var outcomes: [String: MediaOutcome] = [:]
+        for result in results { outcomes[result.pointer] = result.outcome }
+
+        var jobResult = JobResult(id: job.id, status: .passthrough, diagnostics: job.diagnostics)
+        jobResult.media = results
+        switch renderer.render(job, media: outcomes) {
+        case .rejected(let diagnostics):
+            jobResult.status = .rejected
+            jobResult.diagnostics = job.diagnostics + diagnostics
+        case .rendered(let request, let diagnostics):
+            jobResult.apns = request
+            jobResult.diagnostics = job.diagnostics + diagnostics
+            jobResult.status = Self.status(of: results)
+        }
+        jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
+        jobResult.timings.totalMilliseconds = milliseconds(since: started)
+        return jobResult
+    }
+
+    /// Objects must outlive the push: APNs may hold it until its expiration, 30 days at most. A job that APNs will
+    /// not store (expiration 0 or past) is delivered at once, so a day of retention is plenty.
+    func retention(for job: NotificationJob, now: Date) -> Date {
+        guard let expiration = job.apnsExpiration(now: now) else {
+            return now.addingTimeInterval(configuration.defaultRetention.seconds)
+        }
+        return max(Date(timeIntervalSince1970: TimeInterval(expiration)), now.addingTimeInterval(86_400))
+    }
+
+    /// Renders one source into the cache as `variant`, for prewarming; never throws.
+    public func prewarm(source: String, variant: String, deadline: ContinuousClock.Instant, retainUntil: Date? = nil) async -> MediaResult {
+        let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.seconds)
+        return await media.render(
+            source: source, pointer: "", variant: configuration.variant(named: variant),
+            retainUntil: retainUntil, deadline: deadline)
+    }
+
+    /// One task per distinct (source, variant); a timer task cancels the rest when the deadline passes.
+    private func renderMedia(of job: NotificationJob, retainUntil: Date, deadline: ContinuousClock.Instant) async -> [MediaResult] {
+        struct Work: Hashable { var source: String; var variant: String }
+        var pointersByWork: [Work: [String]] = [:]
+        var order: [Work] = []
+        for reference in job.media {
+            let work = Work(source: reference.url, variant: reference.variantName)
+            if pointersByWork[work] == nil { order.append(work) }
+            pointersByWork[work, default: []].append(reference.pointer)
+        }
+        guard !order.isEmpty else { return [] }
+
+        var finished: [Work: MediaResult] = [:]
+        await withTaskGroup(of: (Work, MediaResult)?.self) { group in
+            for work in order {
+                let variant = configuration.variant(named: work.variant)
+                let pointer = pointersByWork[work]?.first ?? ""
+                group.addTask {
+                    let result = await media.render(
+                        source: work.source, pointer: pointer, variant: variant, retainUntil: retainUntil, deadline: deadline)
+                    return (work, result)
+                }
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            for await item in group {
+                guard let (work, result) = item else {
+                    group.cancelAll()
+                    break
+                }
+                finished[work] = result
+                if finished.count == order.count {
+                    group.cancelAll()
+                    break
+                }
+            }
+        }
+
+        var results: [MediaResult] = []
+        for reference in job.media {
+            let work = Work(source: reference.url, variant: reference.variantName)
+            if let result = finished[work] {
+                results.append(result.at(pointer: reference.pointer))
+            } else {
+                results.append(MediaResult(
+                    pointer: reference.pointer, source: reference.url, variant: reference.variantName, status: .skipped,
+                    milliseconds: milliseconds(since: deadline), errorCode: "deadline_exceeded",
+                    errorMessage: "\(CachedMediaRenderer.redacted(reference.url)) did not finish before the job's deadline"))
+            }
+        }
+        return results
+    }
+
+    static func status(of media: [MediaResult]) -> JobStatus {
+        guard !media.isEmpty else { return .passthrough }
+        let usable = media.filter { $0.status == .rendered || $0.status == .cached }.count
+        if usable == media.count { return .enriched }
+        return usable == 0 ? .fallback : .partial
+    }
+
+    private func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        max(0, Int((ContinuousClock.now - start) / .milliseconds(1)))
+    }
+}
+
+extension Duration {
+    /// Seconds as a floating-point number, for `Date` arithmetic.
+    var seconds: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

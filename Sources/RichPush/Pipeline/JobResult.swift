@@ -1,0 +1,86 @@
+import Foundation
+
+/// The outcome of one job: what `process` prints as one NDJSON line.
+public struct JobResult: Sendable {
+    public struct Timings: Sendable, Hashable {
+        /// Fetch, render and cache work for all media, concurrently.
+        public var mediaMilliseconds = 0
+        public var totalMilliseconds = 0
+    }
+
+    public var id: String?
+    /// 1-based input line, when the job came from a stream of lines.
+    public var line: Int?
+    public var status: JobStatus
+    /// The request to send to APNs; absent when the job is rejected.
+    public var apns: APNsRequest?
+    public var media: [MediaResult] = []
+    public var diagnostics: [Diagnostic]
+    public var timings = Timings()
+
+    public init(id: String?, status: JobStatus, diagnostics: [Diagnostic] = []) {
+        self.id = id
+        self.status = status
+        self.diagnostics = diagnostics
+    }
+
+    /// The JSON object printed by `process`, keys in a fixed order.
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["id"] = id.map(JSONValue.string) ?? .null
+        if let line { object["line"] = .number(String(line)) }
+        object["status"] = .string(status.rawValue)
+        if let apns {
+            var headers = JSONObject()
+            for header in apns.headers { headers[header.name] = .string(header.value) }
+            var request = JSONObject()
+            request["headers"] = .object(headers)
+            request["payload"] = apns.payload
+            request["bytes"] = .number(String(apns.byteCount))
+            object["apns"] = .object(request)
+        } else {
+            object["apns"] = .null
+        }
+        object["media"] = .array(media.map(\.json))
+        object["diagnostics"] = .array(diagnostics.map(\.json))
+        var timings = JSONObject()
+        timings["media_ms"] = .number(String(self.timings.mediaMilliseconds))
+        timings["total_ms"] = .number(String(self.timings.totalMilliseconds))
+        object["timings"] = .object(timings)
+        return .object(object)
+    }
+}
+
+extension MediaResult {
+    var json: JSONValue {
+        var object = JSONObject()
+        object["pointer"] = .string(pointer)
+        object["source"] = .string(source)
+        object["variant"] = .string(variant)
+        object["status"] = .string(status.rawValue)
+        if let cachedURL { object["cached_url"] = .string(cachedURL) }
+        if let width { object["width"] = .number(String(width)) }
+        if let height { object["height"] = .number(String(height)) }
+        if let bytes { object["bytes"] = .number(String(bytes)) }
+        if let format { object["format"] = .string(format) }
+        object["ms"] = .number(String(milliseconds))
+        if let errorCode {
+            var error = JSONObject()
+            error["code"] = .string(errorCode)
+            error["message"] = .string(errorMessage ?? errorCode)
+            object["error"] = .object(error)
+        }
+        return .object(object)
+    }
+}
+
+extension Diagnostic {
+    var json: JSONValue {
+        var object = JSONObject()
+        object["severity"] = .string(severity.rawValue)
+        object["pointer"] = .string(pointer)
+        object["code"] = .string(code)
+        object["message"] = .string(message)
+        return .object(object)
+    }
+}

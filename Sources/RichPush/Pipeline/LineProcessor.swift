@@ -1,0 +1,94 @@
+import Foundation
+
+/// Runs NDJSON through an enricher: one output line per input line, with bounded concurrency.
+///
+/// Memory is bounded by `concurrency` jobs in flight plus, in ordered mode, the finished lines waiting
+/// for a slower line before them (at most what `concurrency` workers finish within one job deadline).
+public struct LineProcessor: Sendable {
+    /// Counts of what a run produced, for the summary on stderr.
+    public struct Summary: Sendable {
+        public var lines = 0
+        public var statuses: [JobStatus: Int] = [:]
+        public var milliseconds = 0
+    }
+
+    public let enricher: Enricher
+    public let concurrency: Int
+    public let ordered: Bool
+
+    public init(enricher: Enricher, concurrency: Int = 16, ordered: Bool = true) {
+        self.enricher = enricher
+        self.concurrency = max(1, concurrency)
+        self.ordered = ordered
+    }
+
+    /// Processes every line `lines` yields until it finishes, calling `emit` once per line with its output
+    /// (compact JSON, no newline). `emit` is called from one task at a time.
+    public func run(
+        _ lines: AsyncStream<Data>,
+        lineTaken: @Sendable () -> Void = {},
+        emit: (Data, JobStatus) -> Void,
+        finished: @escaping @Sendable (JobResult) -> Void = { _ in }
+    ) async -> Summary {
+        let started = ContinuousClock.now
+        var summary = Summary()
+        await withTaskGroup(of: (Int, Data, JobStatus).self) { group in
+            var iterator = lines.makeAsyncIterator()
+            var nextLine = 1
+            var inFlight = 0
+            var nextToEmit = 1
+            var waiting: [Int: (Data, JobStatus)] = [:]
+
+            func record(_ line: Int, _ output: Data, _ status: JobStatus) {
+                summary.statuses[status, default: 0] += 1
+                guard ordered else {
+                    emit(output, status)
+                    return
+                }
+                waiting[line] = (output, status)
+                while let ready = waiting.removeValue(forKey: nextToEmit) {
+                    emit(ready.0, ready.1)
+                    nextToEmit += 1
+                }
+            }
+
+            var exhausted = false
+            while !exhausted || inFlight > 0 {
+                while !exhausted && inFlight < concurrency {
+                    guard let document = await iterator.next() else {
+                        exhausted = true
+                        break
+                    }
+                    lineTaken()
+                    let line = nextLine
+                    nextLine += 1
+                    inFlight += 1
+                    group.addTask {
+                        let results = await enricher.enrich(document: document, line: line)
+                        for result in results { finished(result) }
+                        let (json, status) = Self.output(for: results, line: line)
+                        return (line, json.serialized(), status)
+                    }
+                }
+                guard let (line, output, status) = await group.next() else { break }
+                inFlight -= 1
+                record(line, output, status)
+            }
+            summary.lines = nextLine - 1
+        }
+        summary.milliseconds = Int((ContinuousClock.now - started) / .milliseconds(1))
+        return summary
+    }
+
+    /// One job gives its own result object; a document holding many jobs gives `{line, status, jobs: [...]}`
+    /// with the most severe status, so that every input line still yields exactly one output line.
+    public static func output(for results: [JobResult], line: Int?) -> (JSONValue, JobStatus) {
+        if results.count == 1, let only = results.first { return (only.json, only.status) }
+        let status = results.map(\.status).max() ?? .rejected
+        var object = JSONObject()
+        if let line { object["line"] = .number(String(line)) }
+        object["status"] = .string(status.rawValue)
+        object["jobs"] = .array(results.map(\.json))
+        return (.object(object), status)
+    }
+}

@@ -1,0 +1,70 @@
+import Foundation
+
+/// What happened to one media reference of a job.
+public struct MediaResult: Sendable, Hashable {
+    public enum Status: String, Sendable, Codable {
+        /// Fetched and rendered during this job.
+        case rendered
+        /// Served from a fresh cache entry, or revalidated with a 304; no render ran.
+        case cached
+        /// The source or its image is unusable; the error says why.
+        case failed
+        /// Not finished when the job's deadline hit.
+        case skipped
+    }
+
+    /// RFC 6901 pointer to the URL in the output payload.
+    public var pointer: String
+    public var source: String
+    public var variant: String
+    public var status: Status
+    public var cachedURL: String?
+    public var width: Int?
+    public var height: Int?
+    public var bytes: Int?
+    public var format: String?
+    public var milliseconds: Int
+    public var errorCode: String?
+    public var errorMessage: String?
+
+    public init(
+        pointer: String, source: String, variant: String, status: Status, cachedURL: String? = nil,
+        width: Int? = nil, height: Int? = nil, bytes: Int? = nil, format: String? = nil,
+        milliseconds: Int, errorCode: String? = nil, errorMessage: String? = nil
+    ) {
+        self.pointer = pointer
+        self.source = source
+        self.variant = variant
+        self.status = status
+        self.cachedURL = cachedURL
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.format = format
+        self.milliseconds = milliseconds
+        self.errorCode = errorCode
+        self.errorMessage = errorMessage
+    }
+
+    /// The same result for another reference to the same source, so each pointer gets its own entry.
+    func at(pointer: String) -> MediaResult {
+        var copy = self
+        copy.pointer = pointer
+        return copy
+    }
+
+    /// The form the payload renderer takes.
+    var outcome: MediaOutcome {
+        switch status {
+        case .rendered, .cached:
+            if let cachedURL, let width, let height, let bytes, let format {
+                return .rendered(publicURL: cachedURL, width: width, height: height, bytes: bytes, format: format)
+            }
+            return .failed(code: "internal", message: "rendered media without its details")
+        case .failed:
+            return .failed(code: errorCode ?? "failed", message: errorMessage ?? "media failed")
+        case .skipped:
+            return .skipped(reason: errorMessage ?? "the job's deadline passed before this media finished")
+        }
+    }
+}

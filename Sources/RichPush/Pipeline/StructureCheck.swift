@@ -1,0 +1,47 @@
+import Foundation
+
+/// Validates documents without any I/O: parses, applies the payload rules and renders the APNs request as it
+/// would be sent if every media item rendered (each pointing at its own source URL).
+///
+/// This is `richpush validate --no-fetch`: it catches structural mistakes in microseconds per document.
+public struct StructureCheck: Sendable {
+    private let parser: PayloadParser
+    private let renderer: APNsRenderer
+
+    public init(options: PayloadOptions = PayloadOptions()) {
+        parser = PayloadParser(options: options)
+        renderer = APNsRenderer(options: options)
+    }
+
+    public func check(document: Data, line: Int? = nil) -> [JobResult] {
+        switch parser.parse(document) {
+        case .rejected(let diagnostics):
+            var result = JobResult(id: nil, status: .rejected, diagnostics: diagnostics)
+            result.line = line
+            return [result]
+        case .jobs(let jobs):
+            return jobs.map { job in
+                var outcomes: [String: MediaOutcome] = [:]
+                for reference in job.media {
+                    outcomes[reference.pointer] = .rendered(publicURL: reference.url, width: 0, height: 0, bytes: 0, format: "unknown")
+                }
+                // Nothing was enriched: the status says so even when every reference looks fine.
+                var result = JobResult(id: job.id, status: .passthrough, diagnostics: job.diagnostics)
+                result.line = line
+                result.media = job.media.map {
+                    MediaResult(pointer: $0.pointer, source: $0.url, variant: $0.variantName, status: .skipped,
+                                milliseconds: 0, errorCode: nil, errorMessage: "not fetched (--no-fetch)")
+                }
+                switch renderer.render(job, media: outcomes) {
+                case .rejected(let diagnostics):
+                    result.status = .rejected
+                    result.diagnostics = job.diagnostics + diagnostics
+                case .rendered(let request, let diagnostics):
+                    result.apns = request
+                    result.diagnostics = job.diagnostics + diagnostics
+                }
+                return result
+            }
+        }
+    }
+}
