@@ -1,3 +1,56 @@
+import Foundation
 import RichPush
 
-print("richpush \(RichPush.version)")
+/// Entry point: `richpush <command> [options]`. Exit status 0 ok, 1 findings or failures, 2 usage.
+let commands: [any Command.Type] = [
+    ProcessCommand.self, ValidateCommand.self, PrewarmCommand.self, CacheCommand.self, ConsumeCommand.self,
+]
+
+@MainActor func mainHelp() -> String {
+    var text = "richpush \(RichPush.version): server-side media enrichment for Apple push notifications\n\n"
+    text += "Usage: richpush <command> [options]\n\nCommands:\n"
+    for command in commands {
+        text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract + "\n"
+    }
+    text += "\nRun 'richpush <command> --help' for a command's options. 'richpush --version' prints the version.\n"
+    return text
+}
+
+@MainActor func runMain() async -> Int32 {
+    var arguments = Array(CommandLine.arguments.dropFirst())
+    guard let first = arguments.first else {
+        StandardError.write(mainHelp())
+        return 2
+    }
+    if first == "--version" {
+        print("richpush \(RichPush.version)")
+        return 0
+    }
+    if first == "--help" || first == "-h" || first == "help" {
+        print(mainHelp(), terminator: "")
+        return 0
+    }
+    arguments.removeFirst()
+    guard let command = commands.first(where: { $0.name == first }) else {
+        StandardError.write("richpush: \(UsageError.unknownCommand(first))\n")
+        return 2
+    }
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print(command.help, terminator: "")
+        return 0
+    }
+    do {
+        let options = try ParsedOptions.parse(
+            arguments, command: command.name, definitions: command.options,
+            environment: ProcessInfo.processInfo.environment)
+        return try await command.run(options)
+    } catch let error as UsageError {
+        StandardError.write("richpush \(command.name): \(error)\n")
+        return 2
+    } catch {
+        StandardError.write("richpush \(command.name): \(error)\n")
+        return 1
+    }
+}
+
+exit(await runMain())

@@ -1,0 +1,58 @@
+import Foundation
+import RichPush
+
+/// `richpush consume`: take jobs from a Redis Stream consumer group and write one result per job.
+enum ConsumeCommand: Command {
+    static let name = "consume"
+    static let abstract = "Enrich jobs from a Redis Stream (consumer group), writing results to another stream."
+    static let usage = "richpush consume --redis redis://host:6379/0 [options]"
+    static let options = WorkerSettings.options + [
+        OptionDefinition("redis", .value, valueName: "URL", help: "redis://[user:password@]host:port/db (no TLS: Debian's hiredis 0.14 has none)."),
+        OptionDefinition("stream", .value, valueName: "NAME", help: "Stream to read jobs from (field 'job'). Default richpush:jobs."),
+        OptionDefinition("group", .value, valueName: "NAME", help: "Consumer group. Default richpush."),
+        OptionDefinition("consumer", .value, valueName: "NAME", help: "This consumer's name. Default hostname-pid."),
+        OptionDefinition("results-stream", .value, valueName: "NAME", help: "Stream results are added to. Default richpush:results."),
+        OptionDefinition("dead-letter-stream", .value, valueName: "NAME", help: "Stream for entries delivered too often. Default richpush:dead."),
+        OptionDefinition("claim-idle", .value, valueName: "DURATION", help: "Claim entries pending this long on another consumer. Default 60s."),
+        OptionDefinition("max-deliveries", .value, valueName: "N", help: "Dead-letter an entry delivered more often than this. Default 5."),
+    ]
+
+    static func run(_ options: ParsedOptions) async throws -> Int32 {
+        let settings = try WorkerSettings(options)
+        guard let redis = options.string("redis") else { throw UsageError.missingArgument("--redis URL") }
+        let endpoint: RedisEndpoint
+        do {
+            endpoint = try RedisEndpoint(parsing: redis)
+        } catch {
+            throw UsageError.invalidValue(option: "redis", value: redis, expected: "redis://[user:password@]host:port/db (\(error))")
+        }
+        var configuration = StreamConsumerConfiguration(endpoint: endpoint)
+        configuration.concurrency = settings.concurrency
+        if let stream = options.string("stream") { configuration.stream = stream }
+        if let group = options.string("group") { configuration.group = group }
+        if let consumer = options.string("consumer") { configuration.consumer = consumer }
+        if let results = options.string("results-stream") { configuration.resultsStream = results }
+        if let dead = options.string("dead-letter-stream") { configuration.deadLetterStream = dead }
+        if let idle = try options.duration("claim-idle") { configuration.claimIdle = idle }
+        if let deliveries = try options.integer("max-deliveries", range: 1...1000) { configuration.maximumDeliveries = deliveries }
+
+        let (enricher, fetcher, _) = try settings.makeEnricher()
+        defer { fetcher.shutdown() }
+        let logger = settings.logger
+        let consumer = try RedisStreamConsumer(configuration: configuration) { document in
+            let results = await enricher.enrich(document: document)
+            for result in results { logger.jobFinished(result) }
+            let (json, _) = LineProcessor.output(for: results, line: nil)
+            return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)
+        }
+        let watcher = SignalWatcher { signalNumber in
+            logger.log(.warning, "stopping", [("signal", .number(String(signalNumber)))])
+            consumer.stop()
+        }
+        let summary = try await consumer.run()
+        logger.log(.info, "summary", [
+            ("summary", .string("\(summary)")), ("stopped_by_signal", .bool(watcher.signalReceived)),
+        ])
+        return 0
+    }
+}

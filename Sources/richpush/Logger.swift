@@ -1,0 +1,53 @@
+import Foundation
+import RichPush
+
+/// JSON-lines logger on standard error. URLs are logged without their query string, which often carries a signature.
+struct Logger: Sendable {
+    enum Level: Int, Comparable, Sendable, CaseIterable {
+        case debug, info, warning, error
+
+        var name: String {
+            switch self {
+            case .debug: return "debug"
+            case .info: return "info"
+            case .warning: return "warning"
+            case .error: return "error"
+            }
+        }
+
+        init?(name: String) {
+            guard let level = Level.allCases.first(where: { $0.name == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        static func < (lhs: Level, rhs: Level) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+
+    let minimumLevel: Level
+
+    func log(_ level: Level, _ event: String, _ fields: [(String, JSONValue)] = []) {
+        guard level >= minimumLevel else { return }
+        var object = JSONObject()
+        object["time"] = .string(ISO8601DateFormatter().string(from: Date()))
+        object["level"] = .string(level.name)
+        object["event"] = .string(event)
+        for (key, value) in fields { object[key] = value }
+        StandardError.write(String(decoding: JSONValue.object(object).serialized(), as: UTF8.self) + "\n")
+    }
+
+    /// One line per job outcome: id, line, status and milliseconds, nothing from the payload.
+    func jobFinished(_ result: JobResult) {
+        var fields: [(String, JSONValue)] = [
+            ("id", result.id.map(JSONValue.string) ?? .null),
+            ("status", .string(result.status.rawValue)),
+            ("ms", .number(String(result.timings.totalMilliseconds))),
+        ]
+        if let line = result.line { fields.insert(("line", .number(String(line))), at: 1) }
+        log(result.status == .rejected ? .warning : .info, "job", fields)
+    }
+
+    static func redacted(_ url: String) -> String {
+        guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
+        return String(url[..<cut])
+    }
+}

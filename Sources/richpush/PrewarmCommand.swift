@@ -1,0 +1,161 @@
+import Foundation
+import RichPush
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `richpush prewarm`: render every media variant of a campaign into the cache ahead of the send.
+enum PrewarmCommand: Command {
+    static let name = "prewarm"
+    static let abstract = "Render every media item of payloads (or of URL lists) into the cache before a send."
+    static let usage = "richpush prewarm [options] FILE...   |   richpush prewarm --urls [options] FILE..."
+    static let options = WorkerSettings.options + [
+        OptionDefinition("urls", .flag, help: "Inputs are URL lists (one URL per line, # comments) instead of payloads."),
+        OptionDefinition("variant", .repeatedValue, valueName: "NAME", help: "Variant for --urls input: attachment (default) or story."),
+        OptionDefinition("allow-failures", .flag, help: "Exit 0 even when some items failed."),
+    ]
+
+    struct Item: Hashable {
+        var source: String
+        var variant: String
+    }
+
+    static func run(_ options: ParsedOptions) async throws -> Int32 {
+        let settings = try WorkerSettings(options)
+        let paths = options.positionals.isEmpty ? ["-"] : options.positionals
+        let items = try collectItems(paths: paths, urls: options.flag("urls"), variants: options.strings("variant"), settings: settings)
+        let (enricher, fetcher, store) = try settings.makeEnricher()
+        defer { fetcher.shutdown() }
+
+        let progress = Progress(total: items.count, logger: settings.logger)
+        let started = ContinuousClock.now
+        var rendered = 0, fresh = 0, bytes = 0
+        var failures: [(Item, String)] = []
+        await withTaskGroup(of: (Item, MediaResult).self) { group in
+            var pending = items[...]
+            var inFlight = 0
+            while !pending.isEmpty || inFlight > 0 {
+                while inFlight < settings.concurrency, let item = pending.popFirst() {
+                    inFlight += 1
+                    group.addTask {
+                        let deadline = ContinuousClock.now.advanced(by: settings.deadline)
+                        return (item, await enricher.prewarm(source: item.source, variant: item.variant, deadline: deadline))
+                    }
+                }
+                guard let (item, result) = await group.next() else { break }
+                inFlight -= 1
+                switch result.status {
+                case .rendered:
+                    rendered += 1
+                    bytes += result.bytes ?? 0
+                case .cached:
+                    fresh += 1
+                    bytes += result.bytes ?? 0
+                case .failed, .skipped:
+                    failures.append((item, "\(result.errorCode ?? "failed"): \(result.errorMessage ?? "")"))
+                }
+                progress.advance(failed: result.status == .failed || result.status == .skipped)
+            }
+        }
+        progress.finish()
+        try? await store.flushUsage()
+
+        let seconds = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
+        var summary = "prewarm: \(items.count) items, \(rendered) rendered, \(fresh) fresh, \(failures.count) failed, "
+        summary += String(format: "%.1f MB, %.1f s\n", Double(bytes) / 1_048_576, seconds)
+        for (item, reason) in failures {
+            summary += "  failed \(Logger.redacted(item.source)) [\(item.variant)]: \(reason)\n"
+        }
+        StandardError.write(summary)
+        return failures.isEmpty || options.flag("allow-failures") ? 0 : 1
+    }
+
+    private static func collectItems(paths: [String], urls: Bool, variants: [String], settings: WorkerSettings) throws -> [Item] {
+        var seen = Set<Item>()
+        var items: [Item] = []
+        func add(_ item: Item) {
+            if seen.insert(item).inserted { items.append(item) }
+        }
+        let parser = PayloadParser(options: settings.payloadOptions)
+        for path in paths {
+            if urls {
+                let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+                for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
+                    let url = line.trimmingCharacters(in: .whitespaces)
+                    if url.isEmpty || url.hasPrefix("#") { continue }
+                    for variant in variants.isEmpty ? ["attachment"] : variants {
+                        add(Item(source: url, variant: variant))
+                    }
+                }
+                continue
+            }
+            for document in try InputDocuments.read(path) {
+                switch parser.parse(document.data) {
+                case .rejected(let diagnostics):
+                    let place = document.line.map { "\(path):\($0)" } ?? path
+                    let reasons = diagnostics.filter { $0.severity == .error }.map { "\($0.pointer): \($0.message)" }
+                    settings.logger.log(.warning, "skipped_document", [
+                        ("file", .string(place)), ("reason", .string(reasons.joined(separator: "; "))),
+                    ])
+                case .jobs(let jobs):
+                    for job in jobs {
+                        for reference in job.media { add(Item(source: reference.url, variant: reference.variantName)) }
+                    }
+                }
+            }
+        }
+        return items
+    }
+}
+
+/// Progress on standard error: a redrawn bar on a terminal, a log line every few seconds otherwise.
+final class Progress: @unchecked Sendable {
+    private let total: Int
+    private let logger: Logger
+    private let interactive = isatty(STDERR_FILENO) == 1
+    private let started = ContinuousClock.now
+    private var lastReport = ContinuousClock.now
+    private var done = 0
+    private var failed = 0
+
+    init(total: Int, logger: Logger) {
+        self.total = total
+        self.logger = logger
+    }
+
+    func advance(failed itemFailed: Bool) {
+        done += 1
+        if itemFailed { failed += 1 }
+        let now = ContinuousClock.now
+        let interval: Duration = interactive ? .milliseconds(100) : .seconds(5)
+        if now - lastReport >= interval || done == total {
+            lastReport = now
+            report()
+        }
+    }
+
+    func finish() {
+        if interactive { StandardError.write("\n") }
+    }
+
+    private func report() {
+        let elapsed = max(0.001, Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000)
+        let rate = Double(done) / elapsed
+        let remaining = rate > 0 ? Double(total - done) / rate : 0
+        if interactive {
+            let width = 30
+            let filled = total == 0 ? width : width * done / total
+            let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+            StandardError.write("\r[\(bar)] \(done)/\(total)  " + String(format: "%.1f/s  ETA %.0fs", rate, remaining) + "  failed \(failed) ")
+        } else {
+            let fields: [(String, JSONValue)] = [
+                ("done", .number(String(done))),
+                ("total", .number(String(total))),
+                ("rate", .number(String(format: "%.1f", rate))),
+                ("eta_s", .number(String(format: "%.0f", remaining))),
+                ("failed", .number(String(failed))),
+            ]
+            logger.log(.info, "progress", fields)
+        }
+    }
+}

@@ -1,0 +1,55 @@
+import Foundation
+import RichPush
+
+/// `richpush process`: NDJSON jobs in, one NDJSON result per line out.
+enum ProcessCommand: Command {
+    static let name = "process"
+    static let abstract = "Enrich NDJSON jobs (any input shape) and print one result line per input line."
+    static let usage = "richpush process [options] [FILE...]   (no FILE or - reads standard input)"
+    static let options = WorkerSettings.options + [
+        OptionDefinition("unordered", .flag, help: "Write results in completion order instead of input order."),
+        OptionDefinition("metrics-file", .value, valueName: "PATH", help: "Rewrite Prometheus text metrics to PATH every 10 s."),
+    ]
+
+    static func run(_ options: ParsedOptions) async throws -> Int32 {
+        let settings = try WorkerSettings(options)
+        let (enricher, fetcher, store) = try settings.makeEnricher()
+        defer { fetcher.shutdown() }
+        let processor = LineProcessor(
+            enricher: enricher, concurrency: settings.concurrency, ordered: !options.flag("unordered"))
+        let reader = LineReader(paths: options.positionals, readAhead: settings.concurrency * 2)
+        let watcher = SignalWatcher { signalNumber in
+            settings.logger.log(.warning, "stopping", [("signal", .number(String(signalNumber)))])
+            reader.stop()
+        }
+        reader.start()
+        let logger = settings.logger
+        let metrics = JobMetrics()
+        let metricsTask = options.string("metrics-file").map { path in
+            Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
+        }
+        let summary = await processor.run(
+            reader.lines,
+            lineTaken: { reader.consumed() },
+            emit: { output, _ in StandardOutput.writeLine(output) },
+            finished: { result in
+                logger.jobFinished(result)
+                metrics.record(result)
+            })
+        metricsTask?.cancel()
+        await metricsTask?.value
+        try? await store.flushUsage()
+        var counts: [(String, JSONValue)] = [("lines", .number(String(summary.lines)))]
+        for status in [JobStatus.enriched, .partial, .fallback, .passthrough, .rejected] {
+            counts.append((status.rawValue, .number(String(summary.statuses[status] ?? 0))))
+        }
+        counts.append(("ms", .number(String(summary.milliseconds))))
+        counts.append(("stopped_by_signal", .bool(watcher.signalReceived)))
+        logger.log(.info, "summary", counts)
+        if let failure = reader.failure {
+            logger.log(.error, "input", [("message", .string(failure))])
+            return 1
+        }
+        return 0
+    }
+}

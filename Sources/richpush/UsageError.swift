@@ -1,0 +1,29 @@
+/// A mistake in how the command was called. The CLI prints it with a hint and exits with status 2.
+enum UsageError: Error, CustomStringConvertible {
+    case unknownCommand(String)
+    case unknownOption(String, command: String)
+    case missingValue(option: String)
+    case invalidValue(option: String, value: String, expected: String)
+    case unexpectedValue(option: String)
+    case missingArgument(String)
+    case unreadableConfiguration(path: String, reason: String)
+
+    var description: String {
+        switch self {
+        case .unknownCommand(let name):
+            return "unknown command '\(name)'; run 'richpush --help' for the list of commands"
+        case .unknownOption(let name, let command):
+            return "unknown option '\(name)' for '\(command)'; run 'richpush \(command) --help'"
+        case .missingValue(let option):
+            return "option '--\(option)' needs a value"
+        case .invalidValue(let option, let value, let expected):
+            return "option '--\(option)' got '\(value)'; expected \(expected)"
+        case .unexpectedValue(let option):
+            return "option '--\(option)' is a flag and takes no value"
+        case .missingArgument(let what):
+            return "missing \(what)"
+        case .unreadableConfiguration(let path, let reason):
+            return "cannot read configuration file \(path): \(reason)"
+        }
+    }
+}

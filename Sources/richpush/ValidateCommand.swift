@@ -1,0 +1,75 @@
+import Foundation
+import RichPush
+
+/// `richpush validate`: a readable report for story authors, with pointers and fixes.
+enum ValidateCommand: Command {
+    static let name = "validate"
+    static let abstract = "Check payloads (any input shape) and render their media, with a report per file."
+    static let usage = "richpush validate [options] FILE..."
+    static let options = WorkerSettings.options + [
+        OptionDefinition("no-fetch", .flag, help: "Check structure only; fetch and render nothing."),
+        OptionDefinition("format", .value, valueName: "FORMAT", help: "text (default) or json."),
+    ]
+
+    static func run(_ options: ParsedOptions) async throws -> Int32 {
+        guard !options.positionals.isEmpty else { throw UsageError.missingArgument("FILE to validate") }
+        let format = options.string("format") ?? "text"
+        guard format == "text" || format == "json" else {
+            throw UsageError.invalidValue(option: "format", value: format, expected: "text or json")
+        }
+        let settings = try WorkerSettings(options)
+        var failed = false
+        var reports: [JSONValue] = []
+
+        let structure = StructureCheck(options: settings.payloadOptions)
+        var enricher: Enricher?
+        var fetcher: Fetcher?
+        var store: FileMediaStore?
+        if !options.flag("no-fetch") {
+            (enricher, fetcher, store) = try settings.makeEnricher()
+        }
+        defer { fetcher?.shutdown() }
+
+        for path in options.positionals {
+            let documents: [InputDocuments.Document]
+            do {
+                documents = try InputDocuments.read(path)
+            } catch {
+                StandardError.write("richpush: cannot read \(path): \(error.localizedDescription)\n")
+                failed = true
+                continue
+            }
+            var results: [JobResult] = []
+            for document in documents {
+                if let enricher {
+                    results += await enricher.enrich(document: document.data, line: document.line)
+                } else {
+                    results += structure.check(document: document.data, line: document.line)
+                }
+            }
+            if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
+            if format == "json" {
+                var report = JSONObject()
+                report["file"] = .string(path)
+                report["results"] = .array(results.map(\.json))
+                reports.append(.object(report))
+            } else {
+                StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: enricher != nil))
+            }
+        }
+        try? await store?.flushUsage()
+        if format == "json" {
+            StandardOutput.writeLine(JSONValue.array(reports).serialized(pretty: true))
+        }
+        return failed ? 1 : 0
+    }
+
+    /// Errors always fail; warnings fail with `--strict`; media that did not render is an error for an author.
+    static func fails(_ result: JobResult, strict: Bool) -> Bool {
+        if result.status == .rejected { return true }
+        if result.media.contains(where: { $0.status == .failed || ($0.status == .skipped && $0.errorCode != nil) }) {
+            return true
+        }
+        return result.diagnostics.contains { $0.severity == .error || (strict && $0.severity == .warning) }
+    }
+}

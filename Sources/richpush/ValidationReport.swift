@@ -1,0 +1,42 @@
+import Foundation
+import RichPush
+
+/// The plain-text form of a `validate` report.
+enum ValidationReport {
+    static func text(file: String, results: [JobResult], fetched: Bool) -> String {
+        var text = "\(file)\n"
+        for result in results {
+            var heading = "  job"
+            if let id = result.id { heading += " \(id)" }
+            if let line = result.line { heading += " (line \(line))" }
+            text += "\(heading): \(result.status.rawValue)\n"
+            for diagnostic in result.diagnostics {
+                let pointer = diagnostic.pointer.isEmpty ? "/" : diagnostic.pointer
+                text += "    \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))"
+                text += "\(pointer): \(diagnostic.message) [\(diagnostic.code)]\n"
+            }
+            for media in result.media {
+                text += "    media   \(media.pointer): \(Logger.redacted(media.source))\n"
+                switch media.status {
+                case .rendered, .cached:
+                    let size = media.bytes.map { String(format: "%.1f KB", Double($0) / 1024) } ?? "?"
+                    text += "            \(media.status.rawValue) \(media.width ?? 0)x\(media.height ?? 0) \(media.format ?? "?")"
+                    text += " \(size) in \(media.milliseconds) ms -> \(media.cachedURL ?? "")\n"
+                case .failed, .skipped:
+                    text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode ?? "")\n"
+                }
+            }
+            if let apns = result.apns {
+                let limit = apns.headers.first(where: { $0.name == "apns-push-type" })?.value == "voip" ? 5120 : 4096
+                text += "    payload \(apns.byteCount) / \(limit) bytes"
+                text += fetched ? "\n" : " (media not fetched: URLs left as written)\n"
+                for header in apns.headers { text += "      \(header.name): \(header.value)\n" }
+                let pretty = String(decoding: apns.payload.serialized(pretty: true), as: UTF8.self)
+                for line in pretty.split(separator: "\n", omittingEmptySubsequences: false) {
+                    text += "      \(line)\n"
+                }
+            }
+        }
+        return text
+    }
+}

@@ -1,0 +1,116 @@
+import Foundation
+import RichPush
+
+/// The options shared by every command that fetches and renders media, and the library objects they configure.
+struct WorkerSettings {
+    static let options: [OptionDefinition] = [
+        OptionDefinition("config", .value, valueName: "FILE", help: "JSON file of option values (keys are option names)."),
+        OptionDefinition("concurrency", .value, valueName: "N", help: "Jobs (or media items) in flight at once. Default 16."),
+        OptionDefinition("deadline", .value, valueName: "DURATION", help: "Hard per-job deadline, e.g. 25s or 800ms. Default 25s."),
+        OptionDefinition("cache-dir", .value, valueName: "DIR", help: "Root of the shared media cache. Default ./richpush-cache."),
+        OptionDefinition("public-base-url", .value, valueName: "URL", help: "Base URL the CDN serves the cache root at. Default https://cdn.example.com/richpush."),
+        OptionDefinition("local-origin", .repeatedValue, valueName: "PREFIX=DIR", help: "Serve URLs starting with PREFIX from files in DIR."),
+        OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
+        OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
+        OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest source accepted, e.g. 10MB. Default 10MB."),
+        OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
+        OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh or pushfa. Default: detect."),
+        OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
+        OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
+        OptionDefinition("strict", .flag, help: "Treat payload warnings (e.g. Pushfa length limits) as errors."),
+        OptionDefinition("log-level", .value, valueName: "LEVEL", help: "debug, info, warning or error. Default info."),
+    ]
+
+    var concurrency = 16
+    var deadline: Duration = .seconds(25)
+    var cacheDirectory = "richpush-cache"
+    var publicBaseURL = "https://cdn.example.com/richpush"
+    var localOrigins: [LocalOrigin] = []
+    var allowNetworks: [IPNetwork] = []
+    var allowHosts: Set<String>?
+    var maximumSourceBytes = 10 * 1024 * 1024
+    var negativeTTL: Duration = .seconds(300)
+    var shape: InputShape?
+    var strict = false
+    var defaultTitle: String?
+    var defaultBody: String?
+    var logger = Logger(minimumLevel: .info)
+
+    init(_ options: ParsedOptions) throws(UsageError) {
+        concurrency = try options.integer("concurrency", range: 1...4096) ?? concurrency
+        deadline = try options.duration("deadline") ?? deadline
+        cacheDirectory = options.string("cache-dir") ?? cacheDirectory
+        publicBaseURL = options.string("public-base-url") ?? publicBaseURL
+        for mapping in options.strings("local-origin") {
+            do {
+                localOrigins.append(try LocalOrigin(parsing: mapping))
+            } catch {
+                throw .invalidValue(option: "local-origin", value: mapping, expected: "PREFIX=DIR with an existing directory (\(error))")
+            }
+        }
+        for cidr in options.strings("allow-network") {
+            do {
+                allowNetworks.append(try IPNetwork(cidr))
+            } catch {
+                throw .invalidValue(option: "allow-network", value: cidr, expected: "a CIDR such as 127.0.0.1/32 or fd00::/8")
+            }
+        }
+        let hosts = options.strings("allow-host")
+        allowHosts = hosts.isEmpty ? nil : Set(hosts.map { $0.lowercased() })
+        maximumSourceBytes = try options.byteCount("max-source-bytes") ?? maximumSourceBytes
+        negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
+        if let raw = options.string("shape") {
+            guard let shape = InputShape(rawValue: raw) else {
+                throw .invalidValue(option: "shape", value: raw, expected: "apns, envelope, pushwoosh or pushfa")
+            }
+            self.shape = shape
+        }
+        strict = options.flag("strict")
+        defaultTitle = options.string("default-title")
+        defaultBody = options.string("default-body")
+        if let raw = options.string("log-level") {
+            guard let level = Logger.Level(name: raw) else {
+                throw .invalidValue(option: "log-level", value: raw, expected: "debug, info, warning or error")
+            }
+            logger = Logger(minimumLevel: level)
+        }
+    }
+
+    var payloadOptions: PayloadOptions {
+        var options = PayloadOptions()
+        options.strict = strict
+        options.forcedShape = shape
+        if let defaultTitle { options.defaultTitle = defaultTitle }
+        if let defaultBody { options.defaultBody = defaultBody }
+        return options
+    }
+
+    var fetchConfiguration: FetchConfiguration {
+        var configuration = FetchConfiguration()
+        configuration.maximumBytes = maximumSourceBytes
+        configuration.allowNetworks = allowNetworks
+        configuration.allowedHosts = allowHosts
+        configuration.localOrigins = localOrigins
+        return configuration
+    }
+
+    var cacheConfiguration: CacheConfiguration {
+        var configuration = CacheConfiguration(
+            root: URL(fileURLWithPath: cacheDirectory, isDirectory: true), publicBaseURL: publicBaseURL)
+        configuration.negativeTTL = negativeTTL
+        return configuration
+    }
+
+    var enricherConfiguration: EnricherConfiguration {
+        var imageLimits = ImageLimits()
+        imageLimits.maximumSourceBytes = maximumSourceBytes
+        return EnricherConfiguration(jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions)
+    }
+
+    /// Opens the cache and the fetcher. Failures here are environment problems (exit 1), not usage mistakes.
+    func makeEnricher() throws -> (Enricher, Fetcher, FileMediaStore) {
+        let store = try FileMediaStore(configuration: cacheConfiguration)
+        let fetcher = try Fetcher(configuration: fetchConfiguration)
+        return (Enricher(configuration: enricherConfiguration, store: store, fetcher: fetcher), fetcher, store)
+    }
+}
