@@ -32,6 +32,8 @@ let package = Package(
         .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
         .testTarget(name: "QueueTests", dependencies: ["RichPush"]),
+        .testTarget(name: "PipelineTests", dependencies: ["RichPush"]),
+        .testTarget(name: "CLITests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )

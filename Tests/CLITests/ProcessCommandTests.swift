@@ -1,0 +1,119 @@
+import Foundation
+import XCTest
+
+final class ProcessCommandTests: XCTestCase {
+    var temporaryDirectory: URL!
+    let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+
+    override func setUpWithError() throws {
+        temporaryDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: temporaryDirectory)
+    }
+
+    private var cacheDirectory: String { temporaryDirectory.appendingPathComponent("cache").path }
+
+    private func objects(_ output: CommandRunner.Output) throws -> [[String: Any]] {
+        try output.lines.map { line in
+            try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+        }
+    }
+
+    func testVersionHelpAndUsageErrors() throws {
+        let version = try CommandRunner.run(["--version"])
+        XCTAssertEqual(version.status, 0)
+        XCTAssertTrue(version.standardOutput.hasPrefix("richpush "))
+        for command in ["process", "validate", "prewarm", "cache"] {
+            let help = try CommandRunner.run([command, "--help"])
+            XCTAssertEqual(help.status, 0, command)
+            XCTAssertTrue(help.standardOutput.contains("Usage: richpush \(command)"), help.standardOutput)
+        }
+        XCTAssertEqual(try CommandRunner.run(["frobnicate"]).status, 2)
+        let unknown = try CommandRunner.run(["process", "--no-such-flag"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.standardError.contains("--no-such-flag"))
+        XCTAssertEqual(try CommandRunner.run(["process", "--concurrency", "zero"]).status, 2)
+        XCTAssertEqual(try CommandRunner.run(["process", "--deadline"]).status, 2)
+    }
+
+    func testBundledSampleGivesTheExpectedStatuses() throws {
+        let output = try CommandRunner.run([
+            "process", "--local-origin", origin, "--cache-dir", cacheDirectory, "Fixtures/jobs/sample.ndjson",
+        ])
+        XCTAssertEqual(output.status, 0, output.standardError)
+        let results = try objects(output)
+        XCTAssertEqual(results.map { $0["id"] as? String }, ["story-autumn-1", "image-push-2", "broken-image-3", "silent-4"])
+        XCTAssertEqual(results.map { $0["status"] as? String }, ["enriched", "enriched", "fallback", "passthrough"])
+        let story = try XCTUnwrap((results[0]["apns"] as? [String: Any])?["payload"] as? [String: Any])
+        XCTAssertEqual((story["aps"] as? [String: Any])?["category"] as? String, "PW_STORIES")
+        let logLines = output.standardError.split(separator: "\n")
+        XCTAssertTrue(logLines.contains { $0.contains("\"event\":\"summary\"") }, output.standardError)
+        XCTAssertFalse(output.standardError.contains("?"), "logs carry no URL query strings")
+    }
+
+    func testThousandLinesWithMalformedOnesGiveThousandOrderedOutputs() throws {
+        var input = ""
+        for index in 1...1000 {
+            switch index % 7 {
+            case 0: input += "{\"broken\": \n"
+            case 3: input += "\n"
+            default: input += "{\"id\":\"j\(index)\",\"aps\":{\"alert\":{\"title\":\"T\",\"body\":\"B\"}}}\n"
+            }
+        }
+        let output = try CommandRunner.run(
+            ["process", "--cache-dir", cacheDirectory, "--concurrency", "64"], input: input)
+        XCTAssertEqual(output.status, 0, output.standardError)
+        let results = try objects(output)
+        XCTAssertEqual(results.count, 1000)
+        for (index, result) in results.enumerated() {
+            XCTAssertEqual(result["line"] as? Int, index + 1)
+            let expected = (index + 1) % 7 == 0 || (index + 1) % 7 == 3 ? "rejected" : "passthrough"
+            XCTAssertEqual(result["status"] as? String, expected, "line \(index + 1)")
+        }
+    }
+
+    func testPrewarmThenProcessMakesNoFurtherRenders() throws {
+        let prewarm = try CommandRunner.run([
+            "prewarm", "--local-origin", origin, "--cache-dir", cacheDirectory, "Fixtures/jobs/sample.ndjson",
+        ])
+        // The sample's broken image fails on purpose.
+        XCTAssertEqual(prewarm.status, 1, prewarm.standardError)
+        XCTAssertTrue(prewarm.standardError.contains("4 rendered"), prewarm.standardError)
+        XCTAssertTrue(prewarm.standardError.contains("1 failed"), prewarm.standardError)
+        let allowed = try CommandRunner.run([
+            "prewarm", "--allow-failures", "--local-origin", origin, "--cache-dir", cacheDirectory, "Fixtures/jobs/sample.ndjson",
+        ])
+        XCTAssertEqual(allowed.status, 0)
+        XCTAssertTrue(allowed.standardError.contains("4 fresh"), allowed.standardError)
+
+        let output = try CommandRunner.run([
+            "process", "--local-origin", origin, "--cache-dir", cacheDirectory, "Fixtures/jobs/sample.ndjson",
+        ])
+        let media = try objects(output).flatMap { ($0["media"] as? [[String: Any]]) ?? [] }
+        XCTAssertEqual(media.count, 5)
+        let statuses = media.map { $0["status"] as? String }
+        XCTAssertEqual(statuses.filter { $0 == "cached" }.count, 4, "\(statuses)")
+        XCTAssertEqual(statuses.filter { $0 == "rendered" }.count, 0, "\(statuses)")
+    }
+
+    func testFlagsOverrideEnvironmentWhichOverridesConfigFile() throws {
+        let config = temporaryDirectory.appendingPathComponent("config.json")
+        try Data(#"{"deadline": "nonsense"}"#.utf8).write(to: config)
+        // The configuration file's bad value is reported...
+        XCTAssertEqual(try CommandRunner.run(["process", "--config", config.path], input: "").status, 2)
+        // ...unless the environment overrides it...
+        XCTAssertEqual(try CommandRunner.run(
+            ["process", "--config", config.path, "--cache-dir", cacheDirectory], input: "",
+            environment: ["RICHPUSH_DEADLINE": "5s"]).status, 0)
+        // ...and a flag overrides the environment.
+        XCTAssertEqual(try CommandRunner.run(
+            ["process", "--config", config.path, "--deadline", "bogus", "--cache-dir", cacheDirectory], input: "",
+            environment: ["RICHPUSH_DEADLINE": "5s"]).status, 2)
+        XCTAssertEqual(try CommandRunner.run(
+            ["process", "--config", config.path, "--deadline", "2s", "--cache-dir", cacheDirectory], input: "",
+            environment: ["RICHPUSH_DEADLINE": "bogus"]).status, 0)
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+final class EnricherTests: PipelineTestCase {
+    func testStoryPagesPointAtCachedVariantsWithStoriesCategory() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, """
+            {"id":"s1","payload":{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[
+              {"image":"https://media.example.com/story1.jpg","title":"One"},
+              {"image":"https://media.example.com/story2.jpg","title":"Two"}]},"campaign":"c-7"}}
+            """)
+        XCTAssertEqual(result.status, .enriched)
+        XCTAssertEqual(result.id, "s1")
+        XCTAssertEqual(result.media.count, 2)
+        for (index, media) in result.media.enumerated() {
+            XCTAssertEqual(media.status, .rendered)
+            XCTAssertEqual(media.variant, "story")
+            let cached = try XCTUnwrap(media.cachedURL)
+            XCTAssertTrue(cached.hasPrefix(Self.publicBase + "/objects/"), cached)
+            XCTAssertTrue(cached.hasSuffix(".jpg"), cached)
+            XCTAssertEqual(media.width, 1080)
+            XCTAssertEqual(media.height, 1620)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(media.bytes), 350_000)
+            XCTAssertEqual(result.payloadValue(at: "/pw_stories/pages/\(index)/image"), .string(cached))
+        }
+        XCTAssertEqual(result.payloadValue(at: "/aps/category"), .string("PW_STORIES"))
+        XCTAssertEqual(result.payloadValue(at: "/aps/mutable-content"), .number("1"))
+        XCTAssertEqual(result.payloadValue(at: "/campaign"), .string("c-7"), "custom keys survive")
+        XCTAssertEqual(result.header("apns-push-type"), "alert")
+        XCTAssertEqual(result.header("apns-priority"), "10")
+    }
+
+    func testBrokenImageFallsBackWithAlertTextAndIsStillSent() async throws {
+        try Data("<html><body>404 Not Found</body></html>".utf8)
+            .write(to: temporaryDirectory.appendingPathComponent("broken.jpg"))
+        var fetch = FetchConfiguration()
+        fetch.localOrigins = [LocalOrigin(prefix: "https://media.example.com/", directory: temporaryDirectory.path)]
+        let fetcher = try Fetcher(configuration: fetch)
+        defer { fetcher.shutdown() }
+        let store = try FileMediaStore(configuration: CacheConfiguration(
+            root: temporaryDirectory.appendingPathComponent("cache"), publicBaseURL: Self.publicBase))
+        let enricher = Enricher(store: store, fetcher: fetcher)
+
+        let result = try await enrichOne(enricher, """
+            {"id":"b1","payload":{"aps":{"alert":{"body":"Flash sale"}},"attachment":"https://media.example.com/broken.jpg"}}
+            """)
+        XCTAssertEqual(result.status, .fallback)
+        XCTAssertEqual(result.media.first?.status, .failed)
+        XCTAssertEqual(result.media.first?.errorCode, "unsupported_format")
+        XCTAssertNotNil(result.apns, "fail open: the job is still sent")
+        XCTAssertEqual(result.payloadValue(at: "/aps/alert/body"), .string("Flash sale"))
+        XCTAssertNil(result.payloadValue(at: "/attachment"), "the failed attachment is removed")
+        XCTAssertEqual(result.payloadValue(at: "/attachment_source"), .string("https://media.example.com/broken.jpg"))
+
+        // The failure is remembered: the second job fails fast from the negative entry.
+        let again = try await enrichOne(enricher, """
+            {"id":"b2","payload":{"aps":{"alert":{"body":"Flash sale"}},"attachment":"https://media.example.com/broken.jpg"}}
+            """)
+        XCTAssertEqual(again.media.first?.errorCode, "unsupported_format")
+    }
+
+    func testSilentPushIsPassedThroughAsBackgroundWithoutFetching() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, """
+            {"id":"q1","payload":{"aps":{"content-available":1},"image_url":"https://media.example.com/hero.jpg","sync":"inbox"}}
+            """)
+        XCTAssertEqual(result.status, .passthrough)
+        XCTAssertTrue(result.media.isEmpty)
+        XCTAssertEqual(result.header("apns-push-type"), "background")
+        XCTAssertEqual(result.header("apns-priority"), "5")
+        XCTAssertEqual(result.payloadValue(at: "/sync"), .string("inbox"))
+        XCTAssertNil(result.payloadValue(at: "/aps/alert"))
+    }
+
+    func testSameSourceUnderTwoKeysIsRenderedOnceAndBothRewritten() async throws {
+        let (enricher, fetcher, store) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, """
+            {"aps":{"alert":{"title":"T","body":"B"}},"image_url":"https://media.example.com/hero.jpg",
+             "fcm_options":{"image":"https://media.example.com/hero.jpg"}}
+            """)
+        XCTAssertEqual(result.status, .enriched)
+        XCTAssertEqual(result.media.count, 2)
+        XCTAssertEqual(Set(result.media.map(\.pointer)), ["/image_url", "/fcm_options/image"])
+        XCTAssertEqual(result.media[0].cachedURL, result.media[1].cachedURL)
+        XCTAssertEqual(result.payloadValue(at: "/image_url"), result.payloadValue(at: "/fcm_options/image"))
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.objectCount, 1)
+    }
+
+    func testSecondJobIsServedFromCache() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let job = #"{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"https://media.example.com/hero.jpg"}"#
+        let first = try await enrichOne(enricher, job)
+        let second = try await enrichOne(enricher, job)
+        XCTAssertEqual(first.media.first?.status, .rendered)
+        XCTAssertEqual(second.media.first?.status, .cached)
+        XCTAssertEqual(first.media.first?.cachedURL, second.media.first?.cachedURL)
+    }
+
+    func testMalformedDocumentIsRejectedWithPointer() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let results = await enricher.enrich(document: Data(#"{"aps": {"alert": "x",}"#.utf8), line: 7)
+        XCTAssertEqual(results.count, 1)
+        XCTAssertEqual(results.first?.status, .rejected)
+        XCTAssertEqual(results.first?.line, 7)
+        XCTAssertNil(results.first?.apns)
+        XCTAssertFalse(results.first?.diagnostics.isEmpty ?? true)
+    }
+
+    func testStatusSummarisesMediaOutcomes() {
+        func media(_ status: MediaResult.Status) -> MediaResult {
+            MediaResult(pointer: "/p", source: "s", variant: "attachment", status: status, milliseconds: 0)
+        }
+        XCTAssertEqual(Enricher.status(of: []), .passthrough)
+        XCTAssertEqual(Enricher.status(of: [media(.rendered), media(.cached)]), .enriched)
+        XCTAssertEqual(Enricher.status(of: [media(.rendered), media(.failed)]), .partial)
+        XCTAssertEqual(Enricher.status(of: [media(.skipped), media(.failed)]), .fallback)
+    }
+}

@@ -1,0 +1,76 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import RichPush
+
+final class LineProcessorTests: PipelineTestCase {
+    private func lines(_ documents: [String]) -> AsyncStream<Data> {
+        AsyncStream { continuation in
+            for document in documents { continuation.yield(Data(document.utf8)) }
+            continuation.finish()
+        }
+    }
+
+    func testEveryLineGetsExactlyOneOutputInInputOrder() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        var documents: [String] = []
+        for index in 1...1000 {
+            switch index % 10 {
+            case 3: documents.append("{not json")
+            case 6: documents.append("")
+            case 9: documents.append(#"{"id":"m\#(index)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"https://media.example.com/hero.jpg"}}"#)
+            default: documents.append(#"{"id":"p\#(index)","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#)
+            }
+        }
+        let processor = LineProcessor(enricher: enricher, concurrency: 32, ordered: true)
+        let outputs = Mutex<[JSONValue]>([])
+        let summary = await processor.run(lines(documents), emit: { data, _ in
+            let value = try? JSONParser.parse(data)
+            outputs.withLock { $0.append(value ?? .null) }
+        })
+        let collected = outputs.withLock { $0 }
+        XCTAssertEqual(summary.lines, 1000)
+        XCTAssertEqual(collected.count, 1000)
+        for (index, output) in collected.enumerated() {
+            let line = index + 1
+            XCTAssertEqual(output.value(at: "/line"), .number(String(line)), "output \(index) is out of order")
+            switch line % 10 {
+            case 3, 6: XCTAssertEqual(output.value(at: "/status"), .string("rejected"))
+            case 9: XCTAssertEqual(output.value(at: "/status"), .string("enriched"))
+            default: XCTAssertEqual(output.value(at: "/status"), .string("passthrough"))
+            }
+        }
+        XCTAssertEqual(summary.statuses[.rejected], 200)
+        XCTAssertEqual(summary.statuses[.enriched], 100)
+    }
+
+    func testUnorderedModeStillEmitsEveryLineOnce() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let documents = (1...200).map { #"{"id":"j\#($0)","aps":{"alert":"hello"}}"# }
+        let processor = LineProcessor(enricher: enricher, concurrency: 8, ordered: false)
+        let seen = Mutex<[Int]>([])
+        _ = await processor.run(lines(documents), emit: { data, _ in
+            guard case .number(let text)? = (try? JSONParser.parse(data))?.value(at: "/line"), let line = Int(text) else { return }
+            seen.withLock { $0.append(line) }
+        })
+        XCTAssertEqual(seen.withLock { $0 }.sorted(), Array(1...200))
+    }
+
+    func testPushwooshRequestBodyYieldsOneLineHoldingEveryNotification() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let body = #"{"request":{"application":"XXXXX-XXXXX","notifications":[{"content":"one","platforms":[1]},{"content":"two","platforms":[1]}]}}"#
+        let processor = LineProcessor(enricher: enricher, concurrency: 4)
+        let outputs = Mutex<[JSONValue]>([])
+        _ = await processor.run(lines([body]), emit: { data, _ in
+            outputs.withLock { $0.append((try? JSONParser.parse(data)) ?? .null) }
+        })
+        let output = try XCTUnwrap(outputs.withLock { $0 }.first)
+        XCTAssertEqual(outputs.withLock { $0.count }, 1)
+        guard case .array(let jobs)? = output.value(at: "/jobs") else { return XCTFail("no jobs array in \(output)") }
+        XCTAssertEqual(jobs.count, 2)
+        XCTAssertEqual(output.value(at: "/jobs/1/apns/payload/aps/alert/body"), .string("two"))
+    }
+}

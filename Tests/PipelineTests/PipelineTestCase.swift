@@ -1,0 +1,56 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Shared set-up: a temporary cache, a local origin serving the bundled media, and an enricher over both.
+class PipelineTestCase: XCTestCase {
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath)
+        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
+            url.deleteLastPathComponent()
+        }
+        return url
+    }()
+
+    static let mediaDirectory = packageRoot.appendingPathComponent("Fixtures/media")
+    static let publicBase = "https://cdn.test/richpush"
+
+    var temporaryDirectory: URL!
+
+    override func setUpWithError() throws {
+        temporaryDirectory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("richpush-pipeline-\(UUID().uuidString)", isDirectory: true)
+        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: temporaryDirectory)
+    }
+
+    func makeEnricher(
+        allowNetworks: [String] = [],
+        deadline: Duration = .seconds(10),
+        cacheDirectory: URL? = nil
+    ) throws -> (Enricher, Fetcher, FileMediaStore) {
+        var fetch = FetchConfiguration()
+        fetch.localOrigins = [try LocalOrigin(parsing: "https://media.example.com/=\(Self.mediaDirectory.path)")]
+        fetch.allowNetworks = try allowNetworks.map { try IPNetwork($0) }
+        let fetcher = try Fetcher(configuration: fetch)
+        let root = cacheDirectory ?? temporaryDirectory.appendingPathComponent("cache", isDirectory: true)
+        let store = try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: Self.publicBase))
+        let enricher = Enricher(configuration: EnricherConfiguration(jobDeadline: deadline), store: store, fetcher: fetcher)
+        return (enricher, fetcher, store)
+    }
+
+    func enrichOne(_ enricher: Enricher, _ json: String) async throws -> JobResult {
+        let results = await enricher.enrich(document: Data(json.utf8))
+        XCTAssertEqual(results.count, 1)
+        return try XCTUnwrap(results.first)
+    }
+}
+
+extension JobResult {
+    func payloadValue(at pointer: String) -> JSONValue? { apns?.payload.value(at: pointer) }
+
+    func header(_ name: String) -> String? { apns?.headers.first(where: { $0.name == name })?.value }
+}
