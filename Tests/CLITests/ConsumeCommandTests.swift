@@ -1,0 +1,105 @@
+import Foundation
+import XCTest
+
+/// `richpush consume` end to end: a real redis-server on a loopback port, the real binary, SIGTERM at the end.
+final class ConsumeCommandTests: XCTestCase {
+    private var server: Process?
+    private var port = 0
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-consume-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/redis-server") else {
+            // Never skipped: .ci/run installs redis-server, and a machine without it must fail loudly.
+            struct MissingRedis: Error, CustomStringConvertible {
+                var description: String { "redis-server is required: apt-get install -y redis-server" }
+            }
+            throw MissingRedis()
+        }
+        port = Int.random(in: 20_000...40_000)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
+        process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+                             "--dir", directory.path]
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        server = process
+        for _ in 0..<100 where (try? redis(["PING"]))?.contains("PONG") != true { usleep(50_000) }
+        XCTAssertEqual(try redis(["PING"]).trimmingCharacters(in: .whitespacesAndNewlines), "PONG")
+    }
+
+    override func tearDownWithError() throws {
+        server?.terminate()
+        server?.waitUntilExit()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @discardableResult
+    private func redis(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-cli")
+        process.arguments = ["-p", String(port), "--raw"] + arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    func testConsumerWritesOneResultPerJobAndStopsCleanlyOnSigterm() throws {
+        let jobCount = 40
+        for index in 1...jobCount {
+            let job = index == 7
+                ? "{not json"
+                : #"{"id":"c\#(index)","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
+            try redis(["XADD", "jobs", "*", "job", job])
+        }
+        let consumer = CommandRunner.makeProcess([
+            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
+            "--cache-dir", directory.appendingPathComponent("cache").path, "--concurrency", "8",
+        ], environment: [:], workingDirectory: nil)
+        let errors = Pipe()
+        consumer.standardError = errors
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+
+        var count = 0
+        for _ in 0..<200 {
+            count = Int(try redis(["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+            if count >= jobCount { break }
+            usleep(50_000)
+        }
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+
+        XCTAssertEqual(consumer.terminationStatus, 0, log)
+        XCTAssertEqual(count, jobCount, log)
+        let results = try redis(["XRANGE", "results", "-", "+"]).split(separator: "\n").filter { $0.hasPrefix("{") }
+        var statuses: [String: String] = [:]
+        var rejected = 0
+        for line in results {
+            let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if let id = object["id"] as? String {
+                XCTAssertNil(statuses[id], "one result per job id")
+                statuses[id] = object["status"] as? String
+            } else {
+                XCTAssertEqual(object["status"] as? String, "rejected")
+                rejected += 1
+            }
+        }
+        XCTAssertEqual(statuses.count, jobCount - 1)
+        XCTAssertEqual(Set(statuses.values), ["passthrough"])
+        XCTAssertEqual(rejected, 1, "the malformed entry gets a rejected result, not a crash loop")
+        XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
+    }
+
+    func testTlsRedisURLIsAUsageError() throws {
+        let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0"])
+        XCTAssertEqual(output.status, 2)
+        XCTAssertTrue(output.standardError.contains("TLS"), output.standardError)
+    }
+}
