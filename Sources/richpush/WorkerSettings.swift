@@ -17,6 +17,7 @@ struct WorkerSettings {
         OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh or pushfa. Default: detect."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
+        OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow this app scheme in story links besides https, e.g. myapp."),
         OptionDefinition("strict", .flag, help: "Treat payload warnings (e.g. Pushfa length limits) as errors."),
         OptionDefinition("log-level", .value, valueName: "LEVEL", help: "debug, info, warning or error. Default info."),
     ]
@@ -34,6 +35,7 @@ struct WorkerSettings {
     var strict = false
     var defaultTitle: String?
     var defaultBody: String?
+    var linkSchemes: [String] = []
     var logger = Logger(minimumLevel: .info)
 
     init(_ options: ParsedOptions) throws(UsageError) {
@@ -68,6 +70,7 @@ struct WorkerSettings {
         strict = options.flag("strict")
         defaultTitle = options.string("default-title")
         defaultBody = options.string("default-body")
+        linkSchemes = options.strings("link-scheme").map { $0.lowercased().replacingOccurrences(of: ":", with: "") }
         if let raw = options.string("log-level") {
             guard let level = Logger.Level(name: raw) else {
                 throw .invalidValue(option: "log-level", value: raw, expected: "debug, info, warning or error")
@@ -82,6 +85,7 @@ struct WorkerSettings {
         options.forcedShape = shape
         if let defaultTitle { options.defaultTitle = defaultTitle }
         if let defaultBody { options.defaultBody = defaultBody }
+        options.allowedLinkSchemes.formUnion(linkSchemes)
         return options
     }
 
