@@ -27,6 +27,8 @@ let package = Package(
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
+        // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
+        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush"]),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
         .testTarget(name: "FetchTests", dependencies: ["RichPush"]),

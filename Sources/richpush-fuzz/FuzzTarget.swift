@@ -1,0 +1,64 @@
+import Foundation
+import RichPush
+
+/// One fuzzed entry point: bytes in, any outcome but a crash, hang or leak.
+enum FuzzTarget: String, CaseIterable {
+    /// Format sniffing and header probing, with default limits.
+    case probe
+    /// The whole render path with small limits, fed JPEG-, PNG- or WebP-shaped bytes.
+    case jpeg, png, webp
+    /// JSON parsing, shape adapters, story rules and APNs rendering.
+    case payload
+
+    /// Small limits keep each execution fast and make the limit checks themselves part of what is fuzzed.
+    private static let renderer = ImagePipeline(limits: ImageLimits(
+        maximumPixels: 4_000_000, maximumSide: 4096, maximumSourceBytes: 1 << 20))
+    private static let variant = ImageVariant(
+        name: "fuzz", width: 64, height: 64, fit: .cover, format: .automatic, quality: 70, minimumQuality: 60,
+        maximumBytes: nil, progressive: false)
+    private static let parser = PayloadParser()
+    private static let apns = APNsRenderer()
+
+    func run(_ bytes: Data) {
+        switch self {
+        case .probe:
+            _ = try? ImageProbe.probe(bytes)
+        case .jpeg:
+            render(Self.prefixed(bytes, with: [0xFF, 0xD8, 0xFF]))
+        case .png:
+            render(Self.prefixed(bytes, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
+        case .webp:
+            render(Self.prefixed(bytes, with: Array("RIFF".utf8)))
+        case .payload:
+            guard case .jobs(let jobs) = Self.parser.parse(bytes) else { return }
+            for job in jobs {
+                // Alternate outcomes so both the rewrite and the drop/fallback paths run.
+                var media: [String: MediaOutcome] = [:]
+                for (index, reference) in job.media.enumerated() {
+                    media[reference.pointer] = index % 2 == 0
+                        ? .rendered(publicURL: "https://cdn.test/objects/aa/bb/\(index).jpg", width: 10, height: 10, bytes: 900_000, format: "jpeg")
+                        : .failed(code: "fuzz", message: "fuzzed failure")
+                }
+                if case .rendered(let request, _) = Self.apns.render(job, media: media) {
+                    _ = request.payload.serialized()
+                }
+            }
+        }
+    }
+
+    /// Keeps the fuzzer inside one decoder: inputs that lost their signature get it back.
+    private static func prefixed(_ bytes: Data, with signature: [UInt8]) -> Data {
+        if bytes.starts(with: signature) { return bytes }
+        return Data(signature) + bytes
+    }
+
+    private func render(_ bytes: Data) {
+        // The render API is async; the fuzzer's callback is not. A semaphore bridges the two for one input.
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            _ = try? await Self.renderer.render(bytes, as: Self.variant, deadline: .now + .seconds(10))
+            done.signal()
+        }
+        done.wait()
+    }
+}

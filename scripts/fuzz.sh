@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds richpush-fuzz with libFuzzer and AddressSanitizer and runs one target.
+#
+#   scripts/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags...]
+#   TARGET: probe, jpeg, png, webp or payload
+#
+# SwiftPM links every executable with `--defsym main=<module>_main`, which collides with libFuzzer's own main, so
+# `-sanitize=fuzzer` cannot be used as is. Instead the code gets libFuzzer's coverage instrumentation and the
+# fuzzer runtime without its main; richpush-fuzz calls LLVMFuzzerRunDriver itself.
+# The corpus is seeded from Fixtures/ into .build/fuzz-corpus/TARGET; crashes land in .build/fuzz-artifacts/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+target=${1:?usage: scripts/fuzz.sh probe|jpeg|png|webp|payload [SECONDS]}
+seconds=${2:-600}
+shift $(( $# >= 2 ? 2 : 1 ))
+
+clang_runtime=$(dirname "$(swiftc -print-target-info | python3 -c 'import json,sys; print(json.load(sys.stdin)["paths"]["runtimeResourcePath"])')")
+fuzzer_runtime=$(find "$(dirname "$(command -v swiftc)")/../lib/clang" -name 'libclang_rt.fuzzer_no_main-x86_64.a' | head -n 1)
+[ -n "$fuzzer_runtime" ] || { echo "libFuzzer runtime not found in the Swift toolchain" >&2; exit 1; }
+: "$clang_runtime"
+
+swift build -c release --scratch-path .build/fuzz --product richpush-fuzz \
+  -Xswiftc -DFUZZING -Xswiftc -sanitize=address -Xswiftc -sanitize-coverage=edge,trace-cmp \
+  -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-inline-8bit-counters \
+  -Xswiftc -Xllvm -Xswiftc -sanitizer-coverage-pc-table \
+  -Xcc -fsanitize=address -Xcc -fsanitize=fuzzer-no-link \
+  -Xlinker "$fuzzer_runtime" -Xlinker -lstdc++
+
+corpus=.build/fuzz-corpus/$target
+artifacts=.build/fuzz-artifacts/$target/
+mkdir -p "$corpus" "$artifacts"
+case $target in
+  probe)   seeds=(Fixtures/conformance/png/*.png Fixtures/conformance/jpeg/*.jpg Fixtures/conformance/webp/*.webp Fixtures/imaging/*) ;;
+  jpeg)    seeds=(Fixtures/conformance/jpeg/*.jpg Fixtures/imaging/*.jpg) ;;
+  png)     seeds=(Fixtures/conformance/png/*.png) ;;
+  webp)    seeds=(Fixtures/conformance/webp/*.webp Fixtures/imaging/*.webp) ;;
+  payload) seeds=(Fixtures/payloads/*.json) ;;
+  *) echo "unknown target $target" >&2; exit 2 ;;
+esac
+for seed in "${seeds[@]}"; do
+  [ -f "$seed" ] && [ "$(stat -c %s "$seed")" -le 262144 ] && cp -n "$seed" "$corpus/" || true
+done
+if [ -d Fixtures/fuzz/$target ]; then cp -n Fixtures/fuzz/$target/* "$corpus/" 2>/dev/null || true; fi
+
+RICHPUSH_FUZZ_TARGET=$target ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1} \
+  .build/fuzz/release/richpush-fuzz "$corpus" -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10 \
+  -max_len=262144 -artifact_prefix="$artifacts" -print_final_stats=1 "$@"
