@@ -36,7 +36,7 @@ enum ConsumeCommand: Command {
         if let idle = try options.duration("claim-idle") { configuration.claimIdle = idle }
         if let deliveries = try options.integer("max-deliveries", range: 1...1000) { configuration.maximumDeliveries = deliveries }
 
-        let (enricher, fetcher, _) = try settings.makeEnricher()
+        let (enricher, fetcher, store) = try settings.makeEnricher()
         defer { fetcher.shutdown() }
         let logger = settings.logger
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in
@@ -50,9 +50,18 @@ enum ConsumeCommand: Command {
             consumer.stop()
         }
         let summary = try await consumer.run()
-        logger.log(.info, "summary", [
-            ("summary", .string("\(summary)")), ("stopped_by_signal", .bool(watcher.signalReceived)),
-        ])
+        try? await store.flushUsage()
+        let fields: [(String, JSONValue)] = [
+            ("jobs", .number(String(summary.jobsHandled))),
+            ("results", .number(String(summary.resultsWritten))),
+            ("claimed", .number(String(summary.claimed))),
+            ("dead_lettered", .number(String(summary.deadLettered))),
+            ("reconnects", .number(String(summary.reconnects))),
+            ("round_trips", .number(String(summary.roundTrips))),
+            ("round_trips_per_job", .number(String(format: "%.3f", summary.roundTripsPerJob))),
+            ("stopped_by_signal", .bool(watcher.signalReceived)),
+        ]
+        logger.log(.info, "summary", fields)
         return 0
     }
 }
