@@ -43,7 +43,7 @@ final class HostileInputTests: XCTestCase {
         XCTAssertEqual(output.status, 0, output.standardError)
 
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN, &usage)
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         XCTAssertLessThan(usage.ru_maxrss / 1024, 300, "peak RSS of the worker in MB")
 
         let lines = output.lines
