@@ -53,12 +53,6 @@ enum FuzzTarget: String, CaseIterable {
     }
 
     private func render(_ bytes: Data) {
-        // The render API is async; the fuzzer's callback is not. A semaphore bridges the two for one input.
-        let done = DispatchSemaphore(value: 0)
-        Task {
-            _ = try? await Self.renderer.render(bytes, as: Self.variant, deadline: .now + .seconds(10))
-            done.signal()
-        }
-        done.wait()
+        _ = try? Self.renderer.renderBlocking(bytes, as: Self.variant, deadline: .now + .seconds(10))
     }
 }

@@ -16,9 +16,17 @@ public struct ImagePipeline: Sendable {
     ///
     /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode),
     /// one Lanczos3 resize and one to a few encodes (each step down in quality for the byte budget is a new
-    /// encode). Synchronous CPU work on the calling task; cancellation and `deadline` are checked between bands
-    /// of rows (every few milliseconds).
+    /// encode). The work runs on a render thread (one per core), not on the calling task's thread; cancellation
+    /// returns at once, and `deadline` is checked between bands of rows (every few milliseconds).
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
+        try await RenderExecutor.shared.run { cancellation throws(ImageError) in
+            try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+        }
+    }
+
+    /// The same render, blocking the calling thread: for callers that own their threads (command-line tools,
+    /// fuzzers). Never call it from Swift's cooperative pool.
+    public func renderBlocking(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) throws(ImageError) -> RenderedImage {
         try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline))
     }
 

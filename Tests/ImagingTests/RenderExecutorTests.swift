@@ -1,0 +1,61 @@
+import Foundation
+import Synchronization
+import XCTest
+@testable import RichPush
+
+/// Renders run on render threads; a cancelled caller is answered at once even while its work is queued.
+final class RenderExecutorTests: XCTestCase {
+    func testCancelledRenderReturnsPromptlyWhileQueuedBehindOthers() async throws {
+        let bytes = try TestSupport.data("media/hero.jpg")
+        let pipeline = ImagePipeline()
+        let deadline = ContinuousClock.now + .seconds(60)
+        let variant = ImageVariant(name: "big", width: 1600, height: 1600, fit: .contain)
+        // Fill every render thread, and then some, with real work.
+        let busy = (0..<(4 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
+            Task { try await pipeline.render(bytes, as: variant, deadline: deadline) }
+        }
+        let queued = Task { () throws(ImageError) -> RenderedImage in
+            try await pipeline.render(bytes, as: variant, deadline: deadline)
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let cancelled = ContinuousClock.now
+        queued.cancel()
+        let result = await queued.result
+        let waited = ContinuousClock.now - cancelled
+        XCTAssertEqual(result.failureValue as? ImageError, .cancelled)
+        XCTAssertLessThan(waited, .milliseconds(100), "a queued render must not wait for a thread to report cancellation")
+        for task in busy {
+            let rendered = try await task.value
+            XCTAssertEqual(rendered.format, .jpeg)
+        }
+    }
+
+    func testRenderBlockingMatchesRender() async throws {
+        let bytes = try TestSupport.data("media/story1.jpg")
+        let pipeline = ImagePipeline()
+        let deadline = ContinuousClock.now + .seconds(30)
+        let viaExecutor = try await pipeline.render(bytes, as: .story, deadline: deadline)
+        let blocking = try pipeline.renderBlocking(bytes, as: .story, deadline: deadline)
+        XCTAssertEqual(viaExecutor.bytes, blocking.bytes)
+        XCTAssertEqual(viaExecutor.width, 1080)
+        XCTAssertEqual(viaExecutor.height, 1620)
+    }
+
+    func testDeadlineStopsQueuedWork() async throws {
+        let bytes = try TestSupport.data("media/hero.jpg")
+        let pipeline = ImagePipeline()
+        do {
+            _ = try await pipeline.render(bytes, as: .attachment, deadline: ContinuousClock.now - .milliseconds(1))
+            XCTFail("a render past its deadline must fail")
+        } catch {
+            XCTAssertEqual(error, .deadlineExceeded)
+        }
+    }
+}
+
+private extension Result {
+    var failureValue: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
