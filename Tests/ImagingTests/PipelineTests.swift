@@ -135,6 +135,21 @@ final class PipelineTests: XCTestCase {
         XCTAssertEqual(opaque.format, .jpeg)
     }
 
+    func testDemoMediaRendersWithinBudgets() throws {
+        let expected: [String: ImageFormat] = ["hero.jpg": .jpeg, "story1.jpg": .jpeg, "story2.jpg": .jpeg, "story3.jpg": .jpeg,
+                                               "logo.png": .png, "banner.webp": .jpeg]
+        for (name, format) in expected {
+            let bytes = try TestSupport.data("media/\(name)")
+            for variant in [ImageVariant.attachment, .story] {
+                let rendered = try TestSupport.render(bytes, variant)
+                XCTAssertEqual(rendered.format, format, name)
+                XCTAssertLessThanOrEqual(rendered.bytes.count, variant.maximumBytes ?? .max, name)
+                XCTAssertLessThanOrEqual(rendered.width, variant.width, name)
+                XCTAssertLessThanOrEqual(rendered.height, variant.height, name)
+            }
+        }
+    }
+
     func testCacheDescriptionCoversOutputFields() {
         var variant = ImageVariant.attachment
         let base = variant.cacheDescription
