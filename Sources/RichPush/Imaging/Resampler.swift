@@ -84,7 +84,16 @@ enum Resampler {
                             let rowBytes = image.rowBytes
                             // Row-at-a-time multiply-add: a straight loop the compiler vectorises.
                             for index in 0..<spanBytes { sums[index] = 0 }
-                            for tap in 0..<taps {
+                            // Two taps per sweep halves the accumulator loads and stores.
+                            var tap = 0
+                            while tap + 1 < taps {
+                                let weight0 = tapWeights[tap], weight1 = tapWeights[tap + 1]
+                                let row0 = firstRow.assumingMemoryBound(to: UInt8.self) + tap * rowBytes
+                                let row1 = row0 + rowBytes
+                                for index in 0..<spanBytes { sums[index] += Float(row0[index]) * weight0 + Float(row1[index]) * weight1 }
+                                tap += 2
+                            }
+                            if tap < taps {
                                 let weight = tapWeights[tap]
                                 let row = firstRow.assumingMemoryBound(to: UInt8.self) + tap * rowBytes
                                 for index in 0..<spanBytes { sums[index] += Float(row[index]) * weight }
