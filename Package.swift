@@ -30,6 +30,7 @@ let package = Package(
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
         .testTarget(name: "QueueTests", dependencies: ["RichPush"]),
+        .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,11 @@
 import RichPush
 
-print("richpush-bench \(RichPush.version)")
+// Dispatch on the subcommand; each lives in its own file.
+let arguments = Array(CommandLine.arguments.dropFirst())
+switch arguments.first {
+case "transform":
+    await TransformBenchmark.run(Array(arguments.dropFirst()))
+default:
+    print("richpush-bench \(RichPush.version)")
+    print("usage: richpush-bench transform --width W --height H --repeat N [--quality Q] FILE...")
+}

@@ -4,14 +4,95 @@
 // jpeglib.h needs stdio.h and stddef.h first.
 #include <stdio.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <setjmp.h>
 #include <png.h>
 #include <jpeglib.h>
 
 // libpng and libjpeg report fatal errors by longjmp, which Swift cannot catch.
-// The shims in this target own every setjmp and turn errors into return codes.
+// The shims in this target own every setjmp and turn errors into return codes:
+// 0 (or a non-negative count) is success, -1 is an error whose text is in the
+// state's message, -2 is "time budget exceeded" (checked inside long library calls).
+// Everything that does not have to live inside a setjmp scope is done in Swift.
 
 /// The libjpeg-turbo version this target was compiled against.
 int richpush_jpeg_library_version(void);
+
+// MARK: JPEG decoding
+
+typedef struct richpush_jpeg_decoder richpush_jpeg_decoder;
+
+typedef struct {
+    int width, height, components, color_space, data_precision;
+    int progressive, arithmetic, saw_adobe_marker, adobe_transform;
+} richpush_jpeg_header;
+
+/// Creates a decoder over `size` bytes at `data` (not copied; must outlive the decoder).
+/// `max_memory` caps libjpeg's working memory, `max_scans` caps progressive scans.
+richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t size, long max_memory, int max_scans);
+void richpush_jpeg_decoder_destroy(richpush_jpeg_decoder *decoder);
+const char *richpush_jpeg_decoder_message(const richpush_jpeg_decoder *decoder);
+/// Reads the header, saving APP1/APP2 markers.
+int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_header *header);
+/// Copies the ICC profile (malloc'd, caller frees with free()) or sets *profile to NULL.
+int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, unsigned int *length);
+/// Starts decompression at scale_num/8 into out_color_space. Monotonic nanosecond
+/// deadline (CLOCK_MONOTONIC, 0 = none) is checked from the progress monitor.
+/// `fast` selects the fast integer IDCT and plain upsampling (for shrink-on-load, where a resize follows).
+int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
+                        int64_t deadline_ns, int *out_width, int *out_height, int *out_components);
+/// Reads up to `max_rows` scanlines into `rows` (row pointers). Returns rows read.
+int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int max_rows);
+int richpush_jpeg_finish(richpush_jpeg_decoder *decoder);
+
+// MARK: JPEG encoding
+
+typedef struct richpush_jpeg_encoder richpush_jpeg_encoder;
+
+richpush_jpeg_encoder *richpush_jpeg_encoder_create(void);
+void richpush_jpeg_encoder_destroy(richpush_jpeg_encoder *encoder);
+const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder);
+/// RGB input (JCS_EXT_RGB), 4:2:0, optimized Huffman tables.
+int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
+                                int progressive, const uint8_t *icc, unsigned int icc_length);
+int richpush_jpeg_encoder_write_rows(richpush_jpeg_encoder *encoder, uint8_t **rows, int count);
+/// Finishes; *output points into encoder-owned memory valid until destroy.
+int richpush_jpeg_encoder_finish(richpush_jpeg_encoder *encoder, const uint8_t **output, size_t *length);
+
+// MARK: PNG decoding
+
+typedef struct richpush_png_decoder richpush_png_decoder;
+
+typedef struct {
+    int width, height, bit_depth, color_type, interlaced, passes;
+    int channels;        // after transforms: 3 or 4
+    size_t row_bytes;    // after transforms
+    int has_icc;
+} richpush_png_header;
+
+richpush_png_decoder *richpush_png_decoder_create(const uint8_t *data, size_t size, int max_width, int max_height,
+                                                  int chunk_cache_max, size_t chunk_malloc_max);
+void richpush_png_decoder_destroy(richpush_png_decoder *decoder);
+const char *richpush_png_decoder_message(const richpush_png_decoder *decoder);
+/// Reads IHDR and ancillary chunks up to IDAT and sets up the 8-bit RGB(A) transforms.
+/// 16-bit samples are scaled with rounding, or truncated (v >> 8) when `truncate_16` is set.
+int richpush_png_read_info(richpush_png_decoder *decoder, richpush_png_header *header, int truncate_16);
+/// Copies the iCCP profile out (malloc'd) or NULL.
+int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsigned int *length);
+int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count);
+int richpush_png_finish(richpush_png_decoder *decoder);
+
+// MARK: PNG encoding
+
+typedef struct richpush_png_encoder richpush_png_encoder;
+
+richpush_png_encoder *richpush_png_encoder_create(void);
+void richpush_png_encoder_destroy(richpush_png_encoder *encoder);
+const char *richpush_png_encoder_message(const richpush_png_encoder *encoder);
+/// channels 3 (RGB) or 4 (RGBA); zlib level 6, adaptive filters.
+int richpush_png_encoder_start(richpush_png_encoder *encoder, int width, int height, int channels,
+                               const uint8_t *icc, unsigned int icc_length);
+int richpush_png_encoder_write_rows(richpush_png_encoder *encoder, uint8_t **rows, int count);
+int richpush_png_encoder_finish(richpush_png_encoder *encoder, const uint8_t **output, size_t *length);
 
 #endif

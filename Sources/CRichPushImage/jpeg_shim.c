@@ -1,0 +1,229 @@
+#include "CRichPushImage.h"
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct richpush_error_manager {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX + 32];
+};
+
+static void richpush_jpeg_error_exit(j_common_ptr cinfo) {
+    struct richpush_error_manager *manager = (struct richpush_error_manager *)cinfo->err;
+    (*cinfo->err->format_message)(cinfo, manager->message);
+    longjmp(manager->jump, 1);
+}
+
+// Warnings (corrupt data that libjpeg can paper over) are ignored on purpose:
+// libjpeg fills the rest with grey, which is what every browser shows too.
+static void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
+    (void)cinfo; (void)level;
+}
+
+static int64_t richpush_monotonic_ns(void) {
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
+}
+
+struct richpush_jpeg_decoder {
+    struct jpeg_decompress_struct cinfo;
+    struct richpush_error_manager error;
+    struct jpeg_progress_mgr progress;
+    int max_scans;
+    int64_t deadline_ns;
+    int timed_out;
+    int started;
+};
+
+// Called by libjpeg during long operations (progressive input absorbs all scans
+// inside jpeg_start_decompress): caps scan floods and honours the deadline.
+static void richpush_jpeg_progress(j_common_ptr cinfo) {
+    richpush_jpeg_decoder *decoder = (richpush_jpeg_decoder *)((char *)cinfo - offsetof(richpush_jpeg_decoder, cinfo));
+    if (decoder->cinfo.input_scan_number > decoder->max_scans) {
+        snprintf(decoder->error.message, sizeof decoder->error.message,
+                 "more than %d progressive scans", decoder->max_scans);
+        longjmp(decoder->error.jump, 1);
+    }
+    if (decoder->deadline_ns != 0 && richpush_monotonic_ns() > decoder->deadline_ns) {
+        decoder->timed_out = 1;
+        snprintf(decoder->error.message, sizeof decoder->error.message, "deadline exceeded");
+        longjmp(decoder->error.jump, 1);
+    }
+}
+
+int richpush_jpeg_library_version(void) {
+    return JPEG_LIB_VERSION;
+}
+
+richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t size, long max_memory, int max_scans) {
+    richpush_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->cinfo.err = jpeg_std_error(&decoder->error.base);
+    decoder->error.base.error_exit = richpush_jpeg_error_exit;
+    decoder->error.base.emit_message = richpush_jpeg_emit_message;
+    decoder->max_scans = max_scans;
+    if (setjmp(decoder->error.jump)) {
+        jpeg_destroy_decompress(&decoder->cinfo);
+        free(decoder);
+        return NULL;
+    }
+    jpeg_create_decompress(&decoder->cinfo);
+    decoder->cinfo.mem->max_memory_to_use = max_memory;
+    decoder->progress.progress_monitor = richpush_jpeg_progress;
+    decoder->cinfo.progress = &decoder->progress;
+    jpeg_mem_src(&decoder->cinfo, (const unsigned char *)data, (unsigned long)size);
+    return decoder;
+}
+
+void richpush_jpeg_decoder_destroy(richpush_jpeg_decoder *decoder) {
+    if (decoder == NULL) return;
+    jpeg_destroy_decompress(&decoder->cinfo);
+    free(decoder);
+}
+
+const char *richpush_jpeg_decoder_message(const richpush_jpeg_decoder *decoder) {
+    return decoder->error.message;
+}
+
+int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_header *header) {
+    if (setjmp(decoder->error.jump)) return -1;
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 1, 0xFFFF);
+    jpeg_save_markers(&decoder->cinfo, JPEG_APP0 + 2, 0xFFFF);
+    if (jpeg_read_header(&decoder->cinfo, TRUE) != JPEG_HEADER_OK) {
+        snprintf(decoder->error.message, sizeof decoder->error.message, "no image in the JPEG stream");
+        return -1;
+    }
+    header->width = (int)decoder->cinfo.image_width;
+    header->height = (int)decoder->cinfo.image_height;
+    header->components = decoder->cinfo.num_components;
+    header->color_space = (int)decoder->cinfo.jpeg_color_space;
+    header->data_precision = decoder->cinfo.data_precision;
+    header->progressive = decoder->cinfo.progressive_mode;
+    header->arithmetic = decoder->cinfo.arith_code;
+    header->saw_adobe_marker = decoder->cinfo.saw_Adobe_marker;
+    header->adobe_transform = decoder->cinfo.Adobe_transform;
+    return 0;
+}
+
+int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, unsigned int *length) {
+    *profile = NULL;
+    *length = 0;
+    if (setjmp(decoder->error.jump)) return -1;
+    JOCTET *icc = NULL;
+    unsigned int icc_length = 0;
+    if (jpeg_read_icc_profile(&decoder->cinfo, &icc, &icc_length)) {
+        *profile = icc;
+        *length = icc_length;
+    }
+    return 0;
+}
+
+int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
+                        int64_t deadline_ns, int *out_width, int *out_height, int *out_components) {
+    if (setjmp(decoder->error.jump)) return decoder->timed_out ? -2 : -1;
+    decoder->deadline_ns = deadline_ns;
+    decoder->cinfo.scale_num = (unsigned int)scale_num;
+    decoder->cinfo.scale_denom = 8;
+    decoder->cinfo.out_color_space = (J_COLOR_SPACE)out_color_space;
+    if (fast) {
+        decoder->cinfo.dct_method = JDCT_IFAST;
+        decoder->cinfo.do_fancy_upsampling = FALSE;
+    }
+    jpeg_start_decompress(&decoder->cinfo);
+    decoder->started = 1;
+    *out_width = (int)decoder->cinfo.output_width;
+    *out_height = (int)decoder->cinfo.output_height;
+    *out_components = decoder->cinfo.output_components;
+    return 0;
+}
+
+int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int max_rows) {
+    if (setjmp(decoder->error.jump)) return decoder->timed_out ? -2 : -1;
+    int total = 0;
+    while (total < max_rows && decoder->cinfo.output_scanline < decoder->cinfo.output_height) {
+        total += (int)jpeg_read_scanlines(&decoder->cinfo, rows + total, (JDIMENSION)(max_rows - total));
+    }
+    return total;
+}
+
+int richpush_jpeg_finish(richpush_jpeg_decoder *decoder) {
+    if (setjmp(decoder->error.jump)) return -1;
+    // Trailing garbage after the last scanline is not worth failing for.
+    jpeg_abort_decompress(&decoder->cinfo);
+    return 0;
+}
+
+// MARK: encoding
+
+struct richpush_jpeg_encoder {
+    struct jpeg_compress_struct cinfo;
+    struct richpush_error_manager error;
+    unsigned char *buffer;
+    unsigned long length;
+};
+
+richpush_jpeg_encoder *richpush_jpeg_encoder_create(void) {
+    richpush_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) return NULL;
+    encoder->cinfo.err = jpeg_std_error(&encoder->error.base);
+    encoder->error.base.error_exit = richpush_jpeg_error_exit;
+    encoder->error.base.emit_message = richpush_jpeg_emit_message;
+    if (setjmp(encoder->error.jump)) {
+        free(encoder);
+        return NULL;
+    }
+    jpeg_create_compress(&encoder->cinfo);
+    return encoder;
+}
+
+void richpush_jpeg_encoder_destroy(richpush_jpeg_encoder *encoder) {
+    if (encoder == NULL) return;
+    jpeg_destroy_compress(&encoder->cinfo);
+    free(encoder->buffer);
+    free(encoder);
+}
+
+const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder) {
+    return encoder->error.message;
+}
+
+int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
+                                int progressive, const uint8_t *icc, unsigned int icc_length) {
+    if (setjmp(encoder->error.jump)) return -1;
+    jpeg_mem_dest(&encoder->cinfo, &encoder->buffer, &encoder->length);
+    encoder->cinfo.image_width = (JDIMENSION)width;
+    encoder->cinfo.image_height = (JDIMENSION)height;
+    encoder->cinfo.input_components = 3;
+    encoder->cinfo.in_color_space = JCS_EXT_RGB;
+    jpeg_set_defaults(&encoder->cinfo);
+    jpeg_set_quality(&encoder->cinfo, quality, TRUE);
+    encoder->cinfo.optimize_coding = TRUE;
+    // jpeg_set_defaults already selects 2x2 luma sampling (4:2:0); stated for clarity.
+    encoder->cinfo.comp_info[0].h_samp_factor = 2;
+    encoder->cinfo.comp_info[0].v_samp_factor = 2;
+    if (progressive) jpeg_simple_progression(&encoder->cinfo);
+    jpeg_start_compress(&encoder->cinfo, TRUE);
+    if (icc != NULL && icc_length > 0) jpeg_write_icc_profile(&encoder->cinfo, icc, icc_length);
+    return 0;
+}
+
+int richpush_jpeg_encoder_write_rows(richpush_jpeg_encoder *encoder, uint8_t **rows, int count) {
+    if (setjmp(encoder->error.jump)) return -1;
+    int total = 0;
+    while (total < count) {
+        JDIMENSION written = jpeg_write_scanlines(&encoder->cinfo, rows + total, (JDIMENSION)(count - total));
+        if (written == 0) break;
+        total += (int)written;
+    }
+    return total;
+}
+
+int richpush_jpeg_encoder_finish(richpush_jpeg_encoder *encoder, const uint8_t **output, size_t *length) {
+    if (setjmp(encoder->error.jump)) return -1;
+    jpeg_finish_compress(&encoder->cinfo);
+    *output = encoder->buffer;
+    *length = (size_t)encoder->length;
+    return 0;
+}

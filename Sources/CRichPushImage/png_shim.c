@@ -1,0 +1,195 @@
+#include "CRichPushImage.h"
+#include <stdlib.h>
+#include <string.h>
+
+struct richpush_png_decoder {
+    png_structp png;
+    png_infop info;
+    const uint8_t *data;
+    size_t size;
+    size_t offset;
+    char message[256];
+};
+
+static void richpush_png_error(png_structp png, png_const_charp text) {
+    char *message = (char *)png_get_error_ptr(png);
+    snprintf(message, 256, "%s", text);
+    png_longjmp(png, 1);
+}
+
+static void richpush_png_warning(png_structp png, png_const_charp text) {
+    (void)png; (void)text;
+}
+
+static void richpush_png_read_data(png_structp png, png_bytep out, size_t length) {
+    richpush_png_decoder *decoder = (richpush_png_decoder *)png_get_io_ptr(png);
+    if (length > decoder->size - decoder->offset) png_error(png, "truncated PNG data");
+    memcpy(out, decoder->data + decoder->offset, length);
+    decoder->offset += length;
+}
+
+richpush_png_decoder *richpush_png_decoder_create(const uint8_t *data, size_t size, int max_width, int max_height,
+                                                  int chunk_cache_max, size_t chunk_malloc_max) {
+    richpush_png_decoder *decoder = calloc(1, sizeof *decoder);
+    if (decoder == NULL) return NULL;
+    decoder->data = data;
+    decoder->size = size;
+    decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder->message, richpush_png_error, richpush_png_warning);
+    if (decoder->png == NULL) { free(decoder); return NULL; }
+    decoder->info = png_create_info_struct(decoder->png);
+    if (decoder->info == NULL || setjmp(png_jmpbuf(decoder->png))) {
+        png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+        free(decoder);
+        return NULL;
+    }
+    png_set_read_fn(decoder->png, decoder, richpush_png_read_data);
+    png_set_user_limits(decoder->png, (png_uint_32)max_width, (png_uint_32)max_height);
+    png_set_chunk_cache_max(decoder->png, (png_uint_32)chunk_cache_max);
+    png_set_chunk_malloc_max(decoder->png, chunk_malloc_max);
+    // A bad CRC anywhere means the file is damaged: fail rather than guess.
+    png_set_crc_action(decoder->png, PNG_CRC_ERROR_QUIT, PNG_CRC_ERROR_QUIT);
+    return decoder;
+}
+
+void richpush_png_decoder_destroy(richpush_png_decoder *decoder) {
+    if (decoder == NULL) return;
+    png_destroy_read_struct(&decoder->png, &decoder->info, NULL);
+    free(decoder);
+}
+
+const char *richpush_png_decoder_message(const richpush_png_decoder *decoder) {
+    return decoder->message;
+}
+
+int richpush_png_read_info(richpush_png_decoder *decoder, richpush_png_header *header, int truncate_16) {
+    png_structp png = decoder->png;
+    png_infop info = decoder->info;
+    if (setjmp(png_jmpbuf(png))) return -1;
+    png_read_info(png, info);
+    header->width = (int)png_get_image_width(png, info);
+    header->height = (int)png_get_image_height(png, info);
+    header->bit_depth = png_get_bit_depth(png, info);
+    header->color_type = png_get_color_type(png, info);
+    header->interlaced = png_get_interlace_type(png, info) != PNG_INTERLACE_NONE;
+    header->has_icc = png_get_valid(png, info, PNG_INFO_iCCP) != 0;
+
+    png_set_expand(png);          // palette -> RGB, low-bit grey -> 8 bit, tRNS -> alpha
+    if (truncate_16) png_set_strip_16(png); else png_set_scale_16(png);   // 16 -> 8 bit
+    png_set_gray_to_rgb(png);
+    header->passes = png_set_interlace_handling(png);
+    png_read_update_info(png, info);
+    header->channels = png_get_channels(png, info);
+    header->row_bytes = png_get_rowbytes(png, info);
+    return 0;
+}
+
+int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsigned int *length) {
+    *profile = NULL;
+    *length = 0;
+    if (setjmp(png_jmpbuf(decoder->png))) return -1;
+    png_charp name = NULL;
+    int compression = 0;
+    png_bytep data = NULL;
+    png_uint_32 data_length = 0;
+    if (png_get_iCCP(decoder->png, decoder->info, &name, &compression, &data, &data_length) && data_length > 0) {
+        uint8_t *copy = malloc(data_length);
+        if (copy == NULL) return -1;
+        memcpy(copy, data, data_length);
+        *profile = copy;
+        *length = data_length;
+    }
+    return 0;
+}
+
+int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count) {
+    if (setjmp(png_jmpbuf(decoder->png))) return -1;
+    png_read_rows(decoder->png, rows, NULL, (png_uint_32)count);
+    return count;
+}
+
+int richpush_png_finish(richpush_png_decoder *decoder) {
+    if (setjmp(png_jmpbuf(decoder->png))) return -1;
+    png_read_end(decoder->png, NULL);
+    return 0;
+}
+
+// MARK: encoding
+
+struct richpush_png_encoder {
+    png_structp png;
+    png_infop info;
+    uint8_t *buffer;
+    size_t length;
+    size_t capacity;
+    char message[256];
+};
+
+static void richpush_png_write_data(png_structp png, png_bytep data, size_t length) {
+    richpush_png_encoder *encoder = (richpush_png_encoder *)png_get_io_ptr(png);
+    if (encoder->length + length > encoder->capacity) {
+        size_t capacity = encoder->capacity ? encoder->capacity : 65536;
+        while (capacity < encoder->length + length) capacity *= 2;
+        uint8_t *grown = realloc(encoder->buffer, capacity);
+        if (grown == NULL) png_error(png, "out of memory");
+        encoder->buffer = grown;
+        encoder->capacity = capacity;
+    }
+    memcpy(encoder->buffer + encoder->length, data, length);
+    encoder->length += length;
+}
+
+static void richpush_png_flush(png_structp png) { (void)png; }
+
+richpush_png_encoder *richpush_png_encoder_create(void) {
+    richpush_png_encoder *encoder = calloc(1, sizeof *encoder);
+    if (encoder == NULL) return NULL;
+    encoder->png = png_create_write_struct(PNG_LIBPNG_VER_STRING, encoder->message, richpush_png_error, richpush_png_warning);
+    if (encoder->png == NULL) { free(encoder); return NULL; }
+    encoder->info = png_create_info_struct(encoder->png);
+    if (encoder->info == NULL) {
+        png_destroy_write_struct(&encoder->png, NULL);
+        free(encoder);
+        return NULL;
+    }
+    return encoder;
+}
+
+void richpush_png_encoder_destroy(richpush_png_encoder *encoder) {
+    if (encoder == NULL) return;
+    png_destroy_write_struct(&encoder->png, &encoder->info);
+    free(encoder->buffer);
+    free(encoder);
+}
+
+const char *richpush_png_encoder_message(const richpush_png_encoder *encoder) {
+    return encoder->message;
+}
+
+int richpush_png_encoder_start(richpush_png_encoder *encoder, int width, int height, int channels,
+                               const uint8_t *icc, unsigned int icc_length) {
+    png_structp png = encoder->png;
+    if (setjmp(png_jmpbuf(png))) return -1;
+    png_set_write_fn(png, encoder, richpush_png_write_data, richpush_png_flush);
+    png_set_compression_level(png, 6);
+    png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_ALL_FILTERS);
+    png_set_IHDR(png, encoder->info, (png_uint_32)width, (png_uint_32)height, 8,
+                 channels == 4 ? PNG_COLOR_TYPE_RGB_ALPHA : PNG_COLOR_TYPE_RGB,
+                 PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_BASE, PNG_FILTER_TYPE_BASE);
+    if (icc != NULL && icc_length > 0) png_set_iCCP(png, encoder->info, "icc", PNG_COMPRESSION_TYPE_BASE, icc, icc_length);
+    png_write_info(png, encoder->info);
+    return 0;
+}
+
+int richpush_png_encoder_write_rows(richpush_png_encoder *encoder, uint8_t **rows, int count) {
+    if (setjmp(png_jmpbuf(encoder->png))) return -1;
+    png_write_rows(encoder->png, rows, (png_uint_32)count);
+    return count;
+}
+
+int richpush_png_encoder_finish(richpush_png_encoder *encoder, const uint8_t **output, size_t *length) {
+    if (setjmp(png_jmpbuf(encoder->png))) return -1;
+    png_write_end(encoder->png, NULL);
+    *output = encoder->buffer;
+    *length = encoder->length;
+    return 0;
+}

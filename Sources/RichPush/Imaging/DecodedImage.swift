@@ -1,0 +1,15 @@
+/// Decoder output: straight-alpha pixels plus what must survive into the encoded file.
+struct DecodedImage: Sendable {
+    var pixels: PixelBuffer
+    /// An RGB ICC profile to embed in the output (CMYK and grey profiles are dropped).
+    var iccProfile: [UInt8]?
+    var warnings: [String] = []
+}
+
+enum ICCProfile {
+    /// Only RGB profiles describe our 8-bit RGB output; a CMYK or grey profile would mis-colour it.
+    static func keepIfRGB(_ profile: [UInt8]?) -> [UInt8]? {
+        guard let profile, profile.count >= 132 else { return nil }
+        return Array(profile[16..<20]) == Array("RGB ".utf8) ? profile : nil
+    }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Fixture paths, checksums and small image helpers shared by the imaging tests.
+enum TestSupport {
+    static let packageRoot: URL = {
+        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        while url.path != "/" {
+            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
+            url.deleteLastPathComponent()
+        }
+        return url
+    }()
+
+    static func fixture(_ relativePath: String) -> URL {
+        packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(relativePath)
+    }
+
+    static func data(_ relativePath: String) throws -> Data {
+        try Data(contentsOf: fixture(relativePath))
+    }
+
+    static var farBudget: WorkBudget { WorkBudget(deadline: .now + .seconds(120)) }
+
+    /// Lines "md5  name" → [name: md5].
+    static func checksums(_ relativePath: String) throws -> [(name: String, md5: String)] {
+        let text = try String(contentsOf: fixture(relativePath), encoding: .utf8)
+        return text.split(separator: "\n").compactMap { line in
+            let parts = line.split(separator: " ", omittingEmptySubsequences: true)
+            guard parts.count == 2 else { return nil }
+            return (String(parts[1]), String(parts[0]))
+        }
+    }
+
+    /// Decodes any supported still to straight RGBA at full size.
+    static func decodeRGBA(_ bytes: Data) throws -> PixelBuffer {
+        let probe = try ImageProbe.probe(bytes)
+        let decoded: DecodedImage
+        switch probe.format {
+        case .jpeg: decoded = try JPEGDecoder.decode(bytes, budget: farBudget)
+        case .png: decoded = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: farBudget)
+        case .webp: decoded = try WebPDecoder.decode(bytes, layout: .rgba, budget: farBudget)
+        case .gif: throw ImageError.unsupportedFormat(detected: "GIF")
+        }
+        return decoded.pixels.addingAlpha()
+    }
+
+    static func pixel(_ image: PixelBuffer, _ x: Int, _ y: Int) -> [Int] {
+        let start = (y * image.width + x) * image.channels
+        return image.pixels[start..<(start + image.channels)].map(Int.init)
+    }
+
+    static func encodeJPEG(_ image: PixelBuffer, quality: Int = 90) throws -> Data {
+        try JPEGEncoder.encode(image, quality: quality, progressive: false, iccProfile: nil, budget: farBudget)
+    }
+
+    static func render(_ bytes: Data, _ variant: ImageVariant) throws -> RenderedImage {
+        try ImagePipeline().renderSynchronously(bytes, as: variant, budget: farBudget)
+    }
+
+    /// A GIF with a 2-colour table and `frames` image descriptors (pixel data is not meaningful; GIFs are not decoded).
+    static func tinyGIF(width: UInt8, height: UInt8, frames: Int) -> [UInt8] {
+        var bytes = Array("GIF89a".utf8) + [width, 0, height, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        for _ in 0..<frames {
+            bytes += [0x2C, 0, 0, 0, 0, width, 0, height, 0, 0] + [2, 2, 0x44, 0x01, 0]
+        }
+        return bytes + [0x3B]
+    }
+
+    static func peakResidentKilobytes() -> Int {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        return usage.ru_maxrss
+    }
+
+    // MARK: checksums (written here; no CryptoKit on Linux)
+
+    static func crc32(_ bytes: [UInt8]) -> UInt32 {
+        var crc: UInt32 = 0xFFFF_FFFF
+        for byte in bytes {
+            crc ^= UInt32(byte)
+            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
+        }
+        return ~crc
+    }
+
+    static func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
+        let typed = Array(type.utf8) + body
+        return bigEndian32(UInt32(body.count)) + typed + bigEndian32(crc32(typed))
+    }
+
+    /// A zlib stream with one stored (uncompressed) deflate block.
+    static func storedZlib(_ bytes: [UInt8]) -> [UInt8] {
+        var a: UInt32 = 1, b: UInt32 = 0
+        for byte in bytes { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+        let length = UInt16(bytes.count)
+        return [0x78, 0x01, 0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
+            + bytes + bigEndian32(b << 16 | a)
+    }
+
+    static func bigEndian32(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    static func md5(_ message: [UInt8]) -> String {
+        let shifts: [UInt32] = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,
+                                5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20, 5, 9, 14, 20,
+                                4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23, 4, 11, 16, 23,
+                                6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21, 6, 10, 15, 21]
+        let constants: [UInt32] = (0..<64).map { UInt32(truncatingIfNeeded: Int64(abs(sin(Double($0 + 1))) * 4_294_967_296.0)) }
+        var state: [UInt32] = [0x6745_2301, 0xEFCD_AB89, 0x98BA_DCFE, 0x1032_5476]
+        var padded = message
+        padded.append(0x80)
+        while padded.count % 64 != 56 { padded.append(0) }
+        let bitLength = UInt64(message.count) * 8
+        for index in 0..<8 { padded.append(UInt8(truncatingIfNeeded: bitLength >> (8 * UInt64(index)))) }
+        var words = [UInt32](repeating: 0, count: 16)
+        for chunk in stride(from: 0, to: padded.count, by: 64) {
+            for index in 0..<16 {
+                let base = chunk + index * 4
+                words[index] = UInt32(padded[base]) | UInt32(padded[base + 1]) << 8 | UInt32(padded[base + 2]) << 16
+                    | UInt32(padded[base + 3]) << 24
+            }
+            var (a, b, c, d) = (state[0], state[1], state[2], state[3])
+            for round in 0..<64 {
+                var f: UInt32
+                let g: Int
+                switch round {
+                case 0..<16: f = (b & c) | (~b & d); g = round
+                case 16..<32: f = (d & b) | (~d & c); g = (5 * round + 1) % 16
+                case 32..<48: f = b ^ c ^ d; g = (3 * round + 5) % 16
+                default: f = c ^ (b | ~d); g = (7 * round) % 16
+                }
+                f = f &+ a &+ constants[round] &+ words[g]
+                a = d; d = c; c = b
+                b = b &+ (f << shifts[round] | f >> (32 - shifts[round]))
+            }
+            state[0] &+= a; state[1] &+= b; state[2] &+= c; state[3] &+= d
+        }
+        return state.flatMap { word in (0..<4).map { String(format: "%02x", (word >> (8 * UInt32($0))) & 0xFF) } }.joined()
+    }
+}
