@@ -61,7 +61,7 @@ extension CurlTransfer {
     /// Rejects a redirect to a forbidden URL before libcurl connects anywhere, and an announced body over the
     /// cap before a single body byte is read.
     private func headersEnded() -> Bool {
-        if (300..<400).contains(status), let location = headers["location"] {
+        if [301, 302, 303, 307, 308].contains(status), let location = headers["location"] {
             let hop = URLValidator.resolve(location, against: currentURL) ?? location
             if let problem = URLValidator.problem(with: hop, allowedHosts: policy.allowedHosts) {
                 recordedFailure = problem

@@ -93,6 +93,7 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_LOW_SPEED_TIME, stallSeconds)
         set(CURLOPT_SSL_VERIFYPEER, 1)
         set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let authorities = configuration.certificateAuthorityPath { set(CURLOPT_CAINFO, authorities) }
         // An empty proxy disables http_proxy & co. from the environment: the SSRF guard must see the origin.
         set(CURLOPT_PROXY, "")
         set(CURLOPT_USERAGENT, configuration.userAgent)
