@@ -46,8 +46,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     func submit(_ transfer: CurlTransfer) -> Bool {
         inbox.withLock { inbox in
             guard !inbox.isShuttingDown else { return false }
+            // A non-empty inbox means a wake-up is already pending and the poll thread has not drained yet, so
+            // one wake-up per batch is enough (saves a syscall and a poll round per transfer under load).
+            let needsWakeUp = inbox.additions.isEmpty && inbox.cancellations.isEmpty
             inbox.additions.append(transfer)
-            curl_multi_wakeup(multi)
+            if needsWakeUp { curl_multi_wakeup(multi) }
             return true
         }
     }
