@@ -30,7 +30,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// until then. Activity only pushes stall expiries later, so a stale value is merely early, never late.
     private var earliestExpiry = ContinuousClock.Instant.now
 
-    init(maximumConnectionsPerHost: Int) throws(FetchError) {
+    private let handles: EasyHandlePool
+
+    init(maximumConnectionsPerHost: Int, handles: EasyHandlePool) throws(FetchError) {
+        self.handles = handles
         guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else {
             throw .invalidConfiguration(reason: "libcurl could not be initialised")
         }
@@ -107,6 +110,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         for transfer in leftovers { transfer.finish(.failure(TransferFailure(error: .cancelled(url: transfer.url)))) }
         curl_multi_cleanup(multi)
+        handles.close()
         stopped.signal()
     }
 

@@ -35,13 +35,16 @@ final class CurlTransfer: @unchecked Sendable {
 
     var key: UInt { UInt(bitPattern: easy) }
 
-    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy) throws(FetchError) {
+    private let handles: EasyHandlePool
+
+    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool) throws(FetchError) {
         url = request.url
+        self.handles = handles
         deadline = request.deadline
         self.policy = policy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        guard let handle = curl_easy_init() else {
+        guard let handle = handles.take() else {
             throw .connection(url: request.url, reason: "libcurl could not create a transfer")
         }
         easy = handle
@@ -55,9 +58,9 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Frees the easy handle. Must run after it left the multi handle.
+    /// Gives the easy handle back to the pool. Must run after it left the multi handle.
     func release() {
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { handles.recycle(easy) }
         easy = nil
         if let requestHeaders { curl_slist_free_all(requestHeaders) }
         requestHeaders = nil
