@@ -20,6 +20,7 @@ public struct FetchConfiguration: Sendable {
     public var acceptEncoding: Bool
     /// Per-host connection cap of the shared connection pool.
     public var maximumConnectionsPerHost: Int
+    /// Sent as `User-Agent` on every request.
     public var userAgent: String
     /// Retry once (connection reset, 429, 502, 503, 504) when the deadline allows.
     public var retryEnabled: Bool
