@@ -24,7 +24,7 @@ final class CurlTransfer: @unchecked Sendable {
     var isAttached = false
 
     // Written by callbacks on the poll thread.
-    var body = Data()
+    var body: BodyAccumulator
     var bodyBytesSeen = 0
     var status = 0
     var headers: [String: String] = [:]
@@ -37,9 +37,11 @@ final class CurlTransfer: @unchecked Sendable {
 
     private let handles: EasyHandlePool
 
-    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool) throws(FetchError) {
+    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
+         buffers: BodyBufferPool) throws(FetchError) {
         url = request.url
         self.handles = handles
+        body = BodyAccumulator(pool: buffers)
         deadline = request.deadline
         self.policy = policy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
@@ -54,6 +56,7 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
+        body.reset()
         release()
         errorBuffer.deallocate()
     }

@@ -11,6 +11,7 @@ public final class Fetcher: Sendable {
     private let loop: CurlMultiLoop
     private let policy: TransferPolicy
     private let handles: EasyHandlePool
+    private let buffers = BodyBufferPool()
 
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
@@ -85,7 +86,7 @@ public final class Fetcher: Sendable {
     private func perform(_ request: FetchRequest) async -> TransferOutcome {
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(request: request, configuration: configuration, policy: policy, handles: handles)
+            transfer = try CurlTransfer(request: request, configuration: configuration, policy: policy, handles: handles, buffers: buffers)
         } catch {
             return .failure(TransferFailure(error: error))
         }
