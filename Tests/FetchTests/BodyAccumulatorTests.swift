@@ -61,4 +61,19 @@ final class BodyAccumulatorTests: XCTestCase {
         XCTAssertEqual(second.pointer, first.pointer, "the released buffer is reused")
         pool.give(second.pointer, capacity: second.capacity)
     }
+
+    func testPooledDataBehavesLikeOrdinaryData() {
+        var accumulator = BodyAccumulator(pool: BodyBufferPool())
+        let expected = LoopbackOrigin.body(seed: 5, size: 70_000)
+        accumulator.expect(length: expected.count)
+        feed(&accumulator, expected, chunk: 7_000)
+        var body = accumulator.take()
+        let copy = body
+        body[0] ^= 0xff
+        body.append(contentsOf: [1, 2, 3])
+        XCTAssertEqual(copy, expected, "value semantics: the copy is untouched")
+        XCTAssertEqual(body.count, 70_003)
+        XCTAssertEqual(body.suffix(3), Data([1, 2, 3]))
+        XCTAssertEqual(body[1..<70_000], expected[1..<70_000])
+    }
 }
