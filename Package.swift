@@ -31,6 +31,7 @@ let package = Package(
         .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
         .testTarget(name: "QueueTests", dependencies: ["RichPush"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
+        .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )

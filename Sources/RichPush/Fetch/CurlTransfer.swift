@@ -1,0 +1,144 @@
+import CCurl
+import CRichPushCurl
+import Foundation
+import Glibc
+import Synchronization
+
+/// One libcurl easy handle plus everything its callbacks touch.
+///
+/// Thread confinement, not locking, keeps this safe: it is configured by the submitting task, handed to the poll
+/// thread through the loop's `Mutex` (which orders those writes before every later read), and from then on only the
+/// poll thread touches it until it resumes `continuation` exactly once. Only `cancelRequested` crosses threads
+/// afterwards, and it is atomic.
+final class CurlTransfer: @unchecked Sendable {
+    let url: String
+    let deadline: ContinuousClock.Instant
+    let policy: TransferPolicy
+    private(set) var easy: UnsafeMutableRawPointer?
+    var requestHeaders: UnsafeMutablePointer<curl_slist>?
+    let errorBuffer: UnsafeMutablePointer<CChar>
+
+    let cancelRequested = Atomic<Bool>(false)
+    var continuation: CheckedContinuation<TransferOutcome, Never>?
+    var isFinished = false
+    var isAttached = false
+
+    // Written by callbacks on the poll thread.
+    var body: BodyAccumulator
+    var bodyBytesSeen = 0
+    var status = 0
+    var headers: [String: String] = [:]
+    var recordedFailure: FetchError?
+    /// Start of the current quiet period; nil until a connection exists, so queueing for a pooled connection is
+    /// not mistaken for a stall.
+    var lastActivity: ContinuousClock.Instant?
+
+    var key: UInt { UInt(bitPattern: easy) }
+
+    private let handles: EasyHandlePool
+
+    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
+         buffers: BodyBufferPool) throws(FetchError) {
+        url = request.url
+        self.handles = handles
+        body = BodyAccumulator(pool: buffers)
+        deadline = request.deadline
+        self.policy = policy
+        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        guard let handle = handles.take() else {
+            throw .connection(url: request.url, reason: "libcurl could not create a transfer")
+        }
+        easy = handle
+        if !configure(handle, request: request, configuration: configuration) {
+            throw .invalidConfiguration(reason: "libcurl rejected an option: \(errorMessage)")
+        }
+    }
+
+    deinit {
+        body.reset()
+        release()
+        errorBuffer.deallocate()
+    }
+
+    /// Gives the easy handle back to the pool. Must run after it left the multi handle.
+    func release() {
+        if let easy { handles.recycle(easy) }
+        easy = nil
+        if let requestHeaders { curl_slist_free_all(requestHeaders) }
+        requestHeaders = nil
+    }
+
+    private func configure(_ handle: UnsafeMutableRawPointer, request: FetchRequest, configuration: FetchConfiguration) -> Bool {
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        let remaining = Self.milliseconds(request.deadline - .now, minimum: 1)
+        let connect = min(remaining, Self.milliseconds(configuration.connectTimeout, minimum: 1))
+        // libcurl's low-speed window is whole seconds; the poll loop enforces the precise stall timeout and this
+        // is the backstop, so it is set a second later than ours.
+        let stallSeconds = max(1, Int((configuration.stallTimeout.components.seconds)) + 1)
+
+        var ok = true
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && richpush_easy_setopt_long(handle, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, _ value: String) { ok = ok && richpush_easy_setopt_string(handle, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, pointer: UnsafeMutableRawPointer?) {
+            ok = ok && richpush_easy_setopt_pointer(handle, option, pointer) == CURLE_OK
+        }
+
+        set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
+        set(CURLOPT_URL, request.url)
+        set(CURLOPT_NOSIGNAL, 1)
+        set(CURLOPT_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
+        set(CURLOPT_FOLLOWLOCATION, 1)
+        set(CURLOPT_MAXREDIRS, max(0, configuration.maximumRedirects))
+        set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
+        set(CURLOPT_PIPEWAIT, 1)
+        set(CURLOPT_TIMEOUT_MS, remaining)
+        set(CURLOPT_CONNECTTIMEOUT_MS, connect)
+        set(CURLOPT_LOW_SPEED_LIMIT, 1)
+        set(CURLOPT_LOW_SPEED_TIME, stallSeconds)
+        set(CURLOPT_SSL_VERIFYPEER, 1)
+        set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let authorities = configuration.certificateAuthorityPath { set(CURLOPT_CAINFO, authorities) }
+        // An empty proxy disables http_proxy & co. from the environment: the SSRF guard must see the origin.
+        set(CURLOPT_PROXY, "")
+        set(CURLOPT_USERAGENT, configuration.userAgent)
+        // Larger receive buffer than libcurl's 16 KiB default (the curl tool uses 100 KiB): fewer recv calls and
+        // callbacks per image, at 64 KiB per in-flight transfer.
+        set(CURLOPT_BUFFERSIZE, 64 * 1024)
+        if configuration.acceptEncoding {
+            set(CURLOPT_ACCEPT_ENCODING, "")
+        } else if configuration.maximumBytes > 0 {
+            ok = ok && richpush_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBytes)) == CURLE_OK
+        }
+
+        if let tag = request.ifNoneMatch { requestHeaders = curl_slist_append(requestHeaders, "If-None-Match: \(Self.headerSafe(tag))") }
+        if let date = request.ifModifiedSince {
+            requestHeaders = curl_slist_append(requestHeaders, "If-Modified-Since: \(Self.headerSafe(date))")
+        }
+        if let requestHeaders { ok = ok && richpush_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) == CURLE_OK }
+
+        ok = ok && richpush_easy_setopt_write_function(handle, curlWriteCallback) == CURLE_OK
+        set(CURLOPT_WRITEDATA, pointer: context)
+        ok = ok && richpush_easy_setopt_header_function(handle, curlHeaderCallback) == CURLE_OK
+        set(CURLOPT_HEADERDATA, pointer: context)
+        ok = ok && richpush_easy_setopt_opensocket_function(handle, curlOpenSocketCallback) == CURLE_OK
+        set(CURLOPT_OPENSOCKETDATA, pointer: context)
+        ok = ok && richpush_easy_setopt_prereq_function(handle, curlPrereqCallback) == CURLE_OK
+        set(CURLOPT_PREREQDATA, pointer: context)
+        return ok
+    }
+
+    private static func headerSafe(_ value: String) -> String {
+        String(value.filter { $0 != "\r" && $0 != "\n" })
+    }
+
+    static func milliseconds(_ duration: Duration, minimum: Int) -> Int {
+        let (seconds, attoseconds) = duration.components
+        let value = seconds * 1000 + attoseconds / 1_000_000_000_000_000
+        return max(minimum, Int(clamping: value))
+    }
+
+    var errorMessage: String { String(cString: errorBuffer) }
+
+}

@@ -1,0 +1,116 @@
+import Foundation
+
+/// Fetches untrusted media URLs under a hard deadline, a byte cap and an SSRF guard.
+///
+/// Owns one libcurl multi handle on a dedicated thread; hundreds of concurrent `fetch` calls share it and its
+/// connection pool (HTTP/1.1 keep-alive and HTTP/2 multiplexing, at most `maximumConnectionsPerHost` per host).
+/// Each fetch costs one easy handle and the body in memory (≤ `maximumBytes`); the thread is idle in
+/// `curl_multi_poll` when nothing is in flight.
+public final class Fetcher: Sendable {
+    public let configuration: FetchConfiguration
+    private let loop: CurlMultiLoop
+    private let policy: TransferPolicy
+    private let handles: EasyHandlePool
+    private let buffers = BodyBufferPool()
+
+    public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
+        self.configuration = configuration
+        policy = TransferPolicy(
+            maximumBytes: configuration.maximumBytes, stallTimeout: configuration.stallTimeout,
+            addresses: AddressPolicy(allowNetworks: configuration.allowNetworks),
+            allowedHosts: configuration.allowedHosts.map { Set($0.map { $0.lowercased() }) },
+            decodesContent: configuration.acceptEncoding)
+        let handles = EasyHandlePool(capacity: 256)
+        self.handles = handles
+        loop = try CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, handles: handles)
+    }
+
+    deinit { loop.shutdown() }
+
+    /// Stops the transfer thread; in-flight fetches fail with `cancelled`, later ones too. Idempotent.
+    public func shutdown() { loop.shutdown() }
+
+    /// Downloads `request.url` and returns a 2xx body, or a 304 for a conditional request.
+    ///
+    /// Fails at the deadline at the latest (within a few milliseconds). URLs under a configured local origin are
+    /// read from disk. Connection resets, 429, 502, 503 and 504 are retried once after a jittered backoff (or the
+    /// origin's `Retry-After`) when that still fits before the deadline. Cancelling the calling task aborts the
+    /// transfer promptly with `cancelled`.
+    public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchedMedia {
+        if let origin = configuration.localOrigins.first(where: { request.url.hasPrefix($0.prefix) }) {
+            return try LocalOriginReader.read(url: request.url, origin: origin, maximumBytes: configuration.maximumBytes,
+                                              deadline: request.deadline)
+        }
+        if let problem = URLValidator.problem(with: request.url, allowedHosts: policy.allowedHosts) { throw problem }
+
+        var attempt = 1
+        while true {
+            if Task.isCancelled { throw .cancelled(url: request.url) }
+            if ContinuousClock.now >= request.deadline { throw .deadlineExceeded(url: request.url) }
+            let failure: TransferFailure
+            var retryAfter: Duration?
+            switch await perform(request) {
+            case .success(let response):
+                let conditional = request.ifNoneMatch != nil || request.ifModifiedSince != nil
+                if (200..<300).contains(response.status) || (response.status == 304 && conditional) {
+                    return media(from: response, attempts: attempt)
+                }
+                let retryable = [429, 502, 503, 504].contains(response.status)
+                failure = TransferFailure(error: .httpStatus(url: request.url, code: response.status), isRetryable: retryable)
+                retryAfter = response.headers["retry-after"].flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+                    .map { Duration.seconds(max(0, $0)) }
+            case .failure(let transferFailure):
+                failure = transferFailure
+            }
+            guard attempt == 1, configuration.retryEnabled, failure.isRetryable,
+                  let resumeAt = retryInstant(retryAfter: retryAfter, deadline: request.deadline)
+            else { throw failure.error }
+            do {
+                try await Task.sleep(until: resumeAt, clock: .continuous)
+            } catch {
+                throw .cancelled(url: request.url)
+            }
+            attempt += 1
+        }
+    }
+
+    /// When the retry may start, or nil when the wait (Retry-After, else 50–250 ms of jitter) would leave too
+    /// little of the budget for a second attempt to be worth it.
+    private func retryInstant(retryAfter: Duration?, deadline: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        let jitter = Duration.milliseconds(Int.random(in: 50...250))
+        let wait = max(retryAfter ?? .zero, jitter)
+        let resumeAt = ContinuousClock.now + wait
+        return resumeAt + .milliseconds(100) < deadline ? resumeAt : nil
+    }
+
+    private func perform(_ request: FetchRequest) async -> TransferOutcome {
+        let transfer: CurlTransfer
+        do {
+            transfer = try CurlTransfer(request: request, configuration: configuration, policy: policy, handles: handles, buffers: buffers)
+        } catch {
+            return .failure(TransferFailure(error: error))
+        }
+        let loop = self.loop
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<TransferOutcome, Never>) in
+                transfer.continuation = continuation
+                if !loop.submit(transfer) {
+                    transfer.finish(.failure(TransferFailure(error: .cancelled(url: request.url))))
+                }
+            }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+
+    private func media(from response: TransferResponse, attempts: Int) -> FetchedMedia {
+        FetchedMedia(
+            status: response.status, finalURL: response.finalURL,
+            body: response.status == 304 ? Data() : response.body,
+            contentType: response.headers["content-type"], etag: response.headers["etag"],
+            lastModified: response.headers["last-modified"],
+            maxAge: CacheControl.maxAge(response.headers["cache-control"]),
+            isNotModified: response.status == 304, redirectCount: response.redirectCount,
+            timings: response.timings, attempts: attempts)
+    }
+}

@@ -1,0 +1,244 @@
+import Foundation
+import Glibc
+import RichPush
+
+/// `richpush-bench fetch`: RichPush's Fetcher against `curl --parallel` on the same nginx origin and URL list.
+enum FetchBenchmark {
+    struct Options {
+        var count = 10_000
+        var concurrency = 64
+        var fileBytes = 100 * 1024
+        var distinctFiles = 200
+        var rounds = 3
+    }
+
+    struct Measurement {
+        var seconds: Double
+        var cpuSeconds: Double
+        var failures: Int
+        func report(_ name: String, count: Int) -> String {
+            let rate = Double(count) / seconds
+            let cpu = cpuSeconds / Double(count) * 1000
+            return "\(name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(String(format: "%8.0f", rate)) fetches/s  "
+                + "\(String(format: "%6.3f", cpu)) CPU s/1000 fetches  wall \(String(format: "%.2f", seconds)) s  failures \(failures)"
+        }
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var options = Options()
+        var index = 0
+        while index < arguments.count {
+            let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
+            switch (arguments[index], value) {
+            case ("--count", let value?): options.count = value
+            case ("--concurrency", let value?): options.concurrency = value
+            case ("--file-bytes", let value?): options.fileBytes = value
+            case ("--rounds", let value?): options.rounds = max(1, value)
+            default:
+                print("usage: richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]")
+                return 2
+            }
+            index += 2
+        }
+        do {
+            return try await benchmark(options)
+        } catch {
+            print("fetch benchmark failed: \(error)")
+            return 1
+        }
+    }
+
+    private static func benchmark(_ options: Options) async throws -> Int32 {
+        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-fetch-bench-\(getpid())")
+        let root = workspace.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: workspace) }
+        // Incompressible content from a cheap xorshift generator (per-byte system randomness costs seconds).
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        for file in 0..<options.distinctFiles {
+            var bytes = [UInt8](repeating: 0, count: options.fileBytes)
+            for index in bytes.indices {
+                state ^= state << 13; state ^= state >> 7; state ^= state << 17
+                bytes[index] = UInt8(truncatingIfNeeded: state)
+            }
+            try Data(bytes).write(to: root.appendingPathComponent("f\(file).bin"))
+        }
+
+        let port = try freePort()
+        let nginx = try startNginx(workspace: workspace, root: root, port: port)
+        defer { stop(nginx) }
+        try waitForListener(port: port)
+
+        let urls = (0..<options.count).map { "http://127.0.0.1:\(port)/f\($0 % options.distinctFiles).bin" }
+        print("fetch benchmark: \(options.count) fetches of \(options.fileBytes) bytes at concurrency \(options.concurrency), nginx on 127.0.0.1:\(port)")
+
+        let fetcher = try Fetcher(configuration: FetchConfiguration(
+            allowNetworks: [try IPNetwork("127.0.0.1/32")], maximumConnectionsPerHost: options.concurrency))
+        _ = await fetchAll(Array(urls.prefix(options.concurrency * 4)), with: fetcher, options: options)  // warm-up
+
+        // The machine may be shared: alternate the two clients over several rounds and keep each one's median.
+        var curlRounds: [Measurement] = []
+        var richPushRounds: [Measurement] = []
+        for _ in 0..<options.rounds {
+            curlRounds.append(try runCurl(urls: urls, options: options, workspace: workspace))
+            richPushRounds.append(await fetchAll(urls, with: fetcher, options: options))
+        }
+        fetcher.shutdown()
+        let curl = median(curlRounds), richPush = median(richPushRounds)
+
+        print(curl.report("curl --parallel", count: options.count))
+        print(richPush.report("RichPush Fetcher", count: options.count))
+        print("throughput ratio (RichPush / curl): \(String(format: "%.2f", curl.seconds / richPush.seconds))x"
+              + " (median of \(options.rounds) alternating rounds)")
+        return richPush.failures == 0 && curl.failures == 0 ? 0 : 1
+    }
+
+    private static func median(_ rounds: [Measurement]) -> Measurement {
+        let sorted = rounds.sorted { $0.seconds < $1.seconds }
+        var middle = sorted[sorted.count / 2]
+        middle.failures = rounds.map(\.failures).reduce(0, +)
+        return middle
+    }
+
+    private static func fetchAll(_ urls: [String], with fetcher: Fetcher, options: Options) async -> Measurement {
+        let cpuBefore = cpuSeconds(RUSAGE_SELF.rawValue)
+        let started = ContinuousClock.now
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            var next = 0
+            var failures = 0
+            func submit() {
+                let url = urls[next]
+                next += 1
+                group.addTask {
+                    let media = try? await fetcher.fetch(FetchRequest(url: url, deadline: .now + .seconds(30)))
+                    return media?.body.count == options.fileBytes
+                }
+            }
+            while next < min(options.concurrency, urls.count) { submit() }
+            while let succeeded = await group.next() {
+                if !succeeded { failures += 1 }
+                if next < urls.count { submit() }
+            }
+            return failures
+        }
+        let elapsed = ContinuousClock.now - started
+        return Measurement(seconds: seconds(elapsed), cpuSeconds: cpuSeconds(RUSAGE_SELF.rawValue) - cpuBefore, failures: failures)
+    }
+
+    private static func runCurl(urls: [String], options: Options, workspace: URL) throws -> Measurement {
+        let list = workspace.appendingPathComponent("curl.config")
+        var config = ""
+        for url in urls { config += "url = \"\(url)\"\noutput = \"/dev/null\"\n" }
+        try config.write(to: list, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["--parallel", "--parallel-max", "\(options.concurrency)", "--silent", "--no-progress-meter", "--fail",
+                             "--write-out", "%{http_code} %{size_download}\n", "-K", list.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        let cpuBefore = cpuSeconds(RUSAGE_CHILDREN.rawValue)
+        let started = ContinuousClock.now
+        try process.run()
+        let report = output.fileHandleForReading.readDataToEndOfFile()
+        while process.isRunning { usleep(1_000) }
+        let elapsed = ContinuousClock.now - started
+        let good = String(decoding: report, as: UTF8.self).split(separator: "\n").filter { $0 == "200 \(options.fileBytes)" }.count
+        return Measurement(seconds: seconds(elapsed), cpuSeconds: cpuSeconds(RUSAGE_CHILDREN.rawValue) - cpuBefore,
+                           failures: urls.count - good)
+    }
+
+    private static func startNginx(workspace: URL, root: URL, port: UInt16) throws -> Process {
+        let prefix = workspace.path
+        let config = """
+            daemon off;
+            master_process on;
+            worker_processes 1;
+            user root;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log warn;
+            events { worker_connections 4096; }
+            http {
+                access_log off;
+                sendfile on;
+                tcp_nopush on;
+                keepalive_requests 1000000;
+                keepalive_timeout 60s;
+                client_body_temp_path \(prefix)/client_body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+                types { application/octet-stream bin; }
+                server {
+                    listen 127.0.0.1:\(port);
+                    root \(root.path);
+                }
+            }
+            """
+        let configFile = workspace.appendingPathComponent("nginx.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
+        process.arguments = ["-c", configFile.path, "-p", prefix + "/"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        return process
+    }
+
+    /// Polls rather than `waitUntilExit`, which spins a run loop when called from async code.
+    private static func stop(_ process: Process) {
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+
+    private static func freePort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard ok else { throw POSIXError(.EADDRINUSE) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    private static func waitForListener(port: UInt16) throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(descriptor)
+            if connected { return }
+            usleep(20_000)
+        }
+        throw POSIXError(.ETIMEDOUT)
+    }
+
+    private static func cpuSeconds(_ who: Int32) -> Double {
+        var usage = rusage()
+        getrusage(who, &usage)
+        return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+    }
+
+    private static func seconds(_ duration: Duration) -> Double {
+        let (seconds, attoseconds) = duration.components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}
