@@ -36,6 +36,8 @@ let package = Package(
         .testTarget(name: "QueueTests", dependencies: ["RichPush"]),
         .testTarget(name: "PipelineTests", dependencies: ["RichPush"]),
         .testTarget(name: "CLITests", dependencies: ["RichPush"]),
+        .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
+        .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
     ],
     swiftLanguageModes: [.v6]
 )

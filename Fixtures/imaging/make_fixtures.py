@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generates the small imaging test fixtures in this folder (run from anywhere; deterministic).
+"""Generates the small imaging test fixtures in this folder (run from anywhere; the ICC files embed a creation date).
 
 - orientation_1.jpg .. orientation_8.jpg: a 64x48 upright image whose corners are red (top-left), green
   (top-right), blue (bottom-left) and white (bottom-right), stored transformed so that applying the EXIF
   orientation written in a hand-built APP1 segment makes it upright again. Verified with Pillow's exif_transpose.
 - cmyk.jpg + cmyk_source.png: colour patches saved as an Adobe (inverted) CMYK JPEG by Pillow, and the RGB original.
-- icc_srgb.jpg: a JPEG carrying an sRGB ICC profile (APP2).
+- icc_srgb.jpg / icc_srgb.webp: a JPEG (APP2) and a WebP (VP8X + ICCP) carrying an sRGB ICC profile.
 - animated.webp: a 2-frame animated WebP (first frame red, second blue).
 - bomb_30000_1bit.png: a valid 30000x30000 1-bit PNG of zeros (~110 KB compressed, 112 MB inflated).
 """
@@ -76,6 +76,7 @@ def make_cmyk():
 def make_icc():
     profile = ImageCms.ImageCmsProfile(ImageCms.createProfile("sRGB")).tobytes()
     Image.new("RGB", (40, 30), (10, 120, 200)).save(os.path.join(HERE, "icc_srgb.jpg"), quality=90, icc_profile=profile)
+    Image.new("RGB", (40, 30), (10, 120, 200)).save(os.path.join(HERE, "icc_srgb.webp"), quality=90, icc_profile=profile)
 
 
 def make_animated_webp():

@@ -120,13 +120,17 @@ int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, un
     return 0;
 }
 
-int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space,
+int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
                         int64_t deadline_ns, int *out_width, int *out_height, int *out_components) {
     if (setjmp(decoder->error.jump)) return decoder->timed_out ? -2 : -1;
     decoder->deadline_ns = deadline_ns;
     decoder->cinfo.scale_num = (unsigned int)scale_num;
     decoder->cinfo.scale_denom = 8;
     decoder->cinfo.out_color_space = (J_COLOR_SPACE)out_color_space;
+    if (fast) {
+        decoder->cinfo.dct_method = JDCT_IFAST;
+        decoder->cinfo.do_fancy_upsampling = FALSE;
+    }
     jpeg_start_decompress(&decoder->cinfo);
     decoder->started = 1;
     *out_width = (int)decoder->cinfo.output_width;

@@ -66,10 +66,7 @@ enum FetchBenchmark {
 
         let port = try freePort()
         let nginx = try startNginx(workspace: workspace, root: root, port: port)
-        defer {
-            nginx.terminate()
-            nginx.waitUntilExit()
-        }
+        defer { stop(nginx) }
         try waitForListener(port: port)
 
         let urls = (0..<options.count).map { "http://127.0.0.1:\(port)/f\($0 % options.distinctFiles).bin" }
@@ -144,7 +141,7 @@ enum FetchBenchmark {
         let started = ContinuousClock.now
         try process.run()
         let report = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        while process.isRunning { usleep(1_000) }
         let elapsed = ContinuousClock.now - started
         let good = String(decoding: report, as: UTF8.self).split(separator: "\n").filter { $0 == "200 \(options.fileBytes)" }.count
         return Measurement(seconds: seconds(elapsed), cpuSeconds: cpuSeconds(RUSAGE_CHILDREN.rawValue) - cpuBefore,
@@ -187,6 +184,14 @@ enum FetchBenchmark {
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
         return process
+    }
+
+    /// Polls rather than `waitUntilExit`, which spins a run loop when called from async code.
+    private static func stop(_ process: Process) {
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
     }
 
     private static func freePort() throws -> UInt16 {

@@ -109,6 +109,35 @@ final class FetcherLimitsTests: XCTestCase {
         }
     }
 
+    func testCancellingManyRunningAndQueuedFetches() async throws {
+        let origin = try origin(), fetcher = try makeFetcher { $0.stallTimeout = .seconds(30) }
+        let url = origin.url("/stall")
+        let task = Task {
+            await withTaskGroup(of: String?.self) { group in
+                for _ in 0..<100 {
+                    group.addTask {
+                        do {
+                            _ = try await fetcher.fetch(FetchRequest(url: url, deadline: .now + .seconds(30)))
+                            return nil
+                        } catch {
+                            return (error as? FetchError)?.code ?? "other"
+                        }
+                    }
+                }
+                var codes: [String?] = []
+                for await code in group { codes.append(code) }
+                return codes
+            }
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let cancelledAt = ContinuousClock.now
+        task.cancel()
+        let codes = await task.value
+        XCTAssertLessThan(ContinuousClock.now - cancelledAt, .milliseconds(500))
+        XCTAssertEqual(codes.count, 100)
+        XCTAssertTrue(codes.allSatisfy { $0 == "cancelled" }, "\(Set(codes.map { $0 ?? "success" }))")
+    }
+
     func testShutdownFailsInFlightAndLaterFetches() async throws {
         let origin = try origin(), fetcher = try makeFetcher { $0.stallTimeout = .seconds(30) }
         let task = Task { try await fetcher.fetch(FetchRequest(url: origin.url("/stall"), deadline: .now + .seconds(30))) }

@@ -59,6 +59,15 @@ enum TestSupport {
         try ImagePipeline().renderSynchronously(bytes, as: variant, budget: farBudget)
     }
 
+    /// A GIF with a 2-colour table and `frames` image descriptors (pixel data is not meaningful; GIFs are not decoded).
+    static func tinyGIF(width: UInt8, height: UInt8, frames: Int) -> [UInt8] {
+        var bytes = Array("GIF89a".utf8) + [width, 0, height, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
+        for _ in 0..<frames {
+            bytes += [0x2C, 0, 0, 0, 0, width, 0, height, 0, 0] + [2, 2, 0x44, 0x01, 0]
+        }
+        return bytes + [0x3B]
+    }
+
     static func peakResidentKilobytes() -> Int {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)

@@ -38,7 +38,8 @@ int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_head
 int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, unsigned int *length);
 /// Starts decompression at scale_num/8 into out_color_space. Monotonic nanosecond
 /// deadline (CLOCK_MONOTONIC, 0 = none) is checked from the progress monitor.
-int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space,
+/// `fast` selects the fast integer IDCT and plain upsampling (for shrink-on-load, where a resize follows).
+int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
                         int64_t deadline_ns, int *out_width, int *out_height, int *out_components);
 /// Reads up to `max_rows` scanlines into `rows` (row pointers). Returns rows read.
 int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int max_rows);

@@ -30,7 +30,10 @@ final class CurlMultiLoop: @unchecked Sendable {
     /// until then. Activity only pushes stall expiries later, so a stale value is merely early, never late.
     private var earliestExpiry = ContinuousClock.Instant.now
 
-    init(maximumConnectionsPerHost: Int) throws(FetchError) {
+    private let handles: EasyHandlePool
+
+    init(maximumConnectionsPerHost: Int, handles: EasyHandlePool) throws(FetchError) {
+        self.handles = handles
         guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else {
             throw .invalidConfiguration(reason: "libcurl could not be initialised")
         }
@@ -46,8 +49,11 @@ final class CurlMultiLoop: @unchecked Sendable {
     func submit(_ transfer: CurlTransfer) -> Bool {
         inbox.withLock { inbox in
             guard !inbox.isShuttingDown else { return false }
+            // A non-empty inbox means a wake-up is already pending and the poll thread has not drained yet, so
+            // one wake-up per batch is enough (saves a syscall and a poll round per transfer under load).
+            let needsWakeUp = inbox.additions.isEmpty && inbox.cancellations.isEmpty
             inbox.additions.append(transfer)
-            curl_multi_wakeup(multi)
+            if needsWakeUp { curl_multi_wakeup(multi) }
             return true
         }
     }
@@ -104,6 +110,7 @@ final class CurlMultiLoop: @unchecked Sendable {
         }
         for transfer in leftovers { transfer.finish(.failure(TransferFailure(error: .cancelled(url: transfer.url)))) }
         curl_multi_cleanup(multi)
+        handles.close()
         stopped.signal()
     }
 

@@ -14,7 +14,7 @@ extension CurlTransfer {
         }
         // Error bodies are only counted against the cap, never kept.
         if (200..<300).contains(status), let data, count > 0 {
-            data.withMemoryRebound(to: UInt8.self, capacity: count) { body.append($0, count: count) }
+            body.append(UnsafeRawPointer(data), count: count)
         }
         return count
     }
@@ -32,7 +32,7 @@ extension CurlTransfer {
         if end >= 5, line[0] == 0x48, line[1] == 0x54, line[2] == 0x54, line[3] == 0x50, line[4] == 0x2f {  // "HTTP/"
             // A new response (redirect hop, 1xx, or the final one): forget the previous one's headers.
             headers = [:]
-            body = Data()
+            body.reset()
             bodyBytesSeen = 0
             status = Self.statusCode(in: UnsafeRawBufferPointer(rebasing: line[0..<end]))
             return count
@@ -61,7 +61,7 @@ extension CurlTransfer {
     /// Rejects a redirect to a forbidden URL before libcurl connects anywhere, and an announced body over the
     /// cap before a single body byte is read.
     private func headersEnded() -> Bool {
-        if (300..<400).contains(status), let location = headers["location"] {
+        if [301, 302, 303, 307, 308].contains(status), let location = headers["location"] {
             let hop = URLValidator.resolve(location, against: currentURL) ?? location
             if let problem = URLValidator.problem(with: hop, allowedHosts: policy.allowedHosts) {
                 recordedFailure = problem
@@ -76,7 +76,7 @@ extension CurlTransfer {
             recordedFailure = .tooLarge(url: url, limit: policy.maximumBytes)
             return false
         }
-        body.reserveCapacity(length)
+        body.expect(length: length)
         return true
     }
 

@@ -24,7 +24,7 @@ final class CurlTransfer: @unchecked Sendable {
     var isAttached = false
 
     // Written by callbacks on the poll thread.
-    var body = Data()
+    var body: BodyAccumulator
     var bodyBytesSeen = 0
     var status = 0
     var headers: [String: String] = [:]
@@ -35,13 +35,18 @@ final class CurlTransfer: @unchecked Sendable {
 
     var key: UInt { UInt(bitPattern: easy) }
 
-    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy) throws(FetchError) {
+    private let handles: EasyHandlePool
+
+    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
+         buffers: BodyBufferPool) throws(FetchError) {
         url = request.url
+        self.handles = handles
+        body = BodyAccumulator(pool: buffers)
         deadline = request.deadline
         self.policy = policy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        guard let handle = curl_easy_init() else {
+        guard let handle = handles.take() else {
             throw .connection(url: request.url, reason: "libcurl could not create a transfer")
         }
         easy = handle
@@ -51,13 +56,14 @@ final class CurlTransfer: @unchecked Sendable {
     }
 
     deinit {
+        body.reset()
         release()
         errorBuffer.deallocate()
     }
 
-    /// Frees the easy handle. Must run after it left the multi handle.
+    /// Gives the easy handle back to the pool. Must run after it left the multi handle.
     func release() {
-        if let easy { curl_easy_cleanup(easy) }
+        if let easy { handles.recycle(easy) }
         easy = nil
         if let requestHeaders { curl_slist_free_all(requestHeaders) }
         requestHeaders = nil
@@ -93,6 +99,7 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_LOW_SPEED_TIME, stallSeconds)
         set(CURLOPT_SSL_VERIFYPEER, 1)
         set(CURLOPT_SSL_VERIFYHOST, 2)
+        if let authorities = configuration.certificateAuthorityPath { set(CURLOPT_CAINFO, authorities) }
         // An empty proxy disables http_proxy & co. from the environment: the SSRF guard must see the origin.
         set(CURLOPT_PROXY, "")
         set(CURLOPT_USERAGENT, configuration.userAgent)

@@ -20,9 +20,12 @@ public struct FetchConfiguration: Sendable {
     public var acceptEncoding: Bool
     /// Per-host connection cap of the shared connection pool.
     public var maximumConnectionsPerHost: Int
+    /// Sent as `User-Agent` on every request.
     public var userAgent: String
     /// Retry once (connection reset, 429, 502, 503, 504) when the deadline allows.
     public var retryEnabled: Bool
+    /// PEM file of extra trusted CAs (private PKI, tests); nil uses the system store. Verification stays on.
+    public var certificateAuthorityPath: String?
 
     public init(
         maximumBytes: Int = 10 * 1024 * 1024,
@@ -35,7 +38,8 @@ public struct FetchConfiguration: Sendable {
         acceptEncoding: Bool = false,
         maximumConnectionsPerHost: Int = 8,
         userAgent: String = "RichPush/1.0",
-        retryEnabled: Bool = true
+        retryEnabled: Bool = true,
+        certificateAuthorityPath: String? = nil
     ) {
         self.maximumBytes = maximumBytes
         self.maximumRedirects = maximumRedirects
@@ -48,5 +52,6 @@ public struct FetchConfiguration: Sendable {
         self.maximumConnectionsPerHost = maximumConnectionsPerHost
         self.userAgent = userAgent
         self.retryEnabled = retryEnabled
+        self.certificateAuthorityPath = certificateAuthorityPath
     }
 }

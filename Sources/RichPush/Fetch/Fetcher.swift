@@ -10,6 +10,8 @@ public final class Fetcher: Sendable {
     public let configuration: FetchConfiguration
     private let loop: CurlMultiLoop
     private let policy: TransferPolicy
+    private let handles: EasyHandlePool
+    private let buffers = BodyBufferPool()
 
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
@@ -18,7 +20,9 @@ public final class Fetcher: Sendable {
             addresses: AddressPolicy(allowNetworks: configuration.allowNetworks),
             allowedHosts: configuration.allowedHosts.map { Set($0.map { $0.lowercased() }) },
             decodesContent: configuration.acceptEncoding)
-        loop = try CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost)
+        let handles = EasyHandlePool(capacity: 256)
+        self.handles = handles
+        loop = try CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, handles: handles)
     }
 
     deinit { loop.shutdown() }
@@ -82,7 +86,7 @@ public final class Fetcher: Sendable {
     private func perform(_ request: FetchRequest) async -> TransferOutcome {
         let transfer: CurlTransfer
         do {
-            transfer = try CurlTransfer(request: request, configuration: configuration, policy: policy)
+            transfer = try CurlTransfer(request: request, configuration: configuration, policy: policy, handles: handles, buffers: buffers)
         } catch {
             return .failure(TransferFailure(error: error))
         }

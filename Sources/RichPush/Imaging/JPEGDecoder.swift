@@ -66,7 +66,9 @@ enum JPEGDecoder {
         let outputSpace = isCMYK ? JCS_CMYK : JCS_EXT_RGB
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         try budget.check()
-        status = richpush_jpeg_start(decoder, Int32(scaleNumerator), Int32(outputSpace.rawValue),
+        // With DCT scaling a Lanczos pass always follows, which hides the fast IDCT's small error (Pillow's draft
+        // mode does the same).
+        status = richpush_jpeg_start(decoder, Int32(scaleNumerator), Int32(outputSpace.rawValue), scaleNumerator < 8 ? 1 : 0,
                                      budget.monotonicDeadlineNanoseconds, &width, &height, &components)
         guard status == 0 else { throw failure(decoder, status) }
         guard width > 0, height > 0, components == (isCMYK ? 4 : 3) else { throw .corrupt(reason: "JPEG output has no pixels") }

@@ -16,12 +16,13 @@ enum PNGEncoder {
         guard started == 0 else { throw failure() }
         var row = 0
         let band = WorkBudget.bandRows
-        var pixels = image.pixels
         while row < image.height {
             try budget.check()
             let count = min(band, image.height - row)
-            let written = pixels.withUnsafeMutableBufferPointer { pixels in
-                var rows = (0..<count).map { Optional(pixels.baseAddress! + (row + $0) * image.rowBytes) }
+            // The libraries take non-const row pointers but only read them: no copy of the pixels is needed.
+            let written = image.pixels.withUnsafeBufferPointer { pixels in
+                let base = UnsafeMutablePointer(mutating: pixels.baseAddress!)
+                var rows = (0..<count).map { Optional(base + (row + $0) * image.rowBytes) }
                 return richpush_png_encoder_write_rows(encoder, &rows, Int32(count))
             }
             guard written == Int32(count) else { throw failure() }

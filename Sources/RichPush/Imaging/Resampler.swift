@@ -56,62 +56,101 @@ enum Resampler {
         return output
     }
 
+    /// Vertical pass first (a straight multiply-add over whole rows, which the compiler vectorises), on the
+    /// columns the horizontal pass reads; then the horizontal pass on only the output rows, 4 lanes at a time.
     static func lanczos(_ image: PixelBuffer, plan: ResizePlan, budget: WorkBudget) throws(ImageError) -> PixelBuffer {
         let channels = image.channels
         let horizontal = ResamplingKernel(sourceSize: image.width, offset: plan.cropX, extent: plan.cropWidth, outputSize: plan.outputWidth)
         let vertical = ResamplingKernel(sourceSize: image.height, offset: plan.cropY, extent: plan.cropHeight, outputSize: plan.outputHeight)
-        let firstRow = vertical.firstSourceIndex
-        let rowCount = max(0, vertical.endSourceIndex - firstRow)
-        let outputWidth = plan.outputWidth
-        let intermediateRowBytes = outputWidth * channels
-        var intermediate = [UInt8](repeating: 0, count: rowCount * intermediateRowBytes)
-        let shift = ResamplingKernel.precisionBits
-        let half: Int32 = 1 << (shift - 1)
+        let firstColumn = horizontal.firstSourceIndex
+        let columnCount = max(0, horizontal.endSourceIndex - firstColumn)
+        let spanBytes = columnCount * channels
+        let outputWidth = plan.outputWidth, outputHeight = plan.outputHeight
+        // One spare byte per buffer so the horizontal pass may load 4 bytes at the last RGB pixel.
+        var intermediate = [UInt8](repeating: 0, count: outputHeight * spanBytes + 4)
+        var accumulator = [Float](repeating: 0, count: spanBytes)
 
-        // Horizontal pass over only the source rows the vertical pass reads.
-        var band = 0
-        while band < rowCount {
-            try budget.check()
-            let bandEnd = min(rowCount, band + 32)
+        for y in 0..<outputHeight {
+            if y % 16 == 0 { try budget.check() }
             image.pixels.withUnsafeBufferPointer { pixels in
                 intermediate.withUnsafeMutableBufferPointer { intermediate in
+                    accumulator.withUnsafeMutableBufferPointer { accumulator in
+                        vertical.weights.withUnsafeBufferPointer { weights in
+                            let sums = accumulator.baseAddress!
+                            let start = Int(vertical.starts[y])
+                            let taps = Int(vertical.counts[y])
+                            let tapWeights = weights.baseAddress! + y * vertical.maximumTaps
+                            let firstRow = UnsafeRawPointer(pixels.baseAddress! + start * image.rowBytes + firstColumn * channels)
+                            let rowBytes = image.rowBytes
+                            // Row-at-a-time multiply-add: a straight loop the compiler vectorises.
+                            for index in 0..<spanBytes { sums[index] = 0 }
+                            // Two taps per sweep halves the accumulator loads and stores.
+                            var tap = 0
+                            while tap + 1 < taps {
+                                let weight0 = tapWeights[tap], weight1 = tapWeights[tap + 1]
+                                let row0 = firstRow.assumingMemoryBound(to: UInt8.self) + tap * rowBytes
+                                let row1 = row0 + rowBytes
+                                for index in 0..<spanBytes { sums[index] += Float(row0[index]) * weight0 + Float(row1[index]) * weight1 }
+                                tap += 2
+                            }
+                            if tap < taps {
+                                let weight = tapWeights[tap]
+                                let row = firstRow.assumingMemoryBound(to: UInt8.self) + tap * rowBytes
+                                for index in 0..<spanBytes { sums[index] += Float(row[index]) * weight }
+                            }
+                            let target = intermediate.baseAddress! + y * spanBytes
+                            for index in 0..<spanBytes {
+                                target[index] = clampToByte(sums[index])
+                            }
+                        }
+                    }
+                }
+            }
+        }
+
+        var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
+        let outputRowBytes = outputWidth * channels
+        var band = 0
+        while band < outputHeight {
+            try budget.check()
+            let bandEnd = min(outputHeight, band + 32)
+            intermediate.withUnsafeBufferPointer { intermediate in
+                output.pixels.withUnsafeMutableBufferPointer { destination in
                     horizontal.starts.withUnsafeBufferPointer { starts in
                         horizontal.counts.withUnsafeBufferPointer { counts in
                             horizontal.weights.withUnsafeBufferPointer { weights in
-                                for row in band..<bandEnd {
-                                    let sourceRow = pixels.baseAddress! + (firstRow + row) * image.rowBytes
-                                    let destinationRow = intermediate.baseAddress! + row * intermediateRowBytes
+                                for y in band..<bandEnd {
+                                    let sourceRow = UnsafeRawPointer(intermediate.baseAddress! + y * spanBytes)
+                                    let destinationRow = destination.baseAddress! + y * outputRowBytes
                                     for x in 0..<outputWidth {
-                                        var pointer = sourceRow + Int(starts[x]) * channels
+                                        var pointer = sourceRow + (Int(starts[x]) - firstColumn) * channels
                                         var weight = weights.baseAddress! + x * horizontal.maximumTaps
-                                        let taps = Int(counts[x])
-                                        var red = half, green = half, blue = half
+                                        var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
                                         let output = destinationRow + x * channels
                                         if channels == 4 {
-                                            var alpha = half
-                                            for _ in 0..<taps {
+                                            for _ in 0..<Int(counts[x]) {
                                                 let w = weight.pointee
-                                                red &+= Int32(pointer[0]) &* w
-                                                green &+= Int32(pointer[1]) &* w
-                                                blue &+= Int32(pointer[2]) &* w
-                                                alpha &+= Int32(pointer[3]) &* w
+                                                red += Float(pointer.load(as: UInt8.self)) * w
+                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
+                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
+                                                alpha += Float(pointer.load(fromByteOffset: 3, as: UInt8.self)) * w
                                                 pointer += 4
                                                 weight += 1
                                             }
-                                            output[3] = UInt8(clamping: alpha >> shift)
+                                            output[3] = clampToByte(alpha)
                                         } else {
-                                            for _ in 0..<taps {
+                                            for _ in 0..<Int(counts[x]) {
                                                 let w = weight.pointee
-                                                red &+= Int32(pointer[0]) &* w
-                                                green &+= Int32(pointer[1]) &* w
-                                                blue &+= Int32(pointer[2]) &* w
+                                                red += Float(pointer.load(as: UInt8.self)) * w
+                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
+                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
                                                 pointer += 3
                                                 weight += 1
                                             }
                                         }
-                                        output[0] = UInt8(clamping: red >> shift)
-                                        output[1] = UInt8(clamping: green >> shift)
-                                        output[2] = UInt8(clamping: blue >> shift)
+                                        output[0] = clampToByte(red)
+                                        output[1] = clampToByte(green)
+                                        output[2] = clampToByte(blue)
                                     }
                                 }
                             }
@@ -121,29 +160,13 @@ enum Resampler {
             }
             band = bandEnd
         }
-
-        // Vertical pass: accumulate whole rows so the inner loop is a straight vectorisable multiply-add.
-        var output = PixelBuffer(width: outputWidth, height: plan.outputHeight, channels: channels)
-        var accumulator = [Int32](repeating: 0, count: intermediateRowBytes)
-        for y in 0..<plan.outputHeight {
-            if y % 16 == 0 { try budget.check() }
-            intermediate.withUnsafeBufferPointer { intermediate in
-                accumulator.withUnsafeMutableBufferPointer { accumulator in
-                    output.pixels.withUnsafeMutableBufferPointer { destination in
-                        let sums = accumulator.baseAddress!
-                        for index in 0..<intermediateRowBytes { sums[index] = half }
-                        let start = Int(vertical.starts[y]) - firstRow
-                        for tap in 0..<Int(vertical.counts[y]) {
-                            let w = vertical.weights[y * vertical.maximumTaps + tap]
-                            let row = intermediate.baseAddress! + (start + tap) * intermediateRowBytes
-                            for index in 0..<intermediateRowBytes { sums[index] &+= Int32(row[index]) &* w }
-                        }
-                        let target = destination.baseAddress! + y * intermediateRowBytes
-                        for index in 0..<intermediateRowBytes { target[index] = UInt8(clamping: sums[index] >> shift) }
-                    }
-                }
-            }
-        }
         return output
+    }
+
+    /// Rounds to nearest and clamps to 0...255 without a trapping float→int conversion: adding 2^23 puts the
+    /// rounded integer in the low mantissa bits (vectorisable, unlike `Int32(_:)` with its range check).
+    @inline(__always)
+    private static func clampToByte(_ value: Float) -> UInt8 {
+        UInt8(truncatingIfNeeded: (min(255, max(0, value)) + 8_388_608).bitPattern)
     }
 }

@@ -1,13 +1,12 @@
 import Foundation
 
-/// Precomputed fixed-point Lanczos3 weights for one axis: for each output pixel, a first source index and
-/// `taps` weights (scaled by 2^precisionBits, summing exactly to 2^precisionBits).
+/// Precomputed Lanczos3 weights for one axis: for each output pixel, a first source index and `taps`
+/// normalised Float weights. Float rather than fixed point because baseline x86-64 (SSE2) has no packed 32-bit
+/// integer multiply, while packed float multiply-add is full speed everywhere.
 struct ResamplingKernel {
-    static let precisionBits: Int32 = 16
-
     var starts: [Int32]
     var counts: [Int32]
-    var weights: [Int32]
+    var weights: [Float]
     /// Stride of `weights` per output pixel.
     var maximumTaps: Int
 
@@ -44,21 +43,16 @@ struct ResamplingKernel {
         counts = []
         starts.reserveCapacity(outputSize)
         counts.reserveCapacity(outputSize)
-        weights = [Int32](repeating: 0, count: outputSize * maximumTaps)
-        let one = Double(1 << Self.precisionBits)
+        weights = [Float](repeating: 0, count: outputSize * maximumTaps)
         for index in 0..<outputSize {
             var (start, floating) = Self.floatWeights(index: index, sourceSize: sourceSize, offset: offset, extent: extent, outputSize: outputSize)
             // Trim zero tails (exact integer positions at scale 1 give a single tap).
             while floating.count > 1, abs(floating.last ?? 0) < 1e-9 { floating.removeLast() }
             while floating.count > 1, abs(floating.first ?? 0) < 1e-9 { floating.removeFirst(); start += 1 }
             let count = min(floating.count, maximumTaps)
-            var fixed = floating.prefix(count).map { Int32(($0 * one).rounded()) }
-            // Put the rounding residue on the largest weight so flat areas stay exactly flat.
-            let residue = Int32(one) - fixed.reduce(0, +)
-            if let largest = fixed.indices.max(by: { fixed[$0] < fixed[$1] }) { fixed[largest] += residue }
             starts.append(Int32(start))
             counts.append(Int32(count))
-            for tap in 0..<count { weights[index * maximumTaps + tap] = fixed[tap] }
+            for tap in 0..<count { weights[index * maximumTaps + tap] = Float(floating[tap]) }
         }
     }
 }

@@ -60,7 +60,20 @@ enum WebPDecoder {
             }
         }
         try status.get()
-        return DecodedImage(pixels: output, iccProfile: nil)
+        return DecodedImage(pixels: output, iccProfile: iccProfile(base, count: count))
+    }
+
+    /// The ICCP chunk of an extended (VP8X) file, if any and if it is an RGB profile.
+    static func iccProfile(_ base: UnsafePointer<UInt8>, count: Int) -> [UInt8]? {
+        var data = WebPData(bytes: base, size: count)
+        guard let demuxer = WebPDemux(&data) else { return nil }
+        defer { WebPDemuxDelete(demuxer) }
+        guard WebPDemuxGetI(demuxer, WEBP_FF_FORMAT_FLAGS) & UInt32(ICCP_FLAG.rawValue) != 0 else { return nil }
+        var iterator = WebPChunkIterator()
+        guard WebPDemuxGetChunk(demuxer, "ICCP", 1, &iterator) != 0 else { return nil }
+        defer { WebPDemuxReleaseChunkIterator(&iterator) }
+        guard let bytes = iterator.chunk.bytes else { return nil }
+        return ICCProfile.keepIfRGB(Array(UnsafeBufferPointer(start: bytes, count: iterator.chunk.size)))
     }
 
     private static func decodeFirstFrame(_ base: UnsafePointer<UInt8>, count: Int, layout: Layout,

@@ -1,0 +1,128 @@
+import Foundation
+import Glibc
+import XCTest
+
+/// nginx serving HTTPS + HTTP/2 on a loopback port with a throwaway self-signed certificate, for the TLS and
+/// multiplexing tests. Skips (XCTSkip) when nginx or openssl is not installed.
+final class TLSOrigin {
+    let port: UInt16
+    let directory: URL
+    private let process: Process
+
+    var certificatePath: String { directory.appendingPathComponent("cert.pem").path }
+
+    func url(_ path: String) -> String { "https://127.0.0.1:\(port)\(path)" }
+
+    /// Request lines nginx logged: "<protocol> <connection serial> <uri>".
+    func accessLog() -> [String] {
+        let text = (try? String(contentsOf: directory.appendingPathComponent("access.log"), encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").map(String.init)
+    }
+
+    init(files: [String: Data]) throws {
+        let nginx = "/usr/sbin/nginx", openssl = "/usr/bin/openssl"
+        guard FileManager.default.isExecutableFile(atPath: nginx), FileManager.default.isExecutableFile(atPath: openssl) else {
+            throw XCTSkip("nginx or openssl not installed")
+        }
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-tls-\(UUID().uuidString)")
+        let root = directory.appendingPathComponent("root")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        for (name, data) in files { try data.write(to: root.appendingPathComponent(name)) }
+
+        try Self.run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
+                               "-keyout", directory.appendingPathComponent("key.pem").path,
+                               "-out", directory.appendingPathComponent("cert.pem").path, "-days", "2",
+                               "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
+        port = try Self.freePort()
+        let prefix = directory.path
+        let config = """
+            daemon off;
+            worker_processes 1;
+            user root;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log warn;
+            events { worker_connections 256; }
+            http {
+                log_format proto '$server_protocol $connection $request_uri';
+                access_log \(prefix)/access.log proto;
+                client_body_temp_path \(prefix)/client_body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+                server {
+                    listen 127.0.0.1:\(port) ssl http2;
+                    ssl_certificate \(prefix)/cert.pem;
+                    ssl_certificate_key \(prefix)/key.pem;
+                    root \(root.path);
+                }
+            }
+            """
+        let configFile = directory.appendingPathComponent("nginx.conf")
+        try config.write(to: configFile, atomically: true, encoding: .utf8)
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: nginx)
+        process.arguments = ["-c", configFile.path, "-p", prefix + "/"]
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        try waitForListener()
+    }
+
+    /// Stops nginx. Polls instead of `waitUntilExit`, which spins a run loop when called from async code.
+    func stop() {
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: tool)
+        process.arguments = arguments
+        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+        try process.run()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
+        guard !process.isRunning, process.terminationStatus == 0 else { throw XCTSkip("\(tool) failed (\(process.terminationStatus))") }
+    }
+
+    private static func freePort() throws -> UInt16 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(descriptor) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ok = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
+            }
+        }
+        guard ok else { throw POSIXError(.EADDRINUSE) }
+        return UInt16(bigEndian: address.sin_port)
+    }
+
+    private func waitForListener() throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while ContinuousClock.now < deadline {
+            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            close(descriptor)
+            if connected { return }
+            usleep(20_000)
+        }
+        stop()
+        throw XCTSkip("nginx did not start")
+    }
+}

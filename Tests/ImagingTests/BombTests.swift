@@ -1,0 +1,53 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Decompression bombs: rejected from headers (or by libpng's own limits) without allocating their pixels.
+final class BombTests: XCTestCase {
+    private func assertRejectedCheaply(_ bytes: Data, code: String, file: StaticString = #filePath, line: UInt = #line) {
+        let before = TestSupport.peakResidentKilobytes()
+        XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), file: file, line: line) { error in
+            XCTAssertEqual((error as? ImageError)?.code, code, "\(error)", file: file, line: line)
+        }
+        let grownMegabytes = (TestSupport.peakResidentKilobytes() - before) / 1024
+        XCTAssertLessThan(grownMegabytes, 100, file: file, line: line)
+    }
+
+    func testPNGHeaderClaiming200000Square() {
+        let ihdr = TestSupport.bigEndian32(200_000) + TestSupport.bigEndian32(200_000) + [8, 2, 0, 0, 0]
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + TestSupport.pngChunk("IHDR", ihdr)
+            + TestSupport.pngChunk("IDAT", TestSupport.storedZlib([0, 0, 0, 0])) + TestSupport.pngChunk("IEND", [])
+        assertRejectedCheaply(Data(png), code: "side_too_long")
+    }
+
+    func testJPEGFrameClaiming65500Square() {
+        let frame: [UInt8] = [0xFF, 0xC0, 0, 17, 8, 0xFF, 0xDC, 0xFF, 0xDC, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+        assertRejectedCheaply(Data([0xFF, 0xD8] + frame + [0xFF, 0xD9]), code: "side_too_long")
+        // Within the side limit but far over the pixel limit.
+        let wide: [UInt8] = [0xFF, 0xC0, 0, 17, 8, 0x3F, 0xFF, 0x3F, 0xFF, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1]
+        assertRejectedCheaply(Data([0xFF, 0xD8] + wide + [0xFF, 0xD9]), code: "too_many_pixels")
+    }
+
+    func testOneBitPNGOf30000Square() throws {
+        let bytes = try TestSupport.data("imaging/bomb_30000_1bit.png")
+        XCTAssertLessThan(bytes.count, 500_000)
+        assertRejectedCheaply(bytes, code: "side_too_long")
+        // Without the probe, libpng's own user limits stop it at IHDR.
+        let before = TestSupport.peakResidentKilobytes()
+        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
+            XCTAssertEqual((error as? ImageError)?.code, "corrupt_image")
+        }
+        XCTAssertLessThan((TestSupport.peakResidentKilobytes() - before) / 1024, 100)
+    }
+
+    func testWebPOf16383Square() {
+        // A lossless (VP8L) header: 14-bit width-1 and height-1.
+        let bits: UInt32 = 16382 | 16382 << 14
+        let vp8l: [UInt8] = [0x2F, UInt8(bits & 0xFF), UInt8(bits >> 8 & 0xFF), UInt8(bits >> 16 & 0xFF), UInt8(bits >> 24)]
+            + [UInt8](repeating: 0, count: 27)
+        let chunk = Array("VP8L".utf8) + [UInt8(vp8l.count), 0, 0, 0] + vp8l
+        let riff = Array("RIFF".utf8) + [UInt8(chunk.count + 4), 0, 0, 0] + Array("WEBP".utf8) + chunk
+        XCTAssertEqual(try? ImageProbe.probe(Data(riff), limits: ImageLimits(maximumPixels: .max)).width, 16383)
+        assertRejectedCheaply(Data(riff), code: "too_many_pixels")
+    }
+}
