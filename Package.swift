@@ -29,15 +29,15 @@ let package = Package(
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
         .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush"]),
+        // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
+        .target(name: "TestOrigin", path: "Tests/TestOrigin"),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
-        .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
+        .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush"]),
         .testTarget(name: "QueueTests", dependencies: ["RichPush"]),
-        .testTarget(name: "PipelineTests", dependencies: ["RichPush"]),
-        .testTarget(name: "CLITests", dependencies: ["RichPush"]),
-        .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
-        .testTarget(name: "FetchTests", dependencies: ["RichPush"]),
+        .testTarget(name: "PipelineTests", dependencies: ["RichPush", "TestOrigin"]),
+        .testTarget(name: "CLITests", dependencies: ["RichPush", "TestOrigin"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import Foundation
 @testable import RichPush
+import TestOrigin
 import XCTest
 
 final class BodyAccumulatorTests: XCTestCase {

@@ -1,13 +1,11 @@
 import Foundation
 import RichPush
+import TestOrigin
 import XCTest
-
-/// One origin for the whole test run; tests use distinct paths so its counters stay meaningful.
-let sharedOrigin: LoopbackOrigin? = try? LoopbackOrigin()
 
 extension XCTestCase {
     func origin() throws -> LoopbackOrigin {
-        try XCTUnwrap(sharedOrigin, "loopback origin could not bind 127.0.0.1 and 127.0.0.2")
+        try LoopbackOrigin.shared()
     }
 
     func makeFetcher(_ adjust: (inout FetchConfiguration) -> Void = { _ in }) throws -> Fetcher {

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import TestOrigin
 import XCTest
 
 final class FetcherBehaviourTests: XCTestCase {

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import TestOrigin
 import XCTest
 
 /// Deadlines, stalls, byte caps, concurrency and cancellation.

@@ -2,8 +2,8 @@ import Foundation
 
 /// Builds gzip members of all-zero data with a fixed-Huffman deflate stream (one literal, then 258-byte
 /// back-references), so tests get a real high-ratio gzip body without linking zlib.
-enum GzipEncoder {
-    static func zeros(count: Int) -> Data {
+public enum GzipEncoder {
+    public static func zeros(count: Int) -> Data {
         var writer = BitWriter()
         writer.write(1, bits: 1)          // BFINAL
         writer.write(1, bits: 2)          // BTYPE = fixed Huffman

@@ -6,11 +6,17 @@ import Synchronization
 ///
 /// Listens on 127.0.0.1 and 127.0.0.2 (Linux routes all of 127/8 to `lo`) on ephemeral ports, counts requests per
 /// listener and path, and misbehaves on demand depending on the path (see `respond`).
-final class LoopbackOrigin: @unchecked Sendable {
-    struct Listener { let host: String; let port: UInt16; let descriptor: Int32 }
+public final class LoopbackOrigin: @unchecked Sendable {
+    public struct Listener: Sendable { public let host: String; public let port: UInt16; let descriptor: Int32 }
 
-    let primary: Listener
-    let secondary: Listener
+    public let primary: Listener
+    public let secondary: Listener
+    /// Directory served by `/file/<anything>/<name>`: the file `<name>` in it, as `image/jpeg` or `image/png`.
+    public var fileRoot: URL? {
+        get { fileDirectory.withLock { $0 } }
+        set { fileDirectory.withLock { $0 = newValue } }
+    }
+    private let fileDirectory = Mutex<URL?>(nil)
     private let counters = Mutex<[String: Int]>([:])
     private let requestHeaders = Mutex<[String: [String: String]]>([:])
     private let isStopped = Atomic<Bool>(false)
@@ -18,7 +24,14 @@ final class LoopbackOrigin: @unchecked Sendable {
     /// Requests currently inside a `/slow/` handler, and the most seen at once.
     private let slowInFlight = Mutex<(current: Int, peak: Int)>((0, 0))
 
-    init() throws {
+    /// One origin per test process, started on first use; tests use distinct paths so its counters stay meaningful.
+    public static func shared() throws -> LoopbackOrigin {
+        try sharedInstance.get()
+    }
+
+    private static let sharedInstance = Result { try LoopbackOrigin() }
+
+    public init() throws {
         primary = try Self.listen(host: "127.0.0.1")
         secondary = try Self.listen(host: "127.0.0.2")
         for listener in [primary, secondary] {
@@ -27,7 +40,7 @@ final class LoopbackOrigin: @unchecked Sendable {
         }
     }
 
-    func stop() {
+    public func stop() {
         isStopped.store(true, ordering: .sequentiallyConsistent)
         for listener in [primary, secondary] {
             shutdown(listener.descriptor, Int32(SHUT_RDWR))
@@ -35,30 +48,30 @@ final class LoopbackOrigin: @unchecked Sendable {
         }
     }
 
-    func url(_ path: String, onSecondary: Bool = false) -> String {
+    public func url(_ path: String, onSecondary: Bool = false) -> String {
         let listener = onSecondary ? secondary : primary
         return "http://\(listener.host):\(listener.port)\(path)"
     }
 
     /// Requests that reached `path` (without query) on the given listener.
-    func count(_ path: String, onSecondary: Bool = false) -> Int {
+    public func count(_ path: String, onSecondary: Bool = false) -> Int {
         let host = onSecondary ? secondary.host : primary.host
         return counters.withLock { $0["\(host)\(path)"] ?? 0 }
     }
 
     /// All requests that reached a listener.
-    func totalCount(onSecondary: Bool) -> Int {
+    public func totalCount(onSecondary: Bool) -> Int {
         let host = onSecondary ? secondary.host : primary.host
         return counters.withLock { $0.filter { $0.key.hasPrefix(host + "/") }.values.reduce(0, +) }
     }
 
     /// TCP connections accepted so far by a listener.
-    func connectionCount(onSecondary: Bool = false) -> Int {
+    public func connectionCount(onSecondary: Bool = false) -> Int {
         connections.withLock { $0[onSecondary ? secondary.host : primary.host] ?? 0 }
     }
 
     /// Returns the peak number of simultaneous `/slow/` requests since the last call, and resets it.
-    func takeSlowPeak() -> Int {
+    public func takeSlowPeak() -> Int {
         slowInFlight.withLock { state in
             defer { state.peak = state.current }
             return state.peak
@@ -66,12 +79,12 @@ final class LoopbackOrigin: @unchecked Sendable {
     }
 
     /// Lowercased request headers of the last request to `path` on the primary listener.
-    func lastHeaders(_ path: String) -> [String: String]? {
+    public func lastHeaders(_ path: String) -> [String: String]? {
         requestHeaders.withLock { $0["\(primary.host)\(path)"] }
     }
 
     /// The deterministic body served by `/bytes/<seed>/<size>`.
-    static func body(seed: Int, size: Int) -> Data {
+    public static func body(seed: Int, size: Int) -> Data {
         var bytes = [UInt8](repeating: 0, count: size)
         for index in 0..<size { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ seed &* 7 &+ (index >> 8)) }
         return Data(bytes)
@@ -237,6 +250,12 @@ final class LoopbackOrigin: @unchecked Sendable {
             usleep(UInt32(max(0, Int(parts[1]) ?? 0)) * 1000)
             slowInFlight.withLock { $0.current -= 1 }
             return sendBody(descriptor, LoopbackOrigin.body(seed: 12, size: 100))
+        case "file" where parts.count >= 2:
+            guard let root = fileRoot, let name = parts.last, !name.hasPrefix("."),
+                  let contents = FileManager.default.contents(atPath: root.appendingPathComponent(name).path) else {
+                return sendBody(descriptor, status: 404, type: "text/plain", Data("no such file".utf8))
+            }
+            return sendBody(descriptor, type: name.hasSuffix(".png") ? "image/png" : "image/jpeg", contents)
         case "stall":
             send(descriptor, head(200, [("Content-Type", "image/jpeg"), ("Content-Length", "1000")]))
             waitForHangUp(descriptor)
