@@ -43,6 +43,11 @@ def main():
     banner = fill(Image.fromarray(data.hubble_deep_field()), (1200, 400))
     banner.save(os.path.join(HERE, "banner.webp"), quality=70, method=4)
 
+    # What a broken CDN often serves under an image URL: an HTML error page. The sample's third job uses it.
+    with open(os.path.join(HERE, "broken.jpg"), "w") as page:
+        page.write("<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head>"
+                   "<body><h1>502 Bad Gateway</h1></body></html>\n")
+
     total = 0
     for name in sorted(os.listdir(HERE)):
         size = os.path.getsize(os.path.join(HERE, name))
