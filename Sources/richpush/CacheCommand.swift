@@ -7,21 +7,19 @@ enum CacheCommand: Command {
     static let abstract = "Inspect and maintain the media cache: stats, gc (evict LRU within a byte budget), verify."
     static let usage = "richpush cache stats | gc --max-bytes SIZE [--max-age DURATION] | verify [--repair]  [options]"
     static let options = [
-        OptionDefinition("config", .value, valueName: "FILE", help: "JSON file of option values (keys are option names)."),
-        OptionDefinition("cache-dir", .value, valueName: "DIR", help: "Root of the shared media cache. Default ./richpush-cache."),
-        OptionDefinition("public-base-url", .value, valueName: "URL", help: "Base URL the CDN serves the cache root at."),
+        WorkerSettings.configuration,
+        WorkerSettings.cacheDirectory,
+        WorkerSettings.publicBaseURL,
         OptionDefinition("max-bytes", .value, valueName: "SIZE", help: "gc: evict least recently used objects down to this size."),
         OptionDefinition("max-age", .value, valueName: "DURATION", help: "gc: also evict objects unused for this long, e.g. 14d."),
         OptionDefinition("repair", .flag, help: "verify: quarantine mismatched objects and remove orphans."),
         OptionDefinition("format", .value, valueName: "FORMAT", help: "text (default) or json."),
-        OptionDefinition("log-level", .value, valueName: "LEVEL", help: "debug, info, warning or error. Default info."),
+        WorkerSettings.logLevel,
     ]
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         guard let action = options.positionals.first else { throw UsageError.missingArgument("cache action: stats, gc or verify") }
-        let root = URL(fileURLWithPath: options.string("cache-dir") ?? "richpush-cache", isDirectory: true)
-        let store = try FileMediaStore(configuration: CacheConfiguration(
-            root: root, publicBaseURL: options.string("public-base-url") ?? "https://cdn.example.com/richpush"))
+        let store = try FileMediaStore(configuration: WorkerSettings(options).cacheConfiguration)
         let json = options.string("format") == "json"
         // Text is the same report as JSON, flattened to one `name: value` line per field.
         func render(_ report: some Encodable) throws -> String {

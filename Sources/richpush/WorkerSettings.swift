@@ -3,12 +3,23 @@ import RichPush
 
 /// The options shared by every command that fetches and renders media, and the library objects they configure.
 struct WorkerSettings {
+    /// Options that every command shares, the cache maintenance commands included.
+    static let configuration = OptionDefinition(
+        "config", .value, valueName: "FILE", help: "JSON file of option values (keys are option names).")
+    static let cacheDirectory = OptionDefinition(
+        "cache-dir", .value, valueName: "DIR", help: "Root of the shared media cache. Default ./richpush-cache.")
+    static let publicBaseURL = OptionDefinition(
+        "public-base-url", .value, valueName: "URL",
+        help: "Base URL the CDN serves the cache root at. Default https://cdn.example.com/richpush.")
+    static let logLevel = OptionDefinition(
+        "log-level", .value, valueName: "LEVEL", help: "debug, info, warning or error. Default info.")
+
     static let options: [OptionDefinition] = [
-        OptionDefinition("config", .value, valueName: "FILE", help: "JSON file of option values (keys are option names)."),
+        configuration,
         OptionDefinition("concurrency", .value, valueName: "N", help: "Jobs (or media items) in flight at once. Default 16."),
         OptionDefinition("deadline", .value, valueName: "DURATION", help: "Hard per-job deadline, e.g. 25s or 800ms. Default 25s."),
-        OptionDefinition("cache-dir", .value, valueName: "DIR", help: "Root of the shared media cache. Default ./richpush-cache."),
-        OptionDefinition("public-base-url", .value, valueName: "URL", help: "Base URL the CDN serves the cache root at. Default https://cdn.example.com/richpush."),
+        cacheDirectory,
+        publicBaseURL,
         OptionDefinition("local-origin", .repeatedValue, valueName: "PREFIX=DIR", help: "Serve URLs starting with PREFIX from files in DIR."),
         OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
@@ -19,7 +30,7 @@ struct WorkerSettings {
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
         OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow this app scheme in story links besides https, e.g. myapp."),
         OptionDefinition("strict", .flag, help: "Treat payload warnings (e.g. Pushfa length limits) as errors."),
-        OptionDefinition("log-level", .value, valueName: "LEVEL", help: "debug, info, warning or error. Default info."),
+        logLevel,
     ]
 
     var concurrency = 16

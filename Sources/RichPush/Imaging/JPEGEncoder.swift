@@ -16,20 +16,10 @@ enum JPEGEncoder {
                                         progressive ? 1 : 0, profile.baseAddress, UInt32(profile.count))
         }
         guard started == 0 else { throw failure() }
-        var row = 0
-        let band = WorkBudget.bandRows * 4
-        while row < image.height {
-            try budget.check()
-            let count = min(band, image.height - row)
-            // The libraries take non-const row pointers but only read them: no copy of the pixels is needed.
-            let written = image.pixels.withUnsafeBufferPointer { pixels in
-                let base = UnsafeMutablePointer(mutating: pixels.baseAddress!)
-                var rows = (0..<count).map { Optional(base + (row + $0) * image.rowBytes) }
-                return richpush_jpeg_encoder_write_rows(encoder, &rows, Int32(count))
-            }
-            guard written == Int32(count) else { throw failure() }
-            row += count
+        let wroteAll = try image.writeRows(inBandsOf: WorkBudget.bandRows * 4, budget: budget) { rows, count in
+            richpush_jpeg_encoder_write_rows(encoder, rows, count)
         }
+        guard wroteAll else { throw failure() }
         var output: UnsafePointer<UInt8>?
         var length = 0
         guard richpush_jpeg_encoder_finish(encoder, &output, &length) == 0, let output else { throw failure() }

@@ -28,8 +28,7 @@ public struct Enricher: Sendable {
         let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
         switch parser.parse(document) {
         case .rejected(let diagnostics):
-            var result = JobResult(id: nil, status: .rejected, diagnostics: diagnostics)
-            result.line = line
+            var result = JobResult(rejectedDocument: diagnostics, line: line)
             result.timings.totalMilliseconds = milliseconds(since: started)
             return [result]
         case .jobs(let jobs):
@@ -57,17 +56,8 @@ public struct Enricher: Sendable {
         var outcomes: [String: MediaOutcome] = [:]
         for result in results { outcomes[result.pointer] = result.outcome }
 
-        var jobResult = JobResult(id: job.id, status: .passthrough, diagnostics: job.diagnostics)
-        jobResult.media = results
-        switch renderer.render(job, media: outcomes) {
-        case .rejected(let diagnostics):
-            jobResult.status = .rejected
-            jobResult.diagnostics = job.diagnostics + diagnostics
-        case .rendered(let request, let diagnostics):
-            jobResult.apns = request
-            jobResult.diagnostics = job.diagnostics + diagnostics
-            jobResult.status = Self.status(of: results)
-        }
+        var jobResult = JobResult(
+            job: job, media: results, rendering: renderer.render(job, media: outcomes), status: Self.status(of: results))
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
         jobResult.timings.totalMilliseconds = milliseconds(since: started)
         return jobResult

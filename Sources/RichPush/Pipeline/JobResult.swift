@@ -24,6 +24,27 @@ public struct JobResult: Sendable {
         self.diagnostics = diagnostics
     }
 
+    /// The result of rendering `job`: its parse diagnostics followed by the renderer's; `rejected` without an APNs
+    /// request when the renderer rejects, otherwise `status`.
+    init(job: NotificationJob, media: [MediaResult], rendering: RenderOutcome, status: JobStatus) {
+        self.init(id: job.id, status: status)
+        self.media = media
+        switch rendering {
+        case .rejected(let diagnostics):
+            self.status = .rejected
+            self.diagnostics = job.diagnostics + diagnostics
+        case .rendered(let request, let diagnostics):
+            apns = request
+            self.diagnostics = job.diagnostics + diagnostics
+        }
+    }
+
+    /// The result for a document that could not be parsed into any job.
+    init(rejectedDocument diagnostics: [Diagnostic], line: Int?) {
+        self.init(id: nil, status: .rejected, diagnostics: diagnostics)
+        self.line = line
+    }
+
     /// The JSON object printed by `process`, keys in a fixed order.
     public var json: JSONValue {
         var object = JSONObject()

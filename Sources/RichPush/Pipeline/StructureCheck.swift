@@ -16,30 +16,21 @@ public struct StructureCheck: Sendable {
     public func check(document: Data, line: Int? = nil) -> [JobResult] {
         switch parser.parse(document) {
         case .rejected(let diagnostics):
-            var result = JobResult(id: nil, status: .rejected, diagnostics: diagnostics)
-            result.line = line
-            return [result]
+            return [JobResult(rejectedDocument: diagnostics, line: line)]
         case .jobs(let jobs):
             return jobs.map { job in
                 var outcomes: [String: MediaOutcome] = [:]
                 for reference in job.media {
                     outcomes[reference.pointer] = .rendered(publicURL: reference.url, width: 0, height: 0, bytes: 0, format: "unknown")
                 }
-                // Nothing was enriched: the status says so even when every reference looks fine.
-                var result = JobResult(id: job.id, status: .passthrough, diagnostics: job.diagnostics)
-                result.line = line
-                result.media = job.media.map {
+                let media = job.media.map {
                     MediaResult(pointer: $0.pointer, source: $0.url, variant: $0.variantName, status: .skipped,
                                 milliseconds: 0, errorCode: nil, errorMessage: "not fetched (--no-fetch)")
                 }
-                switch renderer.render(job, media: outcomes) {
-                case .rejected(let diagnostics):
-                    result.status = .rejected
-                    result.diagnostics = job.diagnostics + diagnostics
-                case .rendered(let request, let diagnostics):
-                    result.apns = request
-                    result.diagnostics = job.diagnostics + diagnostics
-                }
+                // Nothing was enriched: the status says so even when every reference looks fine.
+                var result = JobResult(
+                    job: job, media: media, rendering: renderer.render(job, media: outcomes), status: .passthrough)
+                result.line = line
                 return result
             }
         }
