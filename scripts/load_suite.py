@@ -25,6 +25,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 work = tempfile.mkdtemp(prefix='richpush-load-')
+os.chmod(work, 0o755)  # nginx's worker user must be able to read the media
 media = os.path.join(work, 'media'); os.makedirs(media)
 rng = random.Random(7)
 
@@ -132,6 +133,7 @@ for name, result in (('cold', cold), ('warm', warm)):
           f"{pct(result['latencies'], 0.5)} | {pct(result['latencies'], 0.99)} | {result['latencies'][-1] if result['latencies'] else 0} | "
           f"{len(result['requests'])} | {per_url:.2f} | {' / '.join(map(str, result['peak']))} |")
 print('statuses (cold):', dict(cold['statuses']))
+print('statuses (warm):', dict(warm['statuses']))
 assert cold['lines'] == args.jobs and warm['lines'] == args.jobs, 'every job must get exactly one output line'
 if not args.keep: shutil.rmtree(work)
 else: print('work directory:', work)
