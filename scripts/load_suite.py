@@ -135,5 +135,9 @@ for name, result in (('cold', cold), ('warm', warm)):
 print('statuses (cold):', dict(cold['statuses']))
 print('statuses (warm):', dict(warm['statuses']))
 assert cold['lines'] == args.jobs and warm['lines'] == args.jobs, 'every job must get exactly one output line'
+cold_images = Counter(r for r in cold['requests'] if r.endswith('.jpg') and r[1].isdigit())
+assert all(count == 1 for count in cold_images.values()), 'every distinct image must be fetched exactly once'
+assert not warm['requests'], 'the warm pass must make no origin request'
+assert warm['statuses'] == cold['statuses'], 'the warm pass must give the same statuses'
 if not args.keep: shutil.rmtree(work)
 else: print('work directory:', work)
