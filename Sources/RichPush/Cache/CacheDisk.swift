@@ -5,6 +5,7 @@ import Foundation
 struct CacheDisk: Sendable {
     let configuration: CacheConfiguration
     let layout: CacheLayout
+    let sidecars = SidecarMemo()
 
     init(configuration: CacheConfiguration) {
         self.configuration = configuration
@@ -24,8 +25,13 @@ struct CacheDisk: Sendable {
 
     /// The sidecar as stored, without checking the object file; nil when absent or undecodable.
     func readSidecar(_ key: CacheKey) throws(CacheError) -> CachedObject? {
-        guard let data = try CacheFileSystem.readFile(layout.sidecarPath(key)) else { return nil }
+        let path = layout.sidecarPath(key)
+        let before = CacheFileSystem.status(path)
+        if let before, let known = sidecars.object(for: key, status: before) { return known }
+        guard let data = try CacheFileSystem.readFile(path) else { return nil }
         guard let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key else { return nil }
+        // Remember it only if the file did not change while it was read.
+        if let before, CacheFileSystem.status(path) == before { sidecars.remember(object, status: before) }
         return object
     }
 
@@ -142,6 +148,19 @@ struct CacheDisk: Sendable {
     }
 
     // MARK: Resolution
+
+    /// What a reader can answer on its own: a fresh object whose retention already reaches `retainUntil`, or a live
+    /// negative entry. Nil when the key needs the locked resolution (absent, stale, or retention to raise).
+    func answerWithoutLock(_ key: CacheKey, retainUntil: Date?) throws(CacheError) -> CacheOutcome? {
+        if let object = try readObject(key) {
+            guard object.isFresh(), !needsRetention(object, until: retainUntil) else { return nil }
+            return .hit(object)
+        }
+        if let failure = try readFailure(key), Date() < failure.expiresAt {
+            return .failed(failure, cached: true)
+        }
+        return nil
+    }
 
     /// One key, start to finish: a lock-free look for a fresh object or live negative entry; else the key's lock,
     /// a second look (another process may have published meanwhile), the producer, and an atomic publish.
@@ -294,7 +313,14 @@ struct CacheDisk: Sendable {
             contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, fetchedAt: now,
             expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision, lastUsedAt: now,
             hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
-        try writeSidecar(object)
+        do {
+            try writeSidecar(object)
+        } catch {
+            // Never an object without its metadata: when the sidecar cannot be written (a full disk), the object
+            // goes back out. The key's lock is held, so no reader is being served this file by us.
+            CacheFileSystem.remove(objectPath)
+            throw error
+        }
         if let previous, previous.relativePath != relativePath, !keepsPreviousFile {
             CacheFileSystem.remove(layout.absolutePath(previous.relativePath))
         }

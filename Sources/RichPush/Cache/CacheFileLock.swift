@@ -21,7 +21,12 @@ struct CacheFileLock: Sendable {
     /// Takes the lock if it is free right now; nil when someone else holds it.
     static func attempt(_ path: String) throws(CacheError) -> CacheFileLock? {
         while true {
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            if descriptor < 0 && errno == EROFS {
+                // A read-only filesystem has no writers to exclude: lock the file if it exists, else hold nothing.
+                descriptor = open(path, O_RDONLY | O_CLOEXEC)
+                if descriptor < 0 && errno == ENOENT { return CacheFileLock(path: path, descriptor: -1) }
+            }
             guard descriptor >= 0 else { throw CacheError.io(path: path, reason: CacheFileSystem.errorText()) }
             if flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
                 let number = errno
@@ -65,6 +70,7 @@ struct CacheFileLock: Sendable {
     }
 
     func release() {
+        guard descriptor >= 0 else { return }
         flock(descriptor, LOCK_UN)
         close(descriptor)
     }

@@ -86,7 +86,7 @@ enum CacheFileSystem {
         }
         defer { close(descriptor) }
         var result = Data()
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        var chunk = [UInt8](repeating: 0, count: 16 * 1024)
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
@@ -99,10 +99,12 @@ enum CacheFileSystem {
         return result
     }
 
-    struct FileStatus {
+    struct FileStatus: Equatable {
         var size: Int
         var modifiedAt: Date
         var isRegularFile: Bool
+        /// Device and inode: an atomic replace (rename) always changes them, even within one clock tick.
+        var identity: [UInt64] = []
     }
 
     static func status(_ path: String) -> FileStatus? {
@@ -111,7 +113,8 @@ enum CacheFileSystem {
         let modified = Date(
             timeIntervalSince1970: TimeInterval(info.st_mtim.tv_sec) + TimeInterval(info.st_mtim.tv_nsec) / 1e9)
         return FileStatus(
-            size: Int(info.st_size), modifiedAt: modified, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG)
+            size: Int(info.st_size), modifiedAt: modified, isRegularFile: (info.st_mode & S_IFMT) == S_IFREG,
+            identity: [UInt64(info.st_dev), UInt64(info.st_ino)])
     }
 
     /// Removes a file; a missing file is not an error. Returns whether something was removed.

@@ -68,6 +68,14 @@ public actor FileMediaStore: MediaStore {
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
+        if Task.isCancelled { throw CacheError.cancelled }
+        if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
+        // Fast path for the common case of a warm cache: a fresh object that already covers the requested retention,
+        // or a live negative entry, is answered from two small reads, with no flight task, lock or deadline timer.
+        if flights[key] == nil, let answer = try? disk.answerWithoutLock(key, retainUntil: retainUntil) {
+            await account(key: key, outcome: answer)
+            return answer
+        }
         var attempts = 0
         while true {
             if Task.isCancelled { throw CacheError.cancelled }
