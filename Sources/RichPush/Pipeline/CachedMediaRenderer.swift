@@ -38,7 +38,9 @@ struct CachedMediaRenderer: Sendable {
         } catch {
             // Transient failures (deadline, stall, connection) are not remembered; a deadline is a skip, not a fault.
             let deadlinePassed = ContinuousClock.now >= deadline || Task.isCancelled
-            let skipped = deadlinePassed || error == .deadlineExceeded || error == .cancelled
+            // The fetcher and the renderer may give up a moment before the deadline (timer granularity), and pass
+            // their own code through the cache: judge by the code, not only by the clock.
+            let skipped = deadlinePassed || error.code == "deadline_exceeded" || error.code == "cancelled"
             return MediaResult(
                 pointer: pointer, source: source, variant: variant.name, status: skipped ? .skipped : .failed,
                 milliseconds: elapsed(), errorCode: skipped ? "deadline_exceeded" : error.code,
