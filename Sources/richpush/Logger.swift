@@ -1,7 +1,8 @@
 import Foundation
 import RichPush
 
-/// JSON-lines logger on standard error. URLs are logged without their query string, which often carries a signature.
+/// JSON-lines logger on standard error. Job lines carry ids, statuses and times, never URLs (whose query strings
+/// often carry signatures); messages that name a URL pass it through `URLRedaction` first.
 struct Logger: Sendable {
     enum Level: Int, Comparable, Sendable, CaseIterable {
         case debug, info, warning, error
@@ -44,10 +45,5 @@ struct Logger: Sendable {
         ]
         if let line = result.line { fields.insert(("line", .number(String(line))), at: 1) }
         log(result.status == .rejected ? .warning : .info, "job", fields)
-    }
-
-    static func redacted(_ url: String) -> String {
-        guard let cut = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
-        return String(url[..<cut])
     }
 }

@@ -64,7 +64,7 @@ enum PrewarmCommand: Command {
         var summary = "prewarm: \(items.count) items, \(rendered) rendered, \(fresh) fresh, \(failures.count) failed, "
         summary += String(format: "%.1f MB, %.1f s\n", Double(bytes) / 1_048_576, seconds)
         for (item, reason) in failures {
-            summary += "  failed \(Logger.redacted(item.source)) [\(item.variant)]: \(reason)\n"
+            summary += "  failed \(URLRedaction.redact(item.source)) [\(item.variant)]: \(reason)\n"
         }
         StandardError.write(summary)
         return failures.isEmpty || options.flag("allow-failures") ? 0 : 1

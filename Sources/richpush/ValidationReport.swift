@@ -16,7 +16,7 @@ enum ValidationReport {
                 text += "\(pointer): \(diagnostic.message) [\(diagnostic.code)]\n"
             }
             for media in result.media {
-                text += "    media   \(media.pointer): \(Logger.redacted(media.source))\n"
+                text += "    media   \(media.pointer): \(URLRedaction.redact(media.source))\n"
                 switch media.status {
                 case .rendered, .cached:
                     let size = media.bytes.map { String(format: "%.1f KB", Double($0) / 1024) } ?? "?"

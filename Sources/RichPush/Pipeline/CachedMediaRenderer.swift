@@ -81,19 +81,13 @@ struct CachedMediaRenderer: Sendable {
         } catch {
             switch error {
             case .deadlineExceeded, .cancelled:
-                throw CacheError.producerFailed(code: error.code, message: "\(Self.redacted(source)): \(error.description)")
-            default: return .failure(code: error.code, message: "\(Self.redacted(source)): \(error.description)")
+                throw CacheError.producerFailed(code: error.code, message: "\(URLRedaction.redact(source)): \(error.description)")
+            default: return .failure(code: error.code, message: "\(URLRedaction.redact(source)): \(error.description)")
             }
         }
         return .object(
             bytes: rendered.bytes, format: rendered.format.rawValue, fileExtension: rendered.format.fileExtension,
             width: rendered.width, height: rendered.height, etag: fetched.etag, lastModified: fetched.lastModified,
             maxAge: maxAge)
-    }
-
-    /// URLs in messages lose their query: signed URLs carry credentials there.
-    static func redacted(_ url: String) -> String {
-        guard let query = url.firstIndex(where: { $0 == "?" || $0 == "#" }) else { return url }
-        return String(url[..<query])
     }
 }

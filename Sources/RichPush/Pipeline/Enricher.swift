@@ -51,7 +51,7 @@ public struct Enricher: Sendable {
     public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant) async -> JobResult {
         let started = ContinuousClock.now
         let retainUntil = retention(for: job, now: Date())
-        let results = await renderMedia(of: job, retainUntil: retainUntil, deadline: deadline)
+        let results = await renderMedia(of: job, retainUntil: retainUntil, started: started, deadline: deadline)
         let mediaFinished = ContinuousClock.now
         var outcomes: [String: MediaOutcome] = [:]
         for result in results { outcomes[result.pointer] = result.outcome }
@@ -81,7 +81,9 @@ public struct Enricher: Sendable {
     }
 
     /// One task per distinct (source, variant); a timer task cancels the rest when the deadline passes.
-    private func renderMedia(of job: NotificationJob, retainUntil: Date, deadline: ContinuousClock.Instant) async -> [MediaResult] {
+    private func renderMedia(
+        of job: NotificationJob, retainUntil: Date, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+    ) async -> [MediaResult] {
         struct Work: Hashable { var source: String; var variant: String }
         var pointersByWork: [Work: [String]] = [:]
         var order: [Work] = []
@@ -128,8 +130,8 @@ public struct Enricher: Sendable {
             } else {
                 results.append(MediaResult(
                     pointer: reference.pointer, source: reference.url, variant: reference.variantName, status: .skipped,
-                    milliseconds: milliseconds(since: deadline), errorCode: "deadline_exceeded",
-                    errorMessage: "\(CachedMediaRenderer.redacted(reference.url)) did not finish before the job's deadline"))
+                    milliseconds: milliseconds(since: started), errorCode: "deadline_exceeded",
+                    errorMessage: "\(URLRedaction.redact(reference.url)) did not finish before the job's deadline"))
             }
         }
         return results

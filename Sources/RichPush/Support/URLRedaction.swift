@@ -1,7 +1,7 @@
 /// Makes URLs safe to print: query strings and fragments often carry signatures, user-info carries passwords.
-enum URLRedaction {
+public enum URLRedaction {
     /// Drops everything from the first `?` or `#`, and any `user:password@` in the authority. Costs one scan.
-    static func redact(_ url: String) -> String {
+    public static func redact(_ url: String) -> String {
         var text = Substring(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = text[..<cut]
