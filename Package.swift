@@ -14,7 +14,9 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng16", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
-        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning on every build;
+        // the qualified include path in shim.h needs no flags.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
         // (libpng, libjpeg) and variadic curl_easy_setopt.

@@ -1,5 +1,5 @@
 /// A `richpush` subcommand: its options, its help text and what it does.
-protocol Command {
+protocol Command: SendableMetatype {
     static var name: String { get }
     static var abstract: String { get }
     static var usage: String { get }
