@@ -92,7 +92,10 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_FOLLOWLOCATION, 1)
         set(CURLOPT_MAXREDIRS, max(0, configuration.maximumRedirects))
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
-        set(CURLOPT_PIPEWAIT, 1)
+        // Waiting for a connection that might multiplex only pays off where HTTP/2 can be negotiated. For plain
+        // http it makes every new transfer to a host queue behind a busy HTTP/1.1 connection, so one stalled
+        // source would hold back every other source on that host until the deadline.
+        set(CURLOPT_PIPEWAIT, request.url.lowercased().hasPrefix("https://") ? 1 : 0)
         set(CURLOPT_TIMEOUT_MS, remaining)
         set(CURLOPT_CONNECTTIMEOUT_MS, connect)
         set(CURLOPT_LOW_SPEED_LIMIT, 1)

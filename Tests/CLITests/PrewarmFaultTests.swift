@@ -1,0 +1,39 @@
+import Foundation
+import TestOrigin
+import XCTest
+
+/// `prewarm --urls` against the origin's fault modes: each failure is listed with its code, within the deadline, and
+/// nothing reaches a denied address.
+final class PrewarmFaultTests: XCTestCase {
+    func testEveryFaultIsReportedWithItsCode() throws {
+        let origin = try LoopbackOrigin.shared()
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-prewarm-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let denied = origin.url("/bytes/9/100", onSecondary: true).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+        let faults: [(path: String, code: String)] = [
+            ("/stall/prewarm", "deadline_exceeded"),
+            ("/status/404", "http_status"),
+            ("/truncated", "connection"),
+            ("/loop", "too_many_redirects"),
+            ("/to?location=\(denied)", "blocked_address"),
+            ("/wrongtype", "corrupt_image"),
+            ("/huge-length", "too_large"),
+        ]
+        let list = cache.appendingPathExtension("urls")
+        try Data(faults.map { origin.url($0.path) }.joined(separator: "\n").utf8).write(to: list)
+        let secondaryBefore = origin.totalCount(onSecondary: true)
+        let started = ContinuousClock.now
+        let output = try CommandRunner.run([
+            "prewarm", "--urls", "--deadline", "3s", "--allow-network", "127.0.0.1/32", "--cache-dir", cache.path, list.path,
+        ])
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(8), "all items run concurrently under one 3 s deadline")
+        XCTAssertEqual(output.status, 1, "failures make prewarm exit 1")
+        XCTAssertTrue(output.standardError.contains("\(faults.count) failed"), output.standardError)
+        for fault in faults {
+            let line = output.standardError.split(separator: "\n").first { $0.contains(fault.path.split(separator: "?")[0]) }
+            XCTAssertTrue(line?.contains(fault.code) == true, "\(fault.path): expected \(fault.code) in \(line ?? "no line")")
+        }
+        XCTAssertEqual(origin.totalCount(onSecondary: true), secondaryBefore, "no request reached 127.0.0.2")
+        try? FileManager.default.removeItem(at: list)
+    }
+}
