@@ -7,7 +7,7 @@ The jobs are image pushes over a few bundled images, served from Fixtures/media 
 prewarmed first, so both runs measure the queue and the pipeline on a warm cache, not image work. Prints jobs/s of
 each, their ratio, and Redis round trips per job from the consumers' summaries. Needs redis-server and redis-cli.
 """
-import argparse, json, os, shutil, signal, socket, subprocess, tempfile, time
+import argparse, json, os, shutil, signal, socket, subprocess, sys, tempfile, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument('--jobs', type=int, default=20000)
@@ -59,7 +59,7 @@ for c in consumers:
     _, err = c.communicate()
     for line in err.splitlines():
         if '"summary"' in line:
-            trips += json.loads(line)['round_trips']
+            trips += float(json.loads(line).get("round_trips", 0)); print(line, file=sys.stderr)
 redis.terminate(); redis.wait()
 shutil.rmtree(work)
 print(f'| jobs | consumers | process jobs/s | consume jobs/s | consume / process | Redis round trips per job |')

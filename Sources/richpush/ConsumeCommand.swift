@@ -61,7 +61,7 @@ enum ConsumeCommand: Command {
             ("round_trips_per_job", .number(String(format: "%.3f", summary.roundTripsPerJob))),
             ("stopped_by_signal", .bool(watcher.signalReceived)),
         ]
-        logger.log(.info, "summary", fields)
+        logger.summary(fields)
         return 0
     }
 }

@@ -26,8 +26,17 @@ struct Logger: Sendable {
 
     let minimumLevel: Level
 
+    /// The closing summary of a command: always written, whatever the level, as the user asked for the run.
+    func summary(_ fields: [(String, JSONValue)]) {
+        write(.info, "summary", fields)
+    }
+
     func log(_ level: Level, _ event: String, _ fields: [(String, JSONValue)] = []) {
         guard level >= minimumLevel else { return }
+        write(level, event, fields)
+    }
+
+    private func write(_ level: Level, _ event: String, _ fields: [(String, JSONValue)]) {
         var object = JSONObject()
         object["time"] = .string(ISO8601DateFormatter().string(from: Date()))
         object["level"] = .string(level.name)

@@ -45,7 +45,7 @@ enum ProcessCommand: Command {
         }
         counts.append(("ms", .number(String(summary.milliseconds))))
         counts.append(("stopped_by_signal", .bool(watcher.signalReceived)))
-        logger.log(.info, "summary", counts)
+        logger.summary(counts)
         if let failure = reader.failure {
             logger.log(.error, "input", [("message", .string(failure))])
             return 1
