@@ -28,7 +28,8 @@ let package = Package(
             dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG", "CHiredis"]
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
-        .executableTarget(name: "richpush-bench", dependencies: ["RichPush"]),
+        // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
+        .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestOrigin"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
         .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.

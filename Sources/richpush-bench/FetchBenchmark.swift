@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import RichPush
+import TestOrigin
 
 /// `richpush-bench fetch`: RichPush's Fetcher against `curl --parallel` on the same nginx origin and URL list.
 enum FetchBenchmark {
@@ -64,10 +65,10 @@ enum FetchBenchmark {
             try Data(bytes).write(to: root.appendingPathComponent("f\(file).bin"))
         }
 
-        let port = try freePort()
+        let port = try LoopbackPort.free()
         let nginx = try startNginx(workspace: workspace, root: root, port: port)
         defer { stop(nginx) }
-        try waitForListener(port: port)
+        try LoopbackPort.waitUntilListening(on: port)
 
         let urls = (0..<options.count).map { "http://127.0.0.1:\(port)/f\($0 % options.distinctFiles).bin" }
         print("fetch benchmark: \(options.count) fetches of \(options.fileBytes) bytes at concurrency \(options.concurrency), nginx on 127.0.0.1:\(port)")
@@ -192,42 +193,6 @@ enum FetchBenchmark {
         let deadline = ContinuousClock.now + .seconds(5)
         while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-    }
-
-    private static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard ok else { throw POSIXError(.EADDRINUSE) }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    private static func waitForListener(port: UInt16) throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(descriptor)
-            if connected { return }
-            usleep(20_000)
-        }
-        throw POSIXError(.ETIMEDOUT)
     }
 
     private static func cpuSeconds(_ who: Int32) -> Double {

@@ -1,4 +1,5 @@
 import Foundation
+import TestOrigin
 import XCTest
 
 /// `richpush consume` end to end: a real redis-server on a loopback port, the real binary, SIGTERM at the end.
@@ -17,7 +18,7 @@ final class ConsumeCommandTests: XCTestCase {
             }
             throw MissingRedis()
         }
-        port = Int.random(in: 20_000...40_000)
+        port = Int(try LoopbackPort.free())
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/redis-server")
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",

@@ -1,4 +1,5 @@
 import Foundation
+import TestOrigin
 import Glibc
 import XCTest
 
@@ -33,7 +34,7 @@ final class TLSOrigin {
                                "-keyout", directory.appendingPathComponent("key.pem").path,
                                "-out", directory.appendingPathComponent("cert.pem").path, "-days", "2",
                                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
-        port = try Self.freePort()
+        port = try LoopbackPort.free()
         let prefix = directory.path
         let config = """
             daemon off;
@@ -65,7 +66,7 @@ final class TLSOrigin {
         process.arguments = ["-c", configFile.path, "-p", prefix + "/"]
         process.standardError = FileHandle(forWritingAtPath: "/dev/null")
         try process.run()
-        try waitForListener()
+        try LoopbackPort.waitUntilListening(on: port)
     }
 
     /// Stops nginx. Polls instead of `waitUntilExit`, which spins a run loop when called from async code.
@@ -89,40 +90,4 @@ final class TLSOrigin {
         guard !process.isRunning, process.terminationStatus == 0 else { throw XCTSkip("\(tool) failed (\(process.terminationStatus))") }
     }
 
-    private static func freePort() throws -> UInt16 {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(descriptor) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(descriptor, $0, length) == 0 && getsockname(descriptor, $0, &length) == 0
-            }
-        }
-        guard ok else { throw POSIXError(.EADDRINUSE) }
-        return UInt16(bigEndian: address.sin_port)
-    }
-
-    private func waitForListener() throws {
-        let deadline = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < deadline {
-            let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
-            }
-            close(descriptor)
-            if connected { return }
-            usleep(20_000)
-        }
-        stop()
-        throw XCTSkip("nginx did not start")
-    }
 }
