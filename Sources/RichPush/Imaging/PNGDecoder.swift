@@ -8,10 +8,32 @@ enum PNGDecoder {
     static let chunkCacheMaximum: Int32 = 256
     static let chunkMallocMaximum = 4 * 1024 * 1024
 
+    /// Walks the chunk list before libpng sees it. libpng allocates a text chunk's declared length before reading
+    /// it, so a 228-byte file claiming a 1 GB tEXt chunk made it ask for 1 GB (found by fuzzing). A chunk longer
+    /// than what is left of the file, or an ancillary chunk over `chunkMallocMaximum`, is corrupt; costs one pass
+    /// over the chunk headers.
+    static func checkChunkLengths(_ bytes: Data) throws(ImageError) {
+        var offset = bytes.startIndex + 8
+        while offset + 8 <= bytes.endIndex {
+            let length = bytes[offset..<offset + 4].reduce(0) { $0 << 8 | Int($1) }
+            let type = String(decoding: bytes[offset + 4..<offset + 8], as: UTF8.self)
+            let available = bytes.endIndex - offset - 12
+            if length > available {
+                throw .corrupt(reason: "PNG chunk \(type) claims \(length) bytes but only \(max(0, available)) remain")
+            }
+            if type != "IDAT" && length > chunkMallocMaximum {
+                throw .corrupt(reason: "PNG chunk \(type) of \(length) bytes is over the \(chunkMallocMaximum)-byte limit")
+            }
+            if type == "IEND" { return }
+            offset += 12 + length
+        }
+    }
+
     /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
     /// colour files were made that way); rendering always rounds.
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false,
                        budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        try checkChunkLengths(bytes)
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> DecodedImage in
                 guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self),

@@ -1,0 +1,29 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Inputs the fuzzers found (Fixtures/fuzz/<target>/), each rejected cleanly and cheaply.
+final class FuzzRegressionTests: XCTestCase {
+    func testPNGWhoseTextChunkClaimsAGigabyteIsRejectedBeforeLibpngAllocates() throws {
+        let bytes = try TestSupport.data("fuzz/png/oom-text-chunk-length.png")
+        XCTAssertEqual(bytes.count, 228)
+        let before = TestSupport.peakResidentKilobytes()
+        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
+            XCTAssertEqual((error as? ImageError)?.code, "corrupt_image")
+            XCTAssertTrue("\(error)".contains("tEXt"), "\(error)")
+        }
+        XCTAssertLessThan((TestSupport.peakResidentKilobytes() - before) / 1024, 50)
+    }
+
+    func testEveryPNGSuiteFileStillPassesTheChunkWalk() throws {
+        let directory = TestSupport.fixture("conformance/png")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
+            $0.hasSuffix(".png") && !$0.hasPrefix("x")
+        }
+        XCTAssertGreaterThan(names.count, 140)
+        for name in names {
+            let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
+            XCTAssertNoThrow(try PNGDecoder.checkChunkLengths(bytes), name)
+        }
+    }
+}
