@@ -6,7 +6,9 @@ import XCTest
 /// nothing reaches a denied address.
 final class PrewarmFaultTests: XCTestCase {
     func testEveryFaultIsReportedWithItsCode() throws {
-        let origin = try LoopbackOrigin.shared()
+        // An origin of its own: the shared one's per-path counters belong to the fetch tests in this process.
+        let origin = try LoopbackOrigin()
+        defer { origin.stop() }
         let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-prewarm-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: cache) }
         let denied = origin.url("/bytes/9/100", onSecondary: true).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
