@@ -34,7 +34,7 @@ struct MediaDiscovery {
                         add(url, tokens: tokens)
                     } else {
                         diagnostics.add(.warning, .mediaURLInvalid, pointer,
-                                        "\"\(Self.redacted(url))\" is not an http(s) URL, so it is not fetched; write an absolute https:// URL")
+                                        "\"\(URLRedaction.redact(url))\" is not an http(s) URL, so it is not fetched; write an absolute https:// URL")
                     }
                 case .object(let object):
                     for (key, member) in object {
@@ -70,11 +70,5 @@ struct MediaDiscovery {
         } else if let child = object[segment] {
             walk(child, rest, tokens: tokens + [segment], keyPath: keyPath, visit: visit)
         }
-    }
-
-    /// Drops the query string, which often carries a signature.
-    static func redacted(_ url: String) -> String {
-        if let query = url.firstIndex(of: "?") { return String(url[..<query]) + "?…" }
-        return url
     }
 }
