@@ -31,4 +31,14 @@ public enum CacheOutcome: Sendable {
         case .failed: return nil
         }
     }
+
+    /// The same outcome carrying `object` instead (after a retention raise); failures stay as they are.
+    func replacingObject(with object: CachedObject) -> CacheOutcome {
+        switch self {
+        case .hit: return .hit(object)
+        case .produced: return .produced(object)
+        case .revalidated: return .revalidated(object)
+        case .failed: return self
+        }
+    }
 }

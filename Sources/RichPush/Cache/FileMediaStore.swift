@@ -20,27 +20,15 @@ public actor FileMediaStore: MediaStore {
     public nonisolated let configuration: CacheConfiguration
     let disk: CacheDisk
 
-    private enum WaitResult: Sendable {
-        case completed(Result<CacheOutcome, CacheError>)
-        case timedOut
-        case cancelled
-    }
-
-    private struct Flight {
-        let identifier: UInt64
-        var waiters: [UInt64: CheckedContinuation<WaitResult, Never>] = [:]
-    }
-
     private struct PendingUsage {
         var hits = 0
         var lastUsedAt = Date.distantPast
         var lastWrite = ContinuousClock.Instant.now
     }
 
-    private var flights: [CacheKey: Flight] = [:]
-    private var nextIdentifier: UInt64 = 0
+    private let singleFlight = SingleFlight()
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
-    private(set) var flightsStarted = 0
+    var flightsStarted: Int { singleFlight.flightsStarted }
     private var pendingUsage: [CacheKey: PendingUsage] = [:]
     private var pendingCounters = CacheUsageCounters()
     private var lastCounterWrite = ContinuousClock.Instant.now
@@ -72,49 +60,23 @@ public actor FileMediaStore: MediaStore {
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
         // Fast path for the common case of a warm cache: a fresh object that already covers the requested retention,
         // or a live negative entry, is answered from two small reads, with no flight task, lock or deadline timer.
-        if flights[key] == nil, let answer = try? disk.answerWithoutLock(key, retainUntil: retainUntil) {
+        if singleFlight.isIdle(key), let answer = try? disk.answerWithoutLock(key, retainUntil: retainUntil) {
             await account(key: key, outcome: answer)
             return answer
         }
-        var attempts = 0
-        while true {
-            if Task.isCancelled { throw CacheError.cancelled }
-            if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
-            attempts += 1
-            var isLeader = false
-            let flightIdentifier: UInt64
-            if let flight = flights[key] {
-                flightIdentifier = flight.identifier
-            } else {
-                isLeader = true
-                flightIdentifier = startFlight(
-                    key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                    produce: produce)
-            }
-            let result = await waitForFlight(key: key, identifier: flightIdentifier, deadline: deadline)
-            switch result {
-            case .timedOut:
-                throw CacheError.deadlineExceeded
-            case .cancelled:
-                throw CacheError.cancelled
-            case .completed(.failure(let error)):
-                // Another caller's shorter deadline or cancellation ended the shared flight; this caller still has
-                // time, so it tries again (bounded).
-                let retriable = error == .deadlineExceeded || error == .cancelled
-                if !isLeader && retriable && attempts < 3 && ContinuousClock.now < deadline { continue }
-                throw error
-            case .completed(.success(var outcome)):
-                if !isLeader, let object = outcome.object, disk.needsRetention(object, until: retainUntil),
-                    let retainUntil
-                {
-                    if let raised = try await raiseRetention(key, to: retainUntil, deadline: deadline) {
-                        outcome = Self.replacingObject(in: outcome, with: raised)
-                    }
-                }
-                await account(key: key, outcome: outcome)
-                return outcome
+        let disk = self.disk
+        var (outcome, isLeader) = try await singleFlight.outcome(for: key, deadline: deadline) { () async throws(CacheError) in
+            try await disk.resolve(
+                key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+                produce: produce)
+        }
+        if !isLeader, let object = outcome.object, disk.needsRetention(object, until: retainUntil), let retainUntil {
+            if let raised = try await raiseRetention(key, to: retainUntil, deadline: deadline) {
+                outcome = outcome.replacingObject(with: raised)
             }
         }
+        await account(key: key, outcome: outcome)
+        return outcome
     }
 
     public func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject? {
@@ -157,74 +119,6 @@ public actor FileMediaStore: MediaStore {
     /// key with pending hits, plus one counters update.
     public func flushUsage() async throws(CacheError) {
         try await flushUsage(force: true)
-    }
-
-    // MARK: Single-flight
-
-    private func startFlight(
-        key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) -> UInt64 {
-        nextIdentifier += 1
-        flightsStarted += 1
-        let identifier = nextIdentifier
-        flights[key] = Flight(identifier: identifier)
-        let disk = self.disk
-        Task.detached {
-            let result: Result<CacheOutcome, CacheError>
-            do throws(CacheError) {
-                result = .success(
-                    try await disk.resolve(
-                        key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                        produce: produce))
-            } catch {
-                result = .failure(error)
-            }
-            await self.completeFlight(key: key, identifier: identifier, result: result)
-        }
-        return identifier
-    }
-
-    private func completeFlight(key: CacheKey, identifier: UInt64, result: Result<CacheOutcome, CacheError>) {
-        guard let flight = flights[key], flight.identifier == identifier else { return }
-        flights[key] = nil
-        for waiter in flight.waiters.values {
-            waiter.resume(returning: .completed(result))
-        }
-    }
-
-    /// Waits for the flight's result, or this caller's deadline, or this caller's cancellation, whichever is first.
-    /// The flight itself keeps running for the other waiters.
-    private func waitForFlight(
-        key: CacheKey, identifier: UInt64, deadline: ContinuousClock.Instant
-    ) async -> WaitResult {
-        nextIdentifier += 1
-        let waiter = nextIdentifier
-        let timer = Task {
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            if !Task.isCancelled {
-                self.endWait(key: key, identifier: identifier, waiter: waiter, with: .timedOut)
-            }
-        }
-        defer { timer.cancel() }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<WaitResult, Never>) in
-                if flights[key]?.identifier == identifier {
-                    flights[key]?.waiters[waiter] = continuation
-                } else {
-                    continuation.resume(returning: .completed(.failure(.cancelled)))
-                }
-            }
-        } onCancel: {
-            Task { await self.endWait(key: key, identifier: identifier, waiter: waiter, with: .cancelled) }
-        }
-    }
-
-    private func endWait(key: CacheKey, identifier: UInt64, waiter: UInt64, with result: WaitResult) {
-        guard flights[key]?.identifier == identifier,
-            let continuation = flights[key]?.waiters.removeValue(forKey: waiter)
-        else { return }
-        continuation.resume(returning: result)
     }
 
     // MARK: Usage
@@ -303,14 +197,5 @@ public actor FileMediaStore: MediaStore {
         _ disk: CacheDisk, key: CacheKey, usage: PendingUsage
     ) async throws(CacheError) -> Bool {
         try disk.recordUsage(key, hits: usage.hits, lastUsedAt: usage.lastUsedAt)
-    }
-
-    private static func replacingObject(in outcome: CacheOutcome, with object: CachedObject) -> CacheOutcome {
-        switch outcome {
-        case .hit: return .hit(object)
-        case .produced: return .produced(object)
-        case .revalidated: return .revalidated(object)
-        case .failed: return outcome
-        }
     }
 }

@@ -6,6 +6,9 @@
 struct AddressPolicy: Sendable {
     var allowNetworks: [IPNetwork]
 
+    /// Every address allowed: for services the operator configured, never for media URLs.
+    static let unrestricted = AddressPolicy(allowNetworks: [Self.network("0.0.0.0/0"), Self.network("::/0")])
+
     private static let deniedIPv4: [(IPNetwork, String)] = [
         ("0.0.0.0/8", "this network"), ("10.0.0.0/8", "private"), ("100.64.0.0/10", "carrier-grade NAT"),
         ("127.0.0.0/8", "loopback"), ("169.254.0.0/16", "link-local"), ("172.16.0.0/12", "private"),

@@ -13,7 +13,7 @@ extension CurlTransfer {
             return 0
         }
         // Error bodies are only counted against the cap, never kept.
-        if (200..<300).contains(status), let data, count > 0 {
+        if (200..<300).contains(status) || policy.keepsErrorBodies, let data, count > 0 {
             body.append(UnsafeRawPointer(data), count: count)
         }
         return count
@@ -69,7 +69,9 @@ extension CurlTransfer {
             }
             return true
         }
-        guard (200..<300).contains(status), let length = headers["content-length"].flatMap({ Int($0) }) else { return true }
+        guard (200..<300).contains(status) || policy.keepsErrorBodies, policy.expectsBody,
+            let length = headers["content-length"].flatMap({ Int($0) })
+        else { return true }
         // With decoding on, the announced length is the encoded size; the write callback caps decoded bytes.
         if policy.decodesContent, headers["content-encoding"] != nil { return true }
         if length > policy.maximumBytes {

@@ -37,22 +37,40 @@ final class CurlTransfer: @unchecked Sendable {
 
     private let handles: EasyHandlePool
 
-    init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
+    convenience init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
          buffers: BodyBufferPool) throws(FetchError) {
-        url = request.url
+        try self.init(url: request.url, deadline: request.deadline, policy: policy, handles: handles, buffers: buffers)
+        guard let easy, configureCommon(easy, configuration: configuration), configureMedia(easy, request: request, configuration: configuration) else {
+            throw .invalidConfiguration(reason: "libcurl rejected an option: \(errorMessage)")
+        }
+    }
+
+    /// A transfer to a configured service: its method, headers and body, no redirects, signed when asked.
+    convenience init(service request: ServiceRequest, configuration: FetchConfiguration, handles: EasyHandlePool,
+         buffers: BodyBufferPool) throws(FetchError) {
+        let policy = TransferPolicy(
+            maximumBytes: request.maximumResponseBytes, stallTimeout: configuration.stallTimeout,
+            addresses: AddressPolicy.unrestricted, allowedHosts: nil, decodesContent: false, keepsErrorBodies: true,
+            expectsBody: request.method != .head)
+        try self.init(url: request.url, deadline: request.deadline, policy: policy, handles: handles, buffers: buffers)
+        guard let easy, configureCommon(easy, configuration: configuration), configureService(easy, request: request) else {
+            throw .invalidConfiguration(reason: "libcurl rejected an option: \(errorMessage)")
+        }
+    }
+
+    private init(url: String, deadline: ContinuousClock.Instant, policy: TransferPolicy, handles: EasyHandlePool,
+                 buffers: BodyBufferPool) throws(FetchError) {
+        self.url = url
         self.handles = handles
         body = BodyAccumulator(pool: buffers)
-        deadline = request.deadline
+        self.deadline = deadline
         self.policy = policy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
         guard let handle = handles.take() else {
-            throw .connection(url: request.url, reason: "libcurl could not create a transfer")
+            throw .connection(url: url, reason: "libcurl could not create a transfer")
         }
         easy = handle
-        if !configure(handle, request: request, configuration: configuration) {
-            throw .invalidConfiguration(reason: "libcurl rejected an option: \(errorMessage)")
-        }
     }
 
     deinit {
@@ -69,9 +87,10 @@ final class CurlTransfer: @unchecked Sendable {
         requestHeaders = nil
     }
 
-    private func configure(_ handle: UnsafeMutableRawPointer, request: FetchRequest, configuration: FetchConfiguration) -> Bool {
+    /// Options every transfer shares: deadline, stall backstop, TLS verification, no proxy, and the callbacks.
+    private func configureCommon(_ handle: UnsafeMutableRawPointer, configuration: FetchConfiguration) -> Bool {
         let context = Unmanaged.passUnretained(self).toOpaque()
-        let remaining = Self.milliseconds(request.deadline - .now, minimum: 1)
+        let remaining = Self.milliseconds(deadline - .now, minimum: 1)
         let connect = min(remaining, Self.milliseconds(configuration.connectTimeout, minimum: 1))
         // libcurl's low-speed window is whole seconds; the poll loop enforces the precise stall timeout and this
         // is the backstop, so it is set a second later than ours.
@@ -85,17 +104,14 @@ final class CurlTransfer: @unchecked Sendable {
         }
 
         set(CURLOPT_ERRORBUFFER, pointer: UnsafeMutableRawPointer(errorBuffer))
-        set(CURLOPT_URL, request.url)
+        set(CURLOPT_URL, url)
         set(CURLOPT_NOSIGNAL, 1)
         set(CURLOPT_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_REDIR_PROTOCOLS_STR, "http,https")
-        set(CURLOPT_FOLLOWLOCATION, 1)
-        set(CURLOPT_MAXREDIRS, max(0, configuration.maximumRedirects))
         set(CURLOPT_HTTP_VERSION, Int(CURL_HTTP_VERSION_2TLS))
         // Waiting for a connection that might multiplex only pays off where HTTP/2 can be negotiated. For plain
         // http it makes every new transfer to a host queue behind a busy HTTP/1.1 connection, so one stalled
         // source would hold back every other source on that host until the deadline.
-        set(CURLOPT_PIPEWAIT, request.url.lowercased().hasPrefix("https://") ? 1 : 0)
+        set(CURLOPT_PIPEWAIT, url.lowercased().hasPrefix("https://") ? 1 : 0)
         set(CURLOPT_TIMEOUT_MS, remaining)
         set(CURLOPT_CONNECTTIMEOUT_MS, connect)
         set(CURLOPT_LOW_SPEED_LIMIT, 1)
@@ -109,17 +125,6 @@ final class CurlTransfer: @unchecked Sendable {
         // Larger receive buffer than libcurl's 16 KiB default (the curl tool uses 100 KiB): fewer recv calls and
         // callbacks per image, at 64 KiB per in-flight transfer.
         set(CURLOPT_BUFFERSIZE, 64 * 1024)
-        if configuration.acceptEncoding {
-            set(CURLOPT_ACCEPT_ENCODING, "")
-        } else if configuration.maximumBytes > 0 {
-            ok = ok && richpush_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBytes)) == CURLE_OK
-        }
-
-        if let tag = request.ifNoneMatch { requestHeaders = curl_slist_append(requestHeaders, "If-None-Match: \(Self.headerSafe(tag))") }
-        if let date = request.ifModifiedSince {
-            requestHeaders = curl_slist_append(requestHeaders, "If-Modified-Since: \(Self.headerSafe(date))")
-        }
-        if let requestHeaders { ok = ok && richpush_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) == CURLE_OK }
 
         ok = ok && richpush_easy_setopt_write_function(handle, curlWriteCallback) == CURLE_OK
         set(CURLOPT_WRITEDATA, pointer: context)
@@ -129,6 +134,66 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_OPENSOCKETDATA, pointer: context)
         ok = ok && richpush_easy_setopt_prereq_function(handle, curlPrereqCallback) == CURLE_OK
         set(CURLOPT_PREREQDATA, pointer: context)
+        return ok
+    }
+
+    /// Untrusted media: redirects (each hop re-validated by the callbacks), the byte cap, conditional headers.
+    private func configureMedia(_ handle: UnsafeMutableRawPointer, request: FetchRequest, configuration: FetchConfiguration) -> Bool {
+        var ok = true
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && richpush_easy_setopt_long(handle, option, value) == CURLE_OK }
+        set(CURLOPT_FOLLOWLOCATION, 1)
+        ok = ok && richpush_easy_setopt_string(handle, CURLOPT_REDIR_PROTOCOLS_STR, "http,https") == CURLE_OK
+        set(CURLOPT_MAXREDIRS, max(0, configuration.maximumRedirects))
+        if configuration.acceptEncoding {
+            ok = ok && richpush_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") == CURLE_OK
+        } else if configuration.maximumBytes > 0 {
+            ok = ok && richpush_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBytes)) == CURLE_OK
+        }
+
+        if let tag = request.ifNoneMatch { requestHeaders = curl_slist_append(requestHeaders, "If-None-Match: \(Self.headerSafe(tag))") }
+        if let date = request.ifModifiedSince {
+            requestHeaders = curl_slist_append(requestHeaders, "If-Modified-Since: \(Self.headerSafe(date))")
+        }
+        if let requestHeaders { ok = ok && richpush_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) == CURLE_OK }
+        return ok
+    }
+
+    /// A configured service: the method, the body (copied by libcurl), the headers, and SigV4 signing by libcurl.
+    private func configureService(_ handle: UnsafeMutableRawPointer, request: ServiceRequest) -> Bool {
+        var ok = true
+        func set(_ option: CURLoption, _ value: Int) { ok = ok && richpush_easy_setopt_long(handle, option, value) == CURLE_OK }
+        func set(_ option: CURLoption, _ value: String) { ok = ok && richpush_easy_setopt_string(handle, option, value) == CURLE_OK }
+
+        switch request.method {
+        case .get: break
+        case .head: set(CURLOPT_NOBODY, 1)
+        case .delete: set(CURLOPT_CUSTOMREQUEST, "DELETE")
+        case .put, .post:
+            ok = ok && richpush_easy_setopt_off_t(handle, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(request.body.count)) == CURLE_OK
+            // COPYPOSTFIELDS copies the bytes (the size must be set first), so the transfer owns no upload buffer.
+            request.body.withUnsafeBytes { raw in
+                if let bytes = raw.baseAddress, raw.count > 0 {
+                    ok = ok && richpush_easy_setopt_pointer(handle, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: bytes)) == CURLE_OK
+                } else {
+                    set(CURLOPT_COPYPOSTFIELDS, "")
+                }
+            }
+            if request.method == .put { set(CURLOPT_CUSTOMREQUEST, "PUT") }
+        }
+
+        var lines = request.headers.map { "\(Self.headerSafe($0.name)): \(Self.headerSafe($0.value))" }
+        // libcurl would otherwise wait for "100 Continue" before large bodies, a round trip for nothing.
+        lines.append("Expect:")
+        if let signing = request.signing {
+            set(CURLOPT_AWS_SIGV4, signing.curlParameter)
+            set(CURLOPT_USERNAME, signing.accessKeyID)
+            set(CURLOPT_PASSWORD, signing.secretAccessKey)
+            // S3 requires the payload hash header, and libcurl signs a header it finds already set.
+            lines.append("x-amz-content-sha256: \(SHA256.hexDigest(of: request.body))")
+            if let token = signing.sessionToken { lines.append("x-amz-security-token: \(Self.headerSafe(token))") }
+        }
+        for line in lines { requestHeaders = curl_slist_append(requestHeaders, line) }
+        if let requestHeaders { ok = ok && richpush_easy_setopt_slist(handle, CURLOPT_HTTPHEADER, requestHeaders) == CURLE_OK }
         return ok
     }
 

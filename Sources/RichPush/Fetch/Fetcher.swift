@@ -74,6 +74,52 @@ public final class Fetcher: Sendable {
         }
     }
 
+    /// Sends a request to a configured service (object storage) over the same multi handle and connection pool,
+    /// and returns its answer whatever the status. Only transport failures throw. Connection resets, 500 and 503
+    /// are retried once when the deadline allows (S3 asks clients to retry those); every request this layer sends
+    /// is idempotent. Costs one transfer per attempt, with the request and response bodies in memory.
+    public func exchange(_ request: ServiceRequest) async throws(FetchError) -> ServiceResponse {
+        var attempt = 1
+        while true {
+            if Task.isCancelled { throw .cancelled(url: request.url) }
+            if ContinuousClock.now >= request.deadline { throw .deadlineExceeded(url: request.url) }
+            let outcome: TransferOutcome
+            do throws(FetchError) {
+                let transfer = try CurlTransfer(service: request, configuration: configuration, handles: handles, buffers: buffers)
+                outcome = await run(transfer)
+            } catch {
+                outcome = .failure(TransferFailure(error: error))
+            }
+            let isRetryable: Bool
+            switch outcome {
+            case .success(let response):
+                guard [500, 503].contains(response.status) else {
+                    return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
+                }
+                isRetryable = true
+                if attempt > 1 || !configuration.retryEnabled {
+                    return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
+                }
+            case .failure(let failure):
+                isRetryable = failure.isRetryable
+                guard attempt == 1, configuration.retryEnabled, isRetryable else { throw failure.error }
+            }
+            guard let resumeAt = retryInstant(retryAfter: nil, deadline: request.deadline) else {
+                if case .success(let response) = outcome {
+                    return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
+                }
+                if case .failure(let failure) = outcome { throw failure.error }
+                throw .deadlineExceeded(url: request.url)
+            }
+            do {
+                try await Task.sleep(until: resumeAt, clock: .continuous)
+            } catch {
+                throw .cancelled(url: request.url)
+            }
+            attempt += 1
+        }
+    }
+
     /// When the retry may start, or nil when the wait (Retry-After, else 50–250 ms of jitter) would leave too
     /// little of the budget for a second attempt to be worth it.
     private func retryInstant(retryAfter: Duration?, deadline: ContinuousClock.Instant) -> ContinuousClock.Instant? {
@@ -90,12 +136,17 @@ public final class Fetcher: Sendable {
         } catch {
             return .failure(TransferFailure(error: error))
         }
+        return await run(transfer)
+    }
+
+    /// Hands `transfer` to the poll thread and waits for its outcome; cancelling the task aborts it.
+    private func run(_ transfer: CurlTransfer) async -> TransferOutcome {
         let loop = self.loop
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<TransferOutcome, Never>) in
                 transfer.continuation = continuation
                 if !loop.submit(transfer) {
-                    transfer.finish(.failure(TransferFailure(error: .cancelled(url: request.url))))
+                    transfer.finish(.failure(TransferFailure(error: .cancelled(url: transfer.url))))
                 }
             }
         } onCancel: {

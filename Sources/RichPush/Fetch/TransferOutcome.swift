@@ -25,4 +25,9 @@ struct TransferPolicy: Sendable {
     var addresses: AddressPolicy
     var allowedHosts: Set<String>?
     var decodesContent: Bool
+    /// Service requests keep error bodies (they explain the failure); media fetches only count them.
+    var keepsErrorBodies = false
+    /// False for HEAD: a `Content-Length` then describes a body that never comes, so it is neither checked against
+    /// the cap nor preallocated.
+    var expectsBody = true
 }
