@@ -10,6 +10,7 @@ enum CacheCommand: Command {
         WorkerSettings.configuration,
         WorkerSettings.cacheDirectory,
         WorkerSettings.publicBaseURL,
+    ] + WorkerSettings.storageOptions + [
         OptionDefinition("max-bytes", .value, valueName: "SIZE", help: "gc: evict least recently used objects down to this size."),
         OptionDefinition("max-age", .value, valueName: "DURATION", help: "gc: also evict objects unused for this long, e.g. 14d."),
         OptionDefinition("repair", .flag, help: "verify: quarantine mismatched objects and remove orphans."),
@@ -19,7 +20,10 @@ enum CacheCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         guard let action = options.positionals.first else { throw UsageError.missingArgument("cache action: stats, gc or verify") }
-        let store = try FileMediaStore(configuration: WorkerSettings(options).cacheConfiguration)
+        let settings = try WorkerSettings(options)
+        let fetcher = try Fetcher(configuration: settings.fetchConfiguration)
+        defer { fetcher.shutdown() }
+        let store = try await settings.makeStore(fetcher: fetcher)
         let json = options.string("format") == "json"
         // Text is the same report as JSON, flattened to one `name: value` line per field.
         func render(_ report: some Encodable) throws -> String {

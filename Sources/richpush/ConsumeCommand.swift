@@ -36,7 +36,7 @@ enum ConsumeCommand: Command {
         if let idle = try options.duration("claim-idle") { configuration.claimIdle = idle }
         if let deliveries = try options.integer("max-deliveries", range: 1...1000) { configuration.maximumDeliveries = deliveries }
 
-        let (enricher, fetcher, store) = try settings.makeEnricher()
+        let (enricher, fetcher, store) = try await settings.makeEnricher(queueRedis: endpoint)
         defer { fetcher.shutdown() }
         let logger = settings.logger
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in

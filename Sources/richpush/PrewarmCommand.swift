@@ -24,7 +24,7 @@ enum PrewarmCommand: Command {
         let settings = try WorkerSettings(options)
         let paths = options.positionals.isEmpty ? ["-"] : options.positionals
         let items = try collectItems(paths: paths, urls: options.flag("urls"), variants: options.strings("variant"), settings: settings)
-        let (enricher, fetcher, store) = try settings.makeEnricher()
+        let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
 
         let progress = Progress(total: items.count, logger: settings.logger)

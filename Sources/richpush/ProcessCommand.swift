@@ -13,7 +13,7 @@ enum ProcessCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
-        let (enricher, fetcher, store) = try settings.makeEnricher()
+        let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let processor = LineProcessor(
             enricher: enricher, concurrency: settings.concurrency, ordered: !options.flag("unordered"))

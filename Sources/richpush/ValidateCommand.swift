@@ -24,9 +24,9 @@ enum ValidateCommand: Command {
         let structure = StructureCheck(options: settings.payloadOptions)
         var enricher: Enricher?
         var fetcher: Fetcher?
-        var store: FileMediaStore?
+        var store: (any MediaStore)?
         if !options.flag("no-fetch") {
-            (enricher, fetcher, store) = try settings.makeEnricher()
+            (enricher, fetcher, store) = try await settings.makeEnricher()
         }
         defer { fetcher?.shutdown() }
 

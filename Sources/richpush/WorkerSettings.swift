@@ -11,6 +11,17 @@ struct WorkerSettings {
     static let publicBaseURL = OptionDefinition(
         "public-base-url", .value, valueName: "URL",
         help: "Base URL the CDN serves the cache root at. Default https://cdn.example.com/richpush.")
+    /// Object storage instead of a directory; the settings below only matter with it.
+    static let storageOptions: [OptionDefinition] = [
+        OptionDefinition(
+            "cache-url", .value, valueName: "URL",
+            help: "s3://bucket/prefix: keep the cache in S3-compatible storage instead of --cache-dir. Credentials from AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (and AWS_SESSION_TOKEN)."),
+        OptionDefinition("s3-endpoint", .value, valueName: "URL", help: "S3-compatible endpoint, e.g. http://127.0.0.1:9000. Default: AWS."),
+        OptionDefinition("s3-region", .value, valueName: "REGION", help: "Signing region. Default $AWS_REGION, else us-east-1."),
+        OptionDefinition(
+            "lease-redis", .value, valueName: "URL",
+            help: "redis://… for cross-host single-flight on object storage (consume uses --redis when this is absent)."),
+    ]
     static let logLevel = OptionDefinition(
         "log-level", .value, valueName: "LEVEL", help: "debug, info, warning or error. Default info.")
 
@@ -20,6 +31,7 @@ struct WorkerSettings {
         OptionDefinition("deadline", .value, valueName: "DURATION", help: "Hard per-job deadline, e.g. 25s or 800ms. Default 25s."),
         cacheDirectory,
         publicBaseURL,
+    ] + storageOptions + [
         OptionDefinition("local-origin", .repeatedValue, valueName: "PREFIX=DIR", help: "Serve URLs starting with PREFIX from files in DIR."),
         OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
@@ -37,6 +49,10 @@ struct WorkerSettings {
     var deadline: Duration = .seconds(25)
     var cacheDirectory = "richpush-cache"
     var publicBaseURL = "https://cdn.example.com/richpush"
+    var cacheURL: String?
+    var storageEndpoint: String?
+    var storageRegion: String
+    var leaseRedis: String?
     var localOrigins: [LocalOrigin] = []
     var allowNetworks: [IPNetwork] = []
     var allowHosts: Set<String>?
@@ -54,6 +70,11 @@ struct WorkerSettings {
         deadline = try options.duration("deadline") ?? deadline
         cacheDirectory = options.string("cache-dir") ?? cacheDirectory
         publicBaseURL = options.string("public-base-url") ?? publicBaseURL
+        cacheURL = options.string("cache-url")
+        storageEndpoint = options.string("s3-endpoint")
+        let environment = ProcessInfo.processInfo.environment
+        storageRegion = options.string("s3-region") ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"] ?? "us-east-1"
+        leaseRedis = options.string("lease-redis")
         for mapping in options.strings("local-origin") {
             do {
                 localOrigins.append(try LocalOrigin(parsing: mapping))
@@ -122,10 +143,51 @@ struct WorkerSettings {
         return EnricherConfiguration(jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions)
     }
 
-    /// Opens the cache and the fetcher. Failures here are environment problems (exit 1), not usage mistakes.
-    func makeEnricher() throws -> (Enricher, Fetcher, FileMediaStore) {
-        let store = try FileMediaStore(configuration: cacheConfiguration)
+    /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and
+    /// credentials, and the lease's Redis). Failures here are environment problems (exit 1), not usage mistakes.
+    /// `queueRedis` is `consume`'s queue, used for leases when `--lease-redis` is absent.
+    func makeEnricher(queueRedis: RedisEndpoint? = nil) async throws -> (Enricher, Fetcher, any MediaStore) {
         let fetcher = try Fetcher(configuration: fetchConfiguration)
-        return (Enricher(configuration: enricherConfiguration, store: store, fetcher: fetcher), fetcher, store)
+        do {
+            let store = try await makeStore(fetcher: fetcher, queueRedis: queueRedis)
+            return (Enricher(configuration: enricherConfiguration, store: store, fetcher: fetcher), fetcher, store)
+        } catch {
+            fetcher.shutdown()
+            throw error
+        }
+    }
+
+    /// The file store under `--cache-dir`, or the object-storage store of `--cache-url`.
+    func makeStore(fetcher: Fetcher, queueRedis: RedisEndpoint? = nil) async throws -> any MediaStore {
+        guard let cacheURL else { return try FileMediaStore(configuration: cacheConfiguration) }
+        let environment = ProcessInfo.processInfo.environment
+        let location = try ObjectStorageLocation(
+            cacheURL: cacheURL, endpoint: storageEndpoint, region: storageRegion,
+            accessKeyID: environment["AWS_ACCESS_KEY_ID"], secretAccessKey: environment["AWS_SECRET_ACCESS_KEY"],
+            sessionToken: environment["AWS_SESSION_TOKEN"])
+        var configuration = ObjectStorageConfiguration(location: location, publicBaseURL: publicBaseURL)
+        configuration.negativeTTL = negativeTTL
+        var lease: RedisLease?
+        if let leaseRedis {
+            do {
+                lease = RedisLease(endpoint: try RedisEndpoint(parsing: leaseRedis))
+            } catch {
+                throw UsageError.invalidValue(option: "lease-redis", value: leaseRedis, expected: "redis://[user:password@]host:port/db (\(error))")
+            }
+        } else if let queueRedis {
+            lease = RedisLease(endpoint: queueRedis)
+        }
+        try await lease?.checkConnection()
+        let store = try ObjectStorageMediaStore(configuration: configuration, fetcher: fetcher, lease: lease)
+        try await store.checkAccess()
+        if let lease {
+            logger.log(.info, "cache", [("store", .string(location.description)), ("single_flight", .string("cross-host, \(lease.description)"))])
+        } else {
+            logger.log(.warning, "cache", [
+                ("store", .string(location.description)),
+                ("single_flight", .string("per process only: no --lease-redis, so hosts may each render a key once")),
+            ])
+        }
+        return store
     }
 }

@@ -94,24 +94,17 @@ struct CacheDisk: Sendable {
             path, data: data, temporaryPath: layout.temporaryPath(for: failure.key, kind: "negative"))
     }
 
-    /// `date` rounded up to a multiple of `retentionGranularity` (never down).
-    func roundedRetention(_ date: Date) -> Date {
-        let step = configuration.retentionGranularity.cacheTimeInterval
-        guard step > 0 else { return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.up) / 1000) }
-        let seconds = date.timeIntervalSince1970
-        return Date(timeIntervalSince1970: (seconds / step).rounded(.up) * step)
+    var rules: CacheFreshnessRules {
+        CacheFreshnessRules(
+            defaultTTL: configuration.defaultTTL, maximumTTL: configuration.maximumTTL,
+            negativeTTL: configuration.negativeTTL, retentionGranularity: configuration.retentionGranularity)
     }
 
+    func roundedRetention(_ date: Date) -> Date { rules.roundedRetention(date) }
     func needsRetention(_ object: CachedObject, until requested: Date?) -> Bool {
-        guard let requested else { return false }
-        guard let current = object.retainUntil else { return true }
-        return current < requested
+        rules.needsRetention(object, until: requested)
     }
-
-    func timeToLive(maxAge: Duration?) -> TimeInterval {
-        guard let maxAge else { return configuration.defaultTTL.cacheTimeInterval }
-        return max(0, min(maxAge.cacheTimeInterval, configuration.maximumTTL.cacheTimeInterval))
-    }
+    func timeToLive(maxAge: Duration?) -> TimeInterval { rules.timeToLive(maxAge: maxAge) }
 
     /// Raises `retainUntil` under the key's lock (re-reading the sidecar so no concurrent update is lost).
     func raiseRetention(
@@ -202,7 +195,9 @@ struct CacheDisk: Sendable {
         case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
             let maxAge):
             let stored: CacheObjectFormat
-            switch validate(bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height) {
+            switch CacheObjectFormat.publishable(
+                bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height)
+            {
             case .success(let format): stored = format
             case .failure(let problem):
                 return .failed(try recordFailure(key, code: "invalid_output", message: problem.reason), cached: false)
@@ -234,35 +229,9 @@ struct CacheDisk: Sendable {
     }
 
     private func recordFailure(_ key: CacheKey, code: String, message: String) throws(CacheError) -> CachedFailure {
-        let failure = CachedFailure(
-            key: key, code: code, message: message,
-            expiresAt: Date().addingTimeInterval(configuration.negativeTTL.cacheTimeInterval).cacheMillisecondPrecision)
+        let failure = rules.failure(key, code: code, message: message)
         try writeFailure(failure)
         return failure
-    }
-
-    private struct OutputProblem: Error {
-        var reason: String
-    }
-
-    /// The format to publish under, or why the produced object cannot be published.
-    private func validate(
-        bytes: Data, format: String, fileExtension: String, width: Int, height: Int
-    ) -> Result<CacheObjectFormat, OutputProblem> {
-        guard let stored = CacheObjectFormat(name: format) else {
-            return .failure(OutputProblem(reason: "unsupported output format \(format)"))
-        }
-        if CacheObjectFormat(name: fileExtension) != stored {
-            return .failure(OutputProblem(reason: "file extension \(fileExtension) does not match format \(format)"))
-        }
-        if bytes.isEmpty { return .failure(OutputProblem(reason: "empty output")) }
-        if width <= 0 || height <= 0 {
-            return .failure(OutputProblem(reason: "invalid dimensions \(width)x\(height)"))
-        }
-        if !stored.matchesSignature(of: bytes) {
-            return .failure(OutputProblem(reason: "bytes do not carry the \(format) signature"))
-        }
-        return .success(stored)
     }
 
     /// Atomic publish, in the order that keeps every crash point safe:

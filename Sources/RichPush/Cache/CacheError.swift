@@ -17,6 +17,8 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
     case invalidConfiguration(reason: String)
     /// The producer returned something the store cannot publish (for example `notModified` with nothing stored).
     case invalidProduction(key: String, reason: String)
+    /// An object-storage request failed: the operation, the object key (or bucket), and the service's reason.
+    case objectStorage(operation: String, key: String, reason: String)
 
     public var description: String {
         switch self {
@@ -27,6 +29,7 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
         case .cancelled: return "cache request was cancelled"
         case .invalidConfiguration(let reason): return "invalid cache configuration: \(reason)"
         case .invalidProduction(let key, let reason): return "producer result for cache key \(key) is unusable: \(reason)"
+        case .objectStorage(let operation, let key, let reason): return "object storage \(operation) \(key) failed: \(reason)"
         }
     }
 
@@ -40,6 +43,7 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
         case .cancelled: return "cancelled"
         case .invalidConfiguration: return "invalid_configuration"
         case .invalidProduction: return "invalid_production"
+        case .objectStorage: return "object_storage"
         }
     }
 }

@@ -21,7 +21,18 @@ struct CacheLayout: Sendable {
     var countersLockPath: String { root + "/locks/counters.lock" }
 
     func relativeObjectPath(_ key: CacheKey, fileExtension: String) -> String {
+        Self.relativeObjectPath(key, fileExtension: fileExtension)
+    }
+
+    // Paths relative to the root, which are also the object keys below an object-storage prefix.
+
+    static func relativeObjectPath(_ key: CacheKey, fileExtension: String) -> String {
         "objects/\(key.shardPath)/\(key.hexDigest).\(fileExtension)"
+    }
+    static func relativeSidecarPath(_ key: CacheKey) -> String { "objects/\(key.shardPath)/\(key.hexDigest).json" }
+    static func relativeNegativePath(_ key: CacheKey) -> String { "negative/\(key.shardPath)/\(key.hexDigest).json" }
+    static func relativeRetiredPath(_ key: CacheKey, fileExtension: String) -> String {
+        "retired/\(key.shardPath)/\(key.hexDigest).\(fileExtension).json"
     }
 
     func objectDirectory(_ key: CacheKey) -> String { objectsDirectory + "/" + key.shardPath }
@@ -43,5 +54,24 @@ struct CacheLayout: Sendable {
 
     func temporaryPath(named name: String) -> String {
         temporaryDirectory + "/\(name).\(CacheFileSystem.uniqueSuffix()).part"
+    }
+
+    /// Throws `invalidConfiguration` for a public base URL that is not http(s) or carries a query or fragment
+    /// (device extensions need plain URLs).
+    static func checkPublicBaseURL(_ base: String) throws(CacheError) {
+        let lowered = base.lowercased()
+        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
+            throw CacheError.invalidConfiguration(reason: "public base URL must be http(s): \(base)")
+        }
+        guard !base.contains("?"), !base.contains("#") else {
+            throw CacheError.invalidConfiguration(reason: "public base URL must not have a query or fragment")
+        }
+    }
+
+    /// `base` without trailing slashes, `/`, and the object's relative path.
+    static func publicURL(base: String, relativePath: String) -> String {
+        var base = base
+        while base.hasSuffix("/") { base.removeLast() }
+        return base + "/" + relativePath
     }
 }

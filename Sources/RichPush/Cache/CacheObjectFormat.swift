@@ -33,4 +33,39 @@ enum CacheObjectFormat: String, CaseIterable {
         case .gif: return starts(Array("GIF87a".utf8)) || starts(Array("GIF89a".utf8))
         }
     }
+
+    /// Why a produced object cannot be published.
+    struct OutputProblem: Error {
+        var reason: String
+    }
+
+    /// The format to publish `bytes` under, or why they cannot be published: an unknown format, an extension that
+    /// names another one, no bytes, no pixels, or bytes without the format's signature.
+    static func publishable(
+        bytes: Data, format: String, fileExtension: String, width: Int, height: Int
+    ) -> Result<CacheObjectFormat, OutputProblem> {
+        guard let stored = CacheObjectFormat(name: format) else {
+            return .failure(OutputProblem(reason: "unsupported output format \(format)"))
+        }
+        if CacheObjectFormat(name: fileExtension) != stored {
+            return .failure(OutputProblem(reason: "file extension \(fileExtension) does not match format \(format)"))
+        }
+        if bytes.isEmpty { return .failure(OutputProblem(reason: "empty output")) }
+        if width <= 0 || height <= 0 {
+            return .failure(OutputProblem(reason: "invalid dimensions \(width)x\(height)"))
+        }
+        if !stored.matchesSignature(of: bytes) {
+            return .failure(OutputProblem(reason: "bytes do not carry the \(format) signature"))
+        }
+        return .success(stored)
+    }
+
+    /// The `Content-Type` an object of this format is served with.
+    var mediaType: String {
+        switch self {
+        case .jpeg: return "image/jpeg"
+        case .png: return "image/png"
+        case .gif: return "image/gif"
+        }
+    }
 }

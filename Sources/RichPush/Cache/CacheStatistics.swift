@@ -32,4 +32,28 @@ public struct CacheStatistics: Sendable, Hashable, Codable {
     public var expiredNegativeEntryCount = 0
 
     public init() {}
+
+    /// Adds one object to the totals and the oldest/newest report.
+    mutating func count(_ object: CachedObject, now: Date) {
+        objectCount += 1
+        totalBytes += object.bytes
+        recordedObjectHits += object.hits
+        if !object.isFresh(at: now) { staleObjectCount += 1 }
+        let entry = Entry(
+            key: object.key, sourceURL: object.sourceURL, variant: object.variant, fetchedAt: object.fetchedAt,
+            lastUsedAt: object.lastUsedAt)
+        if oldestEntry.map({ object.fetchedAt < $0.fetchedAt }) ?? true { oldestEntry = entry }
+        if newestEntry.map({ object.fetchedAt > $0.fetchedAt }) ?? true { newestEntry = entry }
+    }
+
+    mutating func count(_ failure: CachedFailure, now: Date) {
+        if now < failure.expiresAt { negativeEntryCount += 1 } else { expiredNegativeEntryCount += 1 }
+    }
+
+    mutating func count(_ counters: CacheUsageCounters) {
+        hits += counters.hits
+        misses += counters.misses
+        revalidations += counters.revalidations
+        negativeHits += counters.negativeHits
+    }
 }

@@ -37,14 +37,7 @@ public actor FileMediaStore: MediaStore {
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
     public init(configuration: CacheConfiguration) throws(CacheError) {
-        let base = configuration.publicBaseURL
-        let lowered = base.lowercased()
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
-            throw CacheError.invalidConfiguration(reason: "public base URL must be http(s): \(base)")
-        }
-        guard !base.contains("?"), !base.contains("#") else {
-            throw CacheError.invalidConfiguration(reason: "public base URL must not have a query or fragment")
-        }
+        try CacheLayout.checkPublicBaseURL(configuration.publicBaseURL)
         self.configuration = configuration
         self.disk = CacheDisk(configuration: configuration)
         try disk.createDirectories()
@@ -85,9 +78,7 @@ public actor FileMediaStore: MediaStore {
 
     /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.
     public nonisolated func publicURL(for object: CachedObject) -> String {
-        var base = configuration.publicBaseURL
-        while base.hasSuffix("/") { base.removeLast() }
-        return base + "/" + object.relativePath
+        CacheLayout.publicURL(base: configuration.publicBaseURL, relativePath: object.relativePath)
     }
 
     /// Scans every sidecar and negative entry (cost grows with the store), after writing this process's pending

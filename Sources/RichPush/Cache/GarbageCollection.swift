@@ -36,17 +36,17 @@ extension FileMediaStore {
                 continue
             }
             if let retainUntil = object.retainUntil, retainUntil > now {
-                report.notEvicted.append(kept(object, reason: "retained"))
+                report.notEvicted.append(GarbageCollectionReport.KeptObject(object, reason: "retained"))
                 continue
             }
             guard let lock = try CacheFileLock.attempt(layout.lockPath(object.key)) else {
-                report.notEvicted.append(kept(object, reason: "locked"))
+                report.notEvicted.append(GarbageCollectionReport.KeptObject(object, reason: "locked"))
                 continue
             }
             defer { lock.release() }
             guard let current = try disk.readObject(object.key) else { continue }
             if let retainUntil = current.retainUntil, retainUntil > Date() {
-                report.notEvicted.append(kept(current, reason: "retained"))
+                report.notEvicted.append(GarbageCollectionReport.KeptObject(current, reason: "retained"))
                 continue
             }
             if current.lastUsedAt > object.lastUsedAt && !overBudget {
@@ -73,12 +73,6 @@ extension FileMediaStore {
         report.removedTemporaryFiles = removeStaleTemporaryFiles(disk, now: now)
         report.removedRetiredObjects = try removeExpiredRetiredObjects(disk, now: now)
         return report
-    }
-
-    private static func kept(_ object: CachedObject, reason: String) -> GarbageCollectionReport.KeptObject {
-        GarbageCollectionReport.KeptObject(
-            key: object.key, relativePath: object.relativePath, bytes: object.bytes, reason: reason,
-            retainUntil: object.retainUntil)
     }
 
     private static func removeExpiredNegativeEntries(_ disk: CacheDisk, now: Date) throws(CacheError) -> Int {

@@ -10,6 +10,14 @@ public struct GarbageCollectionReport: Sendable, Hashable, Codable {
         /// `retained` (retainUntil in the future) or `locked` (another task or process holds its lock).
         public var reason: String
         public var retainUntil: Date?
+
+        init(_ object: CachedObject, reason: String) {
+            key = object.key
+            relativePath = object.relativePath
+            bytes = object.bytes
+            self.reason = reason
+            retainUntil = object.retainUntil
+        }
     }
 
     public var scannedObjects = 0

@@ -17,4 +17,11 @@ public protocol MediaStore: Sendable {
     func statistics() async throws(CacheError) -> CacheStatistics
     func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
     func verify(repair: Bool) async throws(CacheError) -> VerificationReport
+    /// Writes buffered usage (hit counts, last-used times) now; call before the process exits.
+    func flushUsage() async throws(CacheError)
+}
+
+extension MediaStore {
+    /// Stores that buffer nothing have nothing to write.
+    public func flushUsage() async throws(CacheError) {}
 }

@@ -10,19 +10,7 @@ extension FileMediaStore {
                 guard let key = CacheScan.key(ofFileNamed: name), let object = try disk.readObject(key) else {
                     continue
                 }
-                statistics.objectCount += 1
-                statistics.totalBytes += object.bytes
-                statistics.recordedObjectHits += object.hits
-                if !object.isFresh(at: now) { statistics.staleObjectCount += 1 }
-                let entry = CacheStatistics.Entry(
-                    key: key, sourceURL: object.sourceURL, variant: object.variant, fetchedAt: object.fetchedAt,
-                    lastUsedAt: object.lastUsedAt)
-                if statistics.oldestEntry.map({ object.fetchedAt < $0.fetchedAt }) ?? true {
-                    statistics.oldestEntry = entry
-                }
-                if statistics.newestEntry.map({ object.fetchedAt > $0.fetchedAt }) ?? true {
-                    statistics.newestEntry = entry
-                }
+                statistics.count(object, now: now)
             }
         }
         for shard in CacheScan.shards(of: disk.layout.negativeDirectory, named: "negative") {
@@ -30,18 +18,11 @@ extension FileMediaStore {
                 guard let key = CacheScan.key(ofFileNamed: name), let failure = try disk.readFailure(key) else {
                     continue
                 }
-                if now < failure.expiresAt {
-                    statistics.negativeEntryCount += 1
-                } else {
-                    statistics.expiredNegativeEntryCount += 1
-                }
+                statistics.count(failure, now: now)
             }
         }
         let counters = try CacheUsageCounters.read(layout: disk.layout)
-        statistics.hits = counters.hits
-        statistics.misses = counters.misses
-        statistics.revalidations = counters.revalidations
-        statistics.negativeHits = counters.negativeHits
+        statistics.count(counters)
         return statistics
     }
 }

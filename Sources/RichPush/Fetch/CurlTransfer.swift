@@ -181,9 +181,8 @@ final class CurlTransfer: @unchecked Sendable {
             if request.method == .put { set(CURLOPT_CUSTOMREQUEST, "PUT") }
         }
 
+        // No "Expect:" override here: libcurl 7.88 would sign the removed header as if it were sent.
         var lines = request.headers.map { "\(Self.headerSafe($0.name)): \(Self.headerSafe($0.value))" }
-        // libcurl would otherwise wait for "100 Continue" before large bodies, a round trip for nothing.
-        lines.append("Expect:")
         if let signing = request.signing {
             set(CURLOPT_AWS_SIGV4, signing.curlParameter)
             set(CURLOPT_USERNAME, signing.accessKeyID)
