@@ -41,7 +41,7 @@ final class RedisTestServer {
 
     static var executablePath: String? {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":") + ["/usr/bin", "/usr/local/bin"] {
+        for folder in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"] {
             let candidate = "\(folder)/redis-server"
             if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
         }

@@ -47,11 +47,11 @@ struct ObjectStorageClient: Sendable {
         var result: [ListedObject] = []
         var token: String?
         repeat {
-            // Parameters in code-point order and percent-encoded, except "/": libcurl 7.88 encodes a slash itself
-            // while building the canonical query, so a %2F would be signed as %252F.
+            // Parameters in code-point order and fully percent-encoded ("/" as %2F), the form SigV4's canonical
+            // query string has: libcurl signs the query as given.
             var query = ""
-            if let token { query += "continuation-token=\(ObjectStorageLocation.encodePath(token))&" }
-            query += "list-type=2&prefix=\(ObjectStorageLocation.encodePath(location.objectKey(relativePrefix)))"
+            if let token { query += "continuation-token=\(ObjectStorageLocation.encode(token))&" }
+            query += "list-type=2&prefix=\(ObjectStorageLocation.encode(location.objectKey(relativePrefix)))"
             let request = ServiceRequest(
                 method: .get, url: location.url(objectKey: "", query: query), signing: location.signing,
                 deadline: deadline)
