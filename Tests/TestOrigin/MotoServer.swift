@@ -48,7 +48,7 @@ public final class MotoServer: @unchecked Sendable {
             do {
                 try LoopbackPort.waitUntilListening(on: port, timeout: .seconds(30))
             } catch {
-                process.terminate()
+                kill(process.processIdentifier, SIGKILL)
                 let detail = String(decoding: ((try? Data(contentsOf: log)) ?? Data()).suffix(2000), as: UTF8.self)
                 if detail.contains("No module named") { throw Failure.missing(detail) }
                 throw Failure.startFailed(detail)
@@ -70,7 +70,7 @@ public final class MotoServer: @unchecked Sendable {
             accessKeyID = parts[0]
             secretAccessKey = parts[1]
         } catch {
-            process.terminate()
+            kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
             throw error
         }
@@ -93,6 +93,10 @@ public final class MotoServer: @unchecked Sendable {
     public func stop() {
         if process.isRunning {
             process.terminate()
+            // moto turns SIGTERM into an exit that waits for its connection threads; do not wait for long.
+            let limit = ContinuousClock.now + .seconds(2)
+            while process.isRunning && ContinuousClock.now < limit { usleep(20_000) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
         try? FileManager.default.removeItem(at: log)
