@@ -40,7 +40,7 @@ public final class MotoServer: @unchecked Sendable {
         environment["INITIAL_NO_AUTH_ACTION_COUNT"] = "3"
         process.environment = environment
         log = FileManager.default.temporaryDirectory.appendingPathComponent("moto-\(UUID().uuidString).log")
-        FileManager.default.createFile(atPath: log.path, contents: nil)
+        _ = FileManager.default.createFile(atPath: log.path, contents: nil)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = try FileHandle(forWritingTo: log)
         try process.run()

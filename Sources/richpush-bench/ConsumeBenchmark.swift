@@ -1,0 +1,235 @@
+import Foundation
+import Glibc
+import RichPush
+import TestOrigin
+
+/// `richpush-bench consume`: `richpush consume` (consumers on one Redis Stream) beside `richpush process` on the same
+/// jobs, in the same run.
+///
+/// The jobs are image pushes over the bundled images, served from Fixtures/media through a local origin and
+/// prewarmed first, so both sides measure the queue and the pipeline on a warm cache, not image work. Reports jobs/s
+/// of each, their ratio, and Redis round trips per job from the consumers' summaries. Starts its own redis-server;
+/// needs `redis-server` and `redis-cli`, and the release `richpush` binary next to this one.
+enum ConsumeBenchmark {
+    struct Options {
+        var jobs = 20_000
+        var consumers = 2
+        var concurrency = 64
+    }
+
+    enum Failure: Error, CustomStringConvertible {
+        case missing(String)
+        case failed(String)
+
+        var description: String {
+            switch self {
+            case .missing(let what): "not found: \(what)"
+            case .failed(let what): what
+            }
+        }
+    }
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var options = Options()
+        var index = 0
+        while index < arguments.count {
+            let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
+            switch (arguments[index], value) {
+            case ("--jobs", let value?): options.jobs = max(1, value)
+            case ("--consumers", let value?): options.consumers = max(1, value)
+            case ("--concurrency", let value?): options.concurrency = max(1, value)
+            default:
+                print("usage: richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]")
+                return 2
+            }
+            index += 2
+        }
+        do {
+            try measure(options)
+            return 0
+        } catch {
+            print("richpush-bench consume: \(error)")
+            return 1
+        }
+    }
+
+    private static func measure(_ options: Options) throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent().appendingPathComponent("richpush").path
+        guard access(binary, X_OK) == 0 else { throw Failure.missing("\(binary); run swift build -c release first") }
+        let work = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-consume-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: work) }
+
+        let port = try LoopbackPort.free()
+        let redis = try launch(
+            "redis-server",
+            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", work.path])
+        defer {
+            // A throwaway server with nothing to save: no need for its shutdown sequence.
+            kill(redis.processIdentifier, SIGKILL)
+            redis.waitUntilExit()
+        }
+        try LoopbackPort.waitUntilListening(on: port)
+
+        let images = ["hero.jpg", "story1.jpg", "story2.jpg", "story3.jpg"]
+        let media = URL(fileURLWithPath: "Fixtures/media").standardizedFileURL.path
+        let common = [
+            "--cache-dir", work.appendingPathComponent("cache").path, "--concurrency", String(options.concurrency),
+            "--log-level", "warning", "--local-origin", "https://media.example.com/=\(media)",
+        ]
+        let jobs = (0..<options.jobs).map { index in
+            #"{"id":"q\#(index)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"https://media.example.com/\#(images[index % images.count])"}}"#
+        }
+        let jobsFile = work.appendingPathComponent("jobs.ndjson")
+        try (jobs.joined(separator: "\n") + "\n").write(to: jobsFile, atomically: true, encoding: .utf8)
+        try wait(try launch(binary, ["prewarm", "--allow-failures"] + common + [jobsFile.path], quiet: true))
+
+        // process: the same jobs split between the same number of processes.
+        var parts: [String] = []
+        for part in 0..<options.consumers {
+            let path = work.appendingPathComponent("part\(part).ndjson")
+            let share = stride(from: part, to: jobs.count, by: options.consumers).map { jobs[$0] }
+            try (share.joined(separator: "\n") + "\n").write(to: path, atomically: true, encoding: .utf8)
+            parts.append(path.path)
+        }
+        var started = ContinuousClock.now
+        let processes = try parts.map { try launch(binary, ["process"] + common + [$0], quiet: true) }
+        for process in processes { try wait(process) }
+        let processRate = Double(options.jobs) / seconds(since: started)
+
+        // consume: load the stream first (redis-cli --pipe speaks raw RESP), then time the consumers draining it.
+        var pipeInput = Data()
+        for job in jobs {
+            let length = job.utf8.count
+            pipeInput.append(Data("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$\(length)\r\n\(job)\r\n".utf8))
+        }
+        try wait(try launch("redis-cli", ["-p", String(port), "--pipe"], input: pipeInput, quiet: true))
+        let redisCPUBefore = cpuSeconds(of: redis.processIdentifier)
+        started = ContinuousClock.now
+        var consumers: [(Process, URL)] = []
+        for consumer in 0..<options.consumers {
+            let log = work.appendingPathComponent("consumer\(consumer).log")
+            let arguments = [
+                "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
+                "--consumer", "c\(consumer)",
+            ] + common.filter { $0 != "warning" && $0 != "--log-level" }
+            consumers.append((try launch(binary, arguments + ["--log-level", "warning"], errorLog: log), log))
+        }
+        let counter = try ResultCounter(port: port)
+        while try counter.count() < options.jobs {
+            usleep(5_000)
+        }
+        let consumeSeconds = seconds(since: started)
+        let consumeRate = Double(options.jobs) / consumeSeconds
+        let redisCPU = cpuSeconds(of: redis.processIdentifier) - redisCPUBefore
+        var roundTrips = 0.0
+        for (process, log) in consumers {
+            process.terminate()
+            process.waitUntilExit()
+            for line in (try String(contentsOf: log, encoding: .utf8)).split(separator: "\n") where line.contains("\"summary\"") {
+                if let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                    let trips = object["round_trips"] as? Double
+                {
+                    roundTrips += trips
+                }
+            }
+        }
+        print("| jobs | consumers | process jobs/s | consume jobs/s | consume / process | Redis round trips per job |")
+        print("|---|---|---|---|---|---|")
+        print(String(
+            format: "| %d | %d | %.0f | %.0f | %.2f | %.2f |", options.jobs, options.consumers, processRate, consumeRate,
+            consumeRate / processRate, roundTrips / Double(options.jobs)))
+        // On a small machine redis-server shares the cores with the consumers; process runs have no such neighbour.
+        print(String(
+            format: "redis-server used %.2f CPU s of the %.2f s consume run (%.0f%% of one core)", redisCPU,
+            consumeSeconds, redisCPU / consumeSeconds * 100))
+    }
+
+    /// `XLEN results` over one plain socket (RESP inline command), so polling costs the consumers' two cores
+    /// almost nothing; spawning `redis-cli` every few milliseconds did.
+    private final class ResultCounter {
+        private let descriptor: Int32
+
+        init(port: UInt16) throws {
+            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                }
+            }
+            guard connected else { throw Failure.failed("cannot connect to redis on port \(port)") }
+        }
+
+        deinit { close(descriptor) }
+
+        func count() throws -> Int {
+            let command = Array("XLEN results\r\n".utf8)
+            guard send(descriptor, command, command.count, 0) == command.count else { throw Failure.failed("send failed") }
+            var reply: [UInt8] = []
+            var byte: UInt8 = 0
+            while reply.last != 0x0A {
+                guard recv(descriptor, &byte, 1, 0) == 1 else { throw Failure.failed("redis closed the connection") }
+                reply.append(byte)
+            }
+            // ":<n>\r\n"
+            return Int(String(decoding: reply.dropFirst().dropLast(2), as: UTF8.self)) ?? 0
+        }
+    }
+
+    private static func launch(
+        _ executable: String, _ arguments: [String], input: Data? = nil, output: Pipe? = nil, errorLog: URL? = nil,
+        quiet: Bool = false
+    ) throws -> Process {
+        let process = Process()
+        if executable.contains("/") {
+            process.executableURL = URL(fileURLWithPath: executable)
+            process.arguments = arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = [executable] + arguments
+        }
+        process.standardOutput = output ?? FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorLog)
+        } else if quiet {
+            process.standardError = FileHandle.nullDevice
+        }
+        let inputPipe = input.map { _ in Pipe() }
+        if let inputPipe { process.standardInput = inputPipe }
+        try process.run()
+        if let input, let inputPipe {
+            inputPipe.fileHandleForWriting.write(input)
+            try inputPipe.fileHandleForWriting.close()
+        }
+        return process
+    }
+
+    private static func wait(_ process: Process) throws {
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw Failure.failed("\(process.arguments?.first ?? "child") exited with \(process.terminationStatus)")
+        }
+    }
+
+    /// User plus system CPU seconds of a process, from /proc (Linux).
+    private static func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        // Fields after the command name: state is field 3, utime 14 and stime 15.
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    private static func seconds(since start: ContinuousClock.Instant) -> Double {
+        let elapsed = ContinuousClock.now - start
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}
