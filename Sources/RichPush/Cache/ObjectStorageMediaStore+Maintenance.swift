@@ -79,13 +79,10 @@ extension ObjectStorageMediaStore {
             try await client.delete(path, deadline: deadline)
             report.removedNegativeEntries += 1
         }
-        for (path, retired) in try await readAllRetired(deadline: deadline) {
-            guard let until = retired.retainUntil, until > now else {
-                try await client.delete(retired.relativePath, deadline: deadline)
-                try await client.delete(path, deadline: deadline)
-                report.removedRetiredObjects += 1
-                continue
-            }
+        for (path, retired) in try await readAllRetired(deadline: deadline) where (retired.retainUntil ?? .distantPast) <= now {
+            try await client.delete(retired.relativePath, deadline: deadline)
+            try await client.delete(path, deadline: deadline)
+            report.removedRetiredObjects += 1
         }
         return report
     }
@@ -194,10 +191,6 @@ extension ObjectStorageMediaStore {
     }
 
     // MARK: Scans
-
-    func leaseName(_ key: CacheKey) -> String {
-        "richpush:lease:\(configuration.location.description):\(key.hexDigest)"
-    }
 
     private func readAllSidecars(
         listing: [ObjectStorageClient.ListedObject]? = nil, deadline: ContinuousClock.Instant

@@ -287,6 +287,11 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     // MARK: Lease
 
+    /// One lease per key and store location, so stores on different buckets or prefixes never contend.
+    func leaseName(_ key: CacheKey) -> String {
+        "richpush:lease:\(configuration.location.description):\(key.hexDigest)"
+    }
+
     /// Takes the key's lease, polling (50 ms, growing to 400 ms) while another host holds it. With
     /// `answerFromStorage`, each poll also looks for what that host published, and returns it. Bounded by the
     /// deadline and `leaseWaitTimeout`.

@@ -85,38 +85,32 @@ public final class Fetcher: Sendable {
             if ContinuousClock.now >= request.deadline { throw .deadlineExceeded(url: request.url) }
             let outcome: TransferOutcome
             do throws(FetchError) {
-                let transfer = try CurlTransfer(service: request, configuration: configuration, handles: handles, buffers: buffers)
-                outcome = await run(transfer)
+                outcome = await run(try CurlTransfer(service: request, configuration: configuration, handles: handles, buffers: buffers))
             } catch {
                 outcome = .failure(TransferFailure(error: error))
             }
             let isRetryable: Bool
             switch outcome {
+            case .success(let response): isRetryable = [500, 503].contains(response.status)
+            case .failure(let failure): isRetryable = failure.isRetryable
+            }
+            if isRetryable, attempt == 1, configuration.retryEnabled,
+                let resumeAt = retryInstant(retryAfter: nil, deadline: request.deadline)
+            {
+                do {
+                    try await Task.sleep(until: resumeAt, clock: .continuous)
+                } catch {
+                    throw .cancelled(url: request.url)
+                }
+                attempt += 1
+                continue
+            }
+            switch outcome {
             case .success(let response):
-                guard [500, 503].contains(response.status) else {
-                    return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
-                }
-                isRetryable = true
-                if attempt > 1 || !configuration.retryEnabled {
-                    return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
-                }
+                return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
             case .failure(let failure):
-                isRetryable = failure.isRetryable
-                guard attempt == 1, configuration.retryEnabled, isRetryable else { throw failure.error }
+                throw failure.error
             }
-            guard let resumeAt = retryInstant(retryAfter: nil, deadline: request.deadline) else {
-                if case .success(let response) = outcome {
-                    return ServiceResponse(status: response.status, headers: response.headers, body: response.body)
-                }
-                if case .failure(let failure) = outcome { throw failure.error }
-                throw .deadlineExceeded(url: request.url)
-            }
-            do {
-                try await Task.sleep(until: resumeAt, clock: .continuous)
-            } catch {
-                throw .cancelled(url: request.url)
-            }
-            attempt += 1
         }
     }
 
