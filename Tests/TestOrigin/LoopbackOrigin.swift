@@ -83,7 +83,7 @@ public final class LoopbackOrigin: @unchecked Sendable {
         requestHeaders.withLock { $0["\(primary.host)\(path)"] }
     }
 
-    /// The deterministic body served by `/bytes/<seed>/<size>`.
+    /// The deterministic body served by `/bytes/<seed>/<size>` (a HEAD there gets the headers alone).
     public static func body(seed: Int, size: Int) -> Data {
         var bytes = [UInt8](repeating: 0, count: size)
         for index in 0..<size { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ seed &* 7 &+ (index >> 8)) }
@@ -125,7 +125,7 @@ public final class LoopbackOrigin: @unchecked Sendable {
         }
     }
 
-    private struct Request { var path: String; var query: [String: String]; var headers: [String: String] }
+    private struct Request { var method: String; var path: String; var query: [String: String]; var headers: [String: String] }
 
     private func serve(_ descriptor: Int32, host: String) {
         var buffer = [UInt8]()
@@ -166,7 +166,7 @@ public final class LoopbackOrigin: @unchecked Sendable {
                     guard let colon = line.firstIndex(of: ":") else { continue }
                     headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
                 }
-                return Request(path: String(pieces[0]), query: query, headers: headers)
+                return Request(method: String(requestLine[0]), path: String(pieces[0]), query: query, headers: headers)
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
             let received = recv(descriptor, &chunk, chunk.count, 0)
@@ -232,7 +232,11 @@ public final class LoopbackOrigin: @unchecked Sendable {
         guard let route = parts.first else { return sendBody(descriptor, status: 404, type: "text/plain", Data("no".utf8)) }
         switch route {
         case "bytes" where parts.count == 3:
-            return sendBody(descriptor, LoopbackOrigin.body(seed: Int(parts[1]) ?? 0, size: Int(parts[2]) ?? 0))
+            let size = Int(parts[2]) ?? 0
+            if request.method == "HEAD" {
+                return send(descriptor, head(200, [("Content-Type", "image/jpeg"), ("Content-Length", "\(size)")]))
+            }
+            return sendBody(descriptor, LoopbackOrigin.body(seed: Int(parts[1]) ?? 0, size: size))
         case "drip" where parts.count == 3:
             let rate = max(1, Int(parts[1]) ?? 1), total = Int(parts[2]) ?? 0
             guard send(descriptor, head(200, [("Content-Type", "image/jpeg"), ("Content-Length", "\(total)")])) else { return false }
