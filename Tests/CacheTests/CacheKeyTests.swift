@@ -28,6 +28,20 @@ final class CacheKeyTests: XCTestCase {
         }
     }
 
+    /// The byte-level ASCII path must agree with the general one, which non-ASCII URLs still take.
+    func testASCIIPathAgreesWithTheGeneralOne() {
+        let inputs = [
+            "HTTPS://Example.COM/Path/Image.JPG", "https://example.com:0443/a", "http://h:00080", "WS://H:80/x",
+            "https://a@b@Host:8080/p?q=1#f", "http://[::1]", "http://[::1]:0/x", "https://host?x", "https://host#",
+            "\t https://host/a \n", "https://", "://x", "mailto:x", "", "  ", "https://h:/x?y=:80",
+            "FTP://Files.Example:21/a", "https://[2001:DB8::1]/a:b",
+        ]
+        for input in inputs {
+            XCTAssertEqual(CacheKey.normalize(input), CacheKey.normalizeUnicode(input), "normalizing \(input.debugDescription)")
+        }
+        XCTAssertEqual(CacheKey.normalize("HTTPS://Exämple.COM:443/ä#x"), "https://exämple.com/ä")
+    }
+
     func testKeyCombinesNormalizedURLVariantAndRenderer() {
         let base = CacheKey(sourceURL: "https://example.com/a.jpg", variant: "attachment", rendererVersion: "1")
         XCTAssertEqual(base, CacheKey(sourceURL: "HTTPS://EXAMPLE.com:443/a.jpg#x", variant: "attachment", rendererVersion: "1"))

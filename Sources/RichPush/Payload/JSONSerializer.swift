@@ -55,19 +55,28 @@ extension JSONValue {
 
     static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(0x22)
-        for byte in text.utf8 {
-            switch byte {
-            case 0x22: output.append(contentsOf: [0x5C, 0x22])
-            case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
-            case 0x0D: output.append(contentsOf: [0x5C, 0x72])
-            case 0x09: output.append(contentsOf: [0x5C, 0x74])
-            case 0x08: output.append(contentsOf: [0x5C, 0x62])
-            case 0x0C: output.append(contentsOf: [0x5C, 0x66])
-            case 0x00..<0x20:
-                output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
-            default: output.append(byte)
+        var text = text
+        // Runs without an escape (nearly all of a payload) are copied in one piece.
+        text.withUTF8 { bytes in
+            var runStart = 0
+            for index in 0..<bytes.count {
+                let byte = bytes[index]
+                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
+                runStart = index + 1
+                switch byte {
+                case 0x22: output.append(contentsOf: [0x5C, 0x22])
+                case 0x5C: output.append(contentsOf: [0x5C, 0x5C])
+                case 0x0A: output.append(contentsOf: [0x5C, 0x6E])
+                case 0x0D: output.append(contentsOf: [0x5C, 0x72])
+                case 0x09: output.append(contentsOf: [0x5C, 0x74])
+                case 0x08: output.append(contentsOf: [0x5C, 0x62])
+                case 0x0C: output.append(contentsOf: [0x5C, 0x66])
+                default:
+                    output.append(contentsOf: [0x5C, 0x75, 0x30, 0x30, hexDigits[Int(byte >> 4)], hexDigits[Int(byte & 0x0F)]])
+                }
             }
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<bytes.count]))
         }
         output.append(0x22)
     }

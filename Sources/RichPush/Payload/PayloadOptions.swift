@@ -78,10 +78,14 @@ public struct PayloadOptions: Sendable {
 
     /// Whether `url` is an absolute http or https URL with a host.
     static func isHTTPURL(_ url: String) -> Bool {
-        let lower = url.lowercased()
-        for prefix in ["https://", "http://"] where lower.hasPrefix(prefix) {
-            let rest = lower.dropFirst(prefix.count)
-            return !rest.isEmpty && !rest.hasPrefix("/") && !url.contains(where: { $0 == " " || $0 == "\n" })
+        let bytes = url.utf8
+        func hasPrefix(_ prefix: String) -> Bool {
+            bytes.count >= prefix.utf8.count
+                && zip(bytes, prefix.utf8).allSatisfy { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }
+        }
+        for prefix in ["https://", "http://"] where hasPrefix(prefix) {
+            let rest = bytes.dropFirst(prefix.utf8.count)
+            return rest.first.map { $0 != 0x2F } ?? false && !bytes.contains { $0 == 0x20 || $0 == 0x0A }
         }
         return false
     }
@@ -97,7 +101,8 @@ public struct PayloadOptions: Sendable {
 
     /// Nil when the link is allowed, otherwise the reason it is not.
     func linkProblem(_ link: String) -> String? {
-        guard let scheme = PayloadOptions.scheme(of: link.trimmingCharacters(in: .whitespaces)) else {
+        // Only leading blanks can hide the scheme; newlines are not blanks (as in Foundation's `.whitespaces`).
+        guard let scheme = PayloadOptions.scheme(of: String(link.drop { $0.isWhitespace && !$0.isNewline })) else {
             return "link \"\(link)\" has no scheme; write an absolute https:// URL or an app link such as myapp://"
         }
         if ["javascript", "data", "file", "vbscript"].contains(scheme) {
