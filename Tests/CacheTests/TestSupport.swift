@@ -29,7 +29,7 @@ func makeConfiguration(
     CacheConfiguration(
         root: root, publicBaseURL: "https://cdn.example.com/media/", defaultTTL: defaultTTL,
         maximumTTL: .seconds(86_400), negativeTTL: negativeTTL, lockWaitTimeout: lockWaitTimeout,
-        usageWriteInterval: .zero)
+        usageWriteInterval: .zero, retentionGranularity: .seconds(60))
 }
 
 /// Bytes that start with a JPEG signature, then `payload`, padded to `size`.

@@ -20,14 +20,15 @@ public struct CacheConfiguration: Sendable {
     /// Unrecognised files in `tmp/` older than this are removed by GC and verify.
     public var temporaryFileMaximumAge: Duration = .seconds(3_600)
     /// `retainUntil` is rounded up to a multiple of this, so a burst of jobs with nearby expirations rewrites the
-    /// sidecar once instead of once per job. Rounding up only ever retains longer.
-    public var retentionGranularity: Duration = .seconds(60)
+    /// sidecar once instead of once per job. Rounding up only ever retains longer (here by under an hour); with a
+    /// finer step, every job that expires a little later than the last one costs a sidecar rewrite and an fsync.
+    public var retentionGranularity: Duration = .seconds(3_600)
 
     public init(
         root: URL, publicBaseURL: String, defaultTTL: Duration = .seconds(7 * 86_400),
         maximumTTL: Duration = .seconds(7 * 86_400), negativeTTL: Duration = .seconds(300),
         lockWaitTimeout: Duration = .seconds(30), usageWriteInterval: Duration = .seconds(60),
-        temporaryFileMaximumAge: Duration = .seconds(3_600), retentionGranularity: Duration = .seconds(60)
+        temporaryFileMaximumAge: Duration = .seconds(3_600), retentionGranularity: Duration = .seconds(3_600)
     ) {
         self.root = root
         self.publicBaseURL = publicBaseURL

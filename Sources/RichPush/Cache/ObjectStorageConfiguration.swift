@@ -9,7 +9,7 @@ public struct ObjectStorageConfiguration: Sendable {
     public var defaultTTL: Duration = .seconds(7 * 86_400)
     public var maximumTTL: Duration = .seconds(7 * 86_400)
     public var negativeTTL: Duration = .seconds(300)
-    public var retentionGranularity: Duration = .seconds(60)
+    public var retentionGranularity: Duration = .seconds(3_600)
     /// Longest wait for another host that holds a key's lease.
     public var leaseWaitTimeout: Duration = .seconds(30)
     /// A fresh object read from storage is answered from memory for this long before it is read again; each
