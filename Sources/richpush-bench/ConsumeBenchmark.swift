@@ -152,17 +152,10 @@ enum ConsumeBenchmark {
         private let descriptor: Int32
 
         init(port: UInt16) throws {
-            descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = port.bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                }
+            guard let descriptor = LoopbackPort.connect(to: port) else {
+                throw Failure.failed("cannot connect to redis on port \(port)")
             }
-            guard connected else { throw Failure.failed("cannot connect to redis on port \(port)") }
+            self.descriptor = descriptor
         }
 
         deinit { close(descriptor) }

@@ -180,16 +180,7 @@ struct CacheDisk: Sendable {
             return .failed(failure, cached: true)
         }
 
-        let production: CacheProduction
-        do {
-            production = try await produce(current)
-        } catch let error as CacheError {
-            throw error
-        } catch is CancellationError {
-            throw CacheError.cancelled
-        } catch {
-            throw CacheError.producerFailed(code: "producer_failed", message: "media producer failed: \(error)")
-        }
+        let production = try await CacheProduction.make(by: produce, replacing: current)
 
         switch production {
         case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
@@ -211,15 +202,7 @@ struct CacheDisk: Sendable {
             guard var object = current else {
                 throw CacheError.invalidProduction(key: key.hexDigest, reason: "notModified without a stored object")
             }
-            let now = Date().cacheMillisecondPrecision
-            object.etag = etag ?? object.etag
-            object.lastModified = lastModified ?? object.lastModified
-            object.fetchedAt = now
-            object.expiresAt = now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision
-            object.lastUsedAt = now
-            if needsRetention(object, until: retainUntil), let retainUntil {
-                object.retainUntil = roundedRetention(retainUntil)
-            }
+            object.revalidate(etag: etag, lastModified: lastModified, maxAge: maxAge, retainUntil: retainUntil, rules: rules)
             try writeSidecar(object)
             CacheFileSystem.remove(layout.negativePath(key))
             return .revalidated(object)

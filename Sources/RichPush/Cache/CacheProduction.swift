@@ -42,3 +42,39 @@ public enum CacheOutcome: Sendable {
         }
     }
 }
+
+extension CacheProduction {
+    /// Runs a producer for a store: `CacheError`s pass through, cancellation becomes `cancelled`, and any other error
+    /// `producer_failed` (retried later, never remembered).
+    static func make(
+        by produce: (CachedObject?) async throws -> CacheProduction, replacing current: CachedObject?
+    ) async throws(CacheError) -> CacheProduction {
+        do {
+            return try await produce(current)
+        } catch let error as CacheError {
+            throw error
+        } catch is CancellationError {
+            throw CacheError.cancelled
+        } catch {
+            throw CacheError.producerFailed(code: "producer_failed", message: "media producer failed: \(error)")
+        }
+    }
+}
+
+extension CachedObject {
+    /// The object after the origin answered 304: its new validators, fresh from now, used now, and retained to
+    /// cover `retainUntil`.
+    mutating func revalidate(
+        etag: String?, lastModified: String?, maxAge: Duration?, retainUntil: Date?, rules: CacheFreshnessRules
+    ) {
+        let now = Date().cacheMillisecondPrecision
+        self.etag = etag ?? self.etag
+        self.lastModified = lastModified ?? self.lastModified
+        fetchedAt = now
+        expiresAt = now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision
+        lastUsedAt = now
+        if rules.needsRetention(self, until: retainUntil), let retainUntil {
+            self.retainUntil = rules.roundedRetention(retainUntil)
+        }
+    }
+}

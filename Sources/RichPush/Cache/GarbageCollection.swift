@@ -20,37 +20,19 @@ extension FileMediaStore {
                 objects.append(object)
             }
         }
-        objects.sort { ($0.lastUsedAt, $0.key.hexDigest) < ($1.lastUsedAt, $1.key.hexDigest) }
-        report.scannedObjects = objects.count
-        report.scannedBytes = objects.reduce(0) { $0 + $1.bytes }
-
-        var remainingBytes = report.scannedBytes
-        var remainingObjects = objects.count
-        let oldestAllowedUse = maximumAge.map { now.addingTimeInterval(-$0.cacheTimeInterval) }
-        for object in objects {
-            let overBudget = maximumBytes.map { remainingBytes > $0 } ?? false
-            let tooOld = oldestAllowedUse.map { object.lastUsedAt < $0 } ?? false
-            guard overBudget || tooOld else {
-                // Objects are in LRU order: once within budget, only age can still select later ones.
-                if oldestAllowedUse == nil { break }
-                continue
-            }
-            if let retainUntil = object.retainUntil, retainUntil > now {
-                report.notEvicted.append(GarbageCollectionReport.KeptObject(object, reason: "retained"))
-                continue
-            }
+        try await report.evictLeastRecentlyUsed(
+            objects, maximumBytes: maximumBytes, maximumAge: maximumAge, now: now
+        ) { object, overBudget throws(CacheError) in
             guard let lock = try CacheFileLock.attempt(layout.lockPath(object.key)) else {
-                report.notEvicted.append(GarbageCollectionReport.KeptObject(object, reason: "locked"))
-                continue
+                return .kept(GarbageCollectionReport.KeptObject(object, reason: "locked"))
             }
             defer { lock.release() }
-            guard let current = try disk.readObject(object.key) else { continue }
+            guard let current = try disk.readObject(object.key) else { return .skipped }
             if let retainUntil = current.retainUntil, retainUntil > Date() {
-                report.notEvicted.append(GarbageCollectionReport.KeptObject(current, reason: "retained"))
-                continue
+                return .kept(GarbageCollectionReport.KeptObject(current, reason: "retained"))
             }
             if current.lastUsedAt > object.lastUsedAt && !overBudget {
-                continue  // used since the scan; no longer too old
+                return .skipped  // used since the scan; no longer too old
             }
             // Sidecar first: between the two unlinks the object reads as absent, never as a sidecar without bytes
             // that a reader would serve.
@@ -60,14 +42,8 @@ extension FileMediaStore {
             if try disk.readFailure(object.key) == nil {
                 lock.removeFileWhileHeld()
             }
-            report.evictedObjects += 1
-            report.evictedBytes += current.bytes
-            remainingBytes -= current.bytes
-            remainingObjects -= 1
+            return .evicted(bytes: current.bytes)
         }
-        report.remainingBytes = remainingBytes
-        report.remainingObjects = remainingObjects
-        report.budgetMet = maximumBytes.map { remainingBytes <= $0 } ?? true
 
         report.removedNegativeEntries = try removeExpiredNegativeEntries(disk, now: now)
         report.removedTemporaryFiles = removeStaleTemporaryFiles(disk, now: now)

@@ -29,51 +29,24 @@ extension ObjectStorageMediaStore {
         let deadline = ContinuousClock.now + configuration.maintenanceRequestTimeout * 10
         var report = GarbageCollectionReport()
         let now = Date()
-        var objects = try await readAllSidecars(deadline: deadline).objects
-        objects.sort { ($0.lastUsedAt, $0.key.hexDigest) < ($1.lastUsedAt, $1.key.hexDigest) }
-        report.scannedObjects = objects.count
-        report.scannedBytes = objects.reduce(0) { $0 + $1.bytes }
-
-        var remainingBytes = report.scannedBytes
-        var remainingObjects = objects.count
-        let oldestAllowedUse = maximumAge.map { now.addingTimeInterval(-$0.cacheTimeInterval) }
-        for object in objects {
-            let overBudget = maximumBytes.map { remainingBytes > $0 } ?? false
-            let tooOld = oldestAllowedUse.map { object.lastUsedAt < $0 } ?? false
-            guard overBudget || tooOld else {
-                if oldestAllowedUse == nil { break }
-                continue
-            }
-            if let retainUntil = object.retainUntil, retainUntil > now {
-                report.notEvicted.append(GarbageCollectionReport.KeptObject(object, reason: "retained"))
-                continue
-            }
+        let objects = try await readAllSidecars(deadline: deadline).objects
+        try await report.evictLeastRecentlyUsed(
+            objects, maximumBytes: maximumBytes, maximumAge: maximumAge, now: now
+        ) { object, overBudget throws(CacheError) in
             var token: String?
             if let lease {
                 token = try await lease.acquire(leaseName(object.key), timeToLive: .seconds(30))
-                if token == nil {
-                    report.notEvicted.append(GarbageCollectionReport.KeptObject(object, reason: "locked"))
-                    continue
-                }
+                if token == nil { return .kept(GarbageCollectionReport.KeptObject(object, reason: "locked")) }
             }
-            let evicted: Bool
             do throws(CacheError) {
-                evicted = try await evict(object, overBudget: overBudget, report: &report, deadline: deadline)
+                let decision = try await evict(object, overBudget: overBudget, deadline: deadline)
+                if let token { await lease?.release(leaseName(object.key), token: token) }
+                return decision
             } catch {
                 if let token { await lease?.release(leaseName(object.key), token: token) }
                 throw error
             }
-            if let token { await lease?.release(leaseName(object.key), token: token) }
-            if evicted {
-                report.evictedObjects += 1
-                report.evictedBytes += object.bytes
-                remainingBytes -= object.bytes
-                remainingObjects -= 1
-            }
         }
-        report.remainingObjects = remainingObjects
-        report.remainingBytes = remainingBytes
-        report.budgetMet = maximumBytes.map { remainingBytes <= $0 } ?? true
 
         for (path, failure) in try await readAllFailures(deadline: deadline) where failure.expiresAt <= now {
             try await client.delete(path, deadline: deadline)
@@ -90,19 +63,17 @@ extension ObjectStorageMediaStore {
     /// Re-reads the sidecar (holding the key's lease, if any) and deletes sidecar then object, unless the object
     /// became retained or was used since the scan.
     private func evict(
-        _ object: CachedObject, overBudget: Bool, report: inout GarbageCollectionReport,
-        deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> Bool {
-        guard let current = try await readObject(object.key, deadline: deadline) else { return false }
+        _ object: CachedObject, overBudget: Bool, deadline: ContinuousClock.Instant
+    ) async throws(CacheError) -> EvictionDecision {
+        guard let current = try await readObject(object.key, deadline: deadline) else { return .skipped }
         if let retainUntil = current.retainUntil, retainUntil > Date() {
-            report.notEvicted.append(GarbageCollectionReport.KeptObject(current, reason: "retained"))
-            return false
+            return .kept(GarbageCollectionReport.KeptObject(current, reason: "retained"))
         }
-        if current.lastUsedAt > object.lastUsedAt && !overBudget { return false }
+        if current.lastUsedAt > object.lastUsedAt && !overBudget { return .skipped }
         forget(object.key)
         try await client.delete(CacheLayout.relativeSidecarPath(object.key), deadline: deadline)
         try await client.delete(current.relativePath, deadline: deadline)
-        return true
+        return .evicted(bytes: current.bytes)
     }
 
     /// Downloads every object and checks its size and SHA-256 against its sidecar. Also reports sidecars without an

@@ -154,16 +154,7 @@ public final class ObjectStorageMediaStore: MediaStore {
             return .failed(previousFailure, cached: true)
         }
 
-        let production: CacheProduction
-        do {
-            production = try await produce(current)
-        } catch let error as CacheError {
-            throw error
-        } catch is CancellationError {
-            throw CacheError.cancelled
-        } catch {
-            throw CacheError.producerFailed(code: "producer_failed", message: "media producer failed: \(error)")
-        }
+        let production = try await CacheProduction.make(by: produce, replacing: current)
 
         switch production {
         case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
@@ -188,15 +179,7 @@ public final class ObjectStorageMediaStore: MediaStore {
             guard var object = current else {
                 throw CacheError.invalidProduction(key: key.hexDigest, reason: "notModified without a stored object")
             }
-            let now = Date().cacheMillisecondPrecision
-            object.etag = etag ?? object.etag
-            object.lastModified = lastModified ?? object.lastModified
-            object.fetchedAt = now
-            object.expiresAt = now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision
-            object.lastUsedAt = now
-            if rules.needsRetention(object, until: retainUntil), let retainUntil {
-                object.retainUntil = rules.roundedRetention(retainUntil)
-            }
+            object.revalidate(etag: etag, lastModified: lastModified, maxAge: maxAge, retainUntil: retainUntil, rules: rules)
             try await writeSidecar(object, deadline: deadline)
             return .revalidated(object)
         case .failure(let code, let message):
