@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A content-addressed media store in a directory tree that a CDN serves.
 ///
@@ -12,8 +13,9 @@ import Foundation
 ///
 /// Safe across tasks, processes and hosts sharing the directory: publishes are fsynced writes plus atomic renames,
 /// and one production per key runs at a time (in-process single-flight here, `flock` across processes; on a
-/// network file system this needs working `flock`, as on NFSv4 with Linux clients). The actor only coordinates;
-/// file I/O runs off it in `CacheDisk`, so different keys proceed in parallel. A production that every caller
+/// network file system this needs working `flock`, as on NFSv4 with Linux clients). The actor only serializes the
+/// usage flushes; lookups, resolutions and file I/O run off it (`CacheDisk`, `SingleFlight`, and a `Mutex` for the
+/// usage counts), so a warm hit never waits for the actor and different keys proceed in parallel. A production that every caller
 /// stopped waiting for still runs to completion and publishes, bounded by the first caller's deadline and the
 /// producer itself.
 public actor FileMediaStore: MediaStore {
@@ -26,13 +28,28 @@ public actor FileMediaStore: MediaStore {
         var lastWrite = ContinuousClock.Instant.now
     }
 
+    /// Hits and counters not yet written, shared by every caller without an actor hop.
+    private struct UsageLedger {
+        var pending: [CacheKey: PendingUsage] = [:]
+        var counters = CacheUsageCounters()
+        var lastCounterWrite = ContinuousClock.Instant.now
+        var lastScan = ContinuousClock.Instant.now
+
+        /// Counts one outcome; true when a flush scan is due.
+        mutating func record(_ key: CacheKey, _ outcome: CacheOutcome, scanEvery: Duration) -> Bool {
+            counters.count(outcome)
+            if case .hit = outcome {
+                pending[key, default: PendingUsage()].hits += 1
+                pending[key]?.lastUsedAt = Date()
+            }
+            return ContinuousClock.now - lastScan >= scanEvery
+        }
+    }
+
     private let singleFlight = SingleFlight()
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
     var flightsStarted: Int { singleFlight.flightsStarted }
-    private var pendingUsage: [CacheKey: PendingUsage] = [:]
-    private var pendingCounters = CacheUsageCounters()
-    private var lastCounterWrite = ContinuousClock.Instant.now
-    private var lastUsageScan = ContinuousClock.Instant.now
+    private let ledger = Mutex(UsageLedger())
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
@@ -45,7 +62,7 @@ public actor FileMediaStore: MediaStore {
 
     // MARK: MediaStore
 
-    public func object(
+    public nonisolated func object(
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
@@ -114,30 +131,30 @@ public actor FileMediaStore: MediaStore {
 
     // MARK: Usage
 
-    private func account(key: CacheKey, outcome: CacheOutcome) async {
-        pendingCounters.count(outcome)
-        if case .hit = outcome {
-            var usage = pendingUsage[key] ?? PendingUsage()
-            usage.hits += 1
-            usage.lastUsedAt = Date()
-            pendingUsage[key] = usage
-        }
+    private nonisolated func account(key: CacheKey, outcome: CacheOutcome) async {
+        let flushIsDue = ledger.withLock { $0.record(key, outcome, scanEvery: scanInterval) }
         // Usage bookkeeping must never fail a request; errors are dropped and the counts retried later.
-        try? await flushUsage(force: false)
+        if flushIsDue { try? await flushUsage(force: false) }
     }
 
+    /// Scanning the pending keys costs O(keys); it happens at most once a second (or per interval, if shorter).
+    private nonisolated var scanInterval: Duration { min(configuration.usageWriteInterval, .seconds(1)) }
+
     /// Writes pending per-key hits (throttled per key) and counters (throttled per process). `force` writes
-    /// everything now, waiting for the counters lock.
+    /// everything now, waiting for the counters lock. Runs on the actor, so flushes never overlap; hits recorded
+    /// meanwhile go on accumulating in the ledger.
     private func flushUsage(force: Bool) async throws(CacheError) {
         let now = ContinuousClock.now
         let interval = configuration.usageWriteInterval
-        // Scanning the pending keys costs O(keys); do it at most once a second (or per interval, if shorter).
-        guard force || now - lastUsageScan >= min(interval, .seconds(1)) else { return }
-        lastUsageScan = now
-        let dueKeys = pendingUsage.filter { force || now - $0.value.lastWrite >= interval }.map(\.key)
-        for key in dueKeys {
-            // Take the counts out before suspending, so a concurrent flush cannot write them a second time.
-            guard let usage = pendingUsage.removeValue(forKey: key), usage.hits > 0 else { continue }
+        let scanInterval = self.scanInterval
+        let dueKeys = ledger.withLock { ledger -> [CacheKey]? in
+            guard force || now - ledger.lastScan >= scanInterval else { return nil }
+            ledger.lastScan = now
+            return ledger.pending.filter { force || now - $0.value.lastWrite >= interval }.map(\.key)
+        }
+        for key in dueKeys ?? [] {
+            // Take the counts out before suspending, so that no later flush writes them a second time.
+            guard let usage = ledger.withLock({ $0.pending.removeValue(forKey: key) }), usage.hits > 0 else { continue }
             var written = false
             var failure: CacheError?
             do {
@@ -145,31 +162,37 @@ public actor FileMediaStore: MediaStore {
             } catch {
                 failure = error
             }
-            var merged = pendingUsage[key] ?? PendingUsage(hits: 0, lastUsedAt: usage.lastUsedAt, lastWrite: now)
-            if written {
-                // Counts that arrived meanwhile wait a full interval; this entry remembers the write time.
-                merged.lastWrite = now
-            } else {
-                merged.hits += usage.hits
-                merged.lastUsedAt = max(merged.lastUsedAt, usage.lastUsedAt)
-                merged.lastWrite = usage.lastWrite
+            ledger.withLock { ledger in
+                var merged = ledger.pending[key] ?? PendingUsage(hits: 0, lastUsedAt: usage.lastUsedAt, lastWrite: now)
+                if written {
+                    // Counts that arrived meanwhile wait a full interval; this entry remembers the write time.
+                    merged.lastWrite = now
+                } else {
+                    merged.hits += usage.hits
+                    merged.lastUsedAt = max(merged.lastUsedAt, usage.lastUsedAt)
+                    merged.lastWrite = usage.lastWrite
+                }
+                ledger.pending[key] = merged.hits > 0 ? merged : nil
             }
-            pendingUsage[key] = merged.hits > 0 ? merged : nil
             if let failure { throw failure }
         }
-        if !pendingCounters.isEmpty && (force || now - lastCounterWrite >= interval) {
-            let delta = pendingCounters
-            pendingCounters = CacheUsageCounters()
-            lastCounterWrite = now
-            var merged = false
-            do {
-                merged = try await CacheUsageCounters.merge(delta, layout: disk.layout, wait: force)
-            } catch {
-                pendingCounters.add(delta)
-                throw error
+        let delta = ledger.withLock { ledger -> CacheUsageCounters? in
+            guard !ledger.counters.isEmpty && (force || now - ledger.lastCounterWrite >= interval) else { return nil }
+            defer {
+                ledger.counters = CacheUsageCounters()
+                ledger.lastCounterWrite = now
             }
-            if !merged { pendingCounters.add(delta) }
+            return ledger.counters
         }
+        guard let delta else { return }
+        var merged = false
+        do {
+            merged = try await CacheUsageCounters.merge(delta, layout: disk.layout, wait: force)
+        } catch {
+            ledger.withLock { $0.counters.add(delta) }
+            throw error
+        }
+        if !merged { ledger.withLock { $0.counters.add(delta) } }
     }
 
     // MARK: Off-actor helpers

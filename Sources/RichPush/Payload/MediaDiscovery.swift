@@ -24,16 +24,18 @@ struct MediaDiscovery {
             }
         }
         for keyPath in options.mediaKeys {
+            // A payload holds one or two of the configured keys; looking for the first segment is far cheaper than
+            // splitting every path.
+            let root = keyPath.prefix { $0 != "." }
+            guard payload[String(root.hasSuffix("[]") ? root.dropLast(2) : root)] != nil else { continue }
             let segments = keyPath.split(separator: ".").map(String.init)
-            guard !segments.isEmpty else { continue }
             walk(.object(payload), segments[...], tokens: [], keyPath: keyPath) { tokens, value in
-                let pointer = JSONPointer.make(tokens)
                 switch value {
                 case .string(let url):
                     if PayloadOptions.isHTTPURL(url) {
                         add(url, tokens: tokens)
                     } else {
-                        diagnostics.add(.warning, .mediaURLInvalid, pointer,
+                        diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens),
                                         "\"\(URLRedaction.redact(url))\" is not an http(s) URL, so it is not fetched; write an absolute https:// URL")
                     }
                 case .object(let object):
@@ -45,7 +47,7 @@ struct MediaDiscovery {
                         if let url = element.stringValue, PayloadOptions.isHTTPURL(url) { add(url, tokens: tokens + [String(index)]) }
                     }
                 default:
-                    diagnostics.add(.warning, .mediaURLInvalid, pointer,
+                    diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens),
                                     "media key \"\(keyPath)\" holds \(value.typeDescription); write a URL string")
                 }
             }
