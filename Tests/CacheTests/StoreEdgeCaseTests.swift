@@ -134,9 +134,7 @@ final class StoreEdgeCaseTests: XCTestCase {
 
     func testHitsAreBatchedPerIntervalAndFlushedExactlyOnce() async throws {
         let root = makeTemporaryDirectory(self)
-        var configuration = makeConfiguration(root: root)
-        configuration.usageWriteInterval = .seconds(60)
-        let store = try FileMediaStore(configuration: configuration)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))  // write interval zero
         let url = "https://origin.test/batched.jpg"
         let cacheKey = key(url)
         for _ in 0..<11 {
@@ -144,13 +142,38 @@ final class StoreEdgeCaseTests: XCTestCase {
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: { _ in jpegProduction("batched") })
         }
-        let beforeFlush = try await store.lookup(cacheKey)
-        XCTAssertEqual(beforeFlush?.hits, 0, "no sidecar rewrite per hit")
         async let first: Void = store.flushUsage()
         async let second: Void = store.flushUsage()
         _ = try await (first, second)
         let afterFlush = try await store.lookup(cacheKey)
         XCTAssertEqual(afterFlush?.hits, 10)
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.hits, 10)
+        XCTAssertEqual(statistics.misses, 1)
+    }
+
+    func testARecentlyRecordedUseIsNotRewritten() async throws {
+        let root = makeTemporaryDirectory(self)
+        var configuration = makeConfiguration(root: root)
+        configuration.usageWriteInterval = .seconds(60)
+        let store = try FileMediaStore(configuration: configuration)
+        let url = "https://origin.test/recent.jpg"
+        let cacheKey = key(url)
+        for _ in 0..<11 {
+            _ = try await store.object(
+                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: { _ in jpegProduction("recent") })
+        }
+        let beforeFlush = try await store.lookup(cacheKey)
+        XCTAssertEqual(beforeFlush?.hits, 0, "no sidecar rewrite per hit")
+        let sidecar = root.appendingPathComponent("objects/\(cacheKey.shardPath)/\(cacheKey.hexDigest).json").path
+        let written = try FileManager.default.attributesOfItem(atPath: sidecar)[.modificationDate] as? Date
+        try await store.flushUsage()
+        // The sidecar records a use from under a minute ago (the render): LRU learns nothing from a rewrite.
+        let afterFlush = try await store.lookup(cacheKey)
+        XCTAssertEqual(afterFlush?.hits, 0)
+        XCTAssertEqual(try FileManager.default.attributesOfItem(atPath: sidecar)[.modificationDate] as? Date, written)
+        // The shared counters still count every hit.
         let statistics = try await store.statistics()
         XCTAssertEqual(statistics.hits, 10)
         XCTAssertEqual(statistics.misses, 1)

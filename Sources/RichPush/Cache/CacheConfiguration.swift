@@ -14,7 +14,8 @@ public struct CacheConfiguration: Sendable {
     public var negativeTTL: Duration = .seconds(300)
     /// Longest wait for another task or process that holds a key's lock.
     public var lockWaitTimeout: Duration = .seconds(30)
-    /// Hits and last-used times are written to a sidecar at most this often per key and process; a sidecar rewrite
+    /// Hits and last-used times are written to a sidecar at most this often per key and process, and only when the
+    /// sidecar's recorded last use is at least this old (so it is also the precision of LRU); a sidecar rewrite
     /// costs a small file write, an fsync and a rename.
     public var usageWriteInterval: Duration = .seconds(60)
     /// Unrecognised files in `tmp/` older than this are removed by GC and verify.

@@ -125,7 +125,16 @@ struct CacheDisk: Sendable {
 
     /// Adds `hits` and advances `lastUsedAt` if the key's lock is free right now; returns false (and changes
     /// nothing) when a writer holds it, so callers keep the counts for a later attempt.
+    ///
+    /// LRU needs last-use times no finer than `usageWriteInterval`: a sidecar that already records a use that recent
+    /// is left alone and the hits are dropped (returning true), so warm traffic, and every worker's flush at exit,
+    /// does not cost an fsync per key. Per-object hit counts are therefore a lower bound.
     func recordUsage(_ key: CacheKey, hits: Int, lastUsedAt: Date) throws(CacheError) -> Bool {
+        if let stored = try readObject(key),
+            lastUsedAt.timeIntervalSince(stored.lastUsedAt) < configuration.usageWriteInterval.cacheTimeInterval
+        {
+            return true
+        }
         guard let lock = try CacheFileLock.attempt(layout.lockPath(key)) else { return false }
         defer { lock.release() }
         guard var object = try readObject(key) else { return true }
