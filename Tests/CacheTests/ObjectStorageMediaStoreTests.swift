@@ -149,6 +149,21 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         XCTAssertEqual(counter.count(), 1)
         let keys = try moto().listKeys(bucket: bucket, prefix: "media/v1/negative/")
         XCTAssertEqual(keys, ["media/v1/negative/\(cacheKey.shardPath)/\(cacheKey.hexDigest).json"])
+
+        // The store remembers the failure in memory: with the entry gone from storage it still fails fast, while a
+        // store without that memory (another process) asks the producer again.
+        try moto().deleteObject(bucket: bucket, key: keys[0])
+        for (store, expectedCalls) in [(store, 1), (try makeStore(bucket: bucket).0, 2)] {
+            let outcome = try await store.object(
+                for: cacheKey, sourceURL: "https://img.example/missing.jpg", variant: "attachment", retainUntil: nil,
+                deadline: farDeadline()
+            ) { _ in
+                _ = counter.increment()
+                return .failure(code: "http_status", message: "origin answered HTTP 404")
+            }
+            XCTAssertEqual(outcome.kind.hasPrefix("failed"), true)
+            XCTAssertEqual(counter.count(), expectedCalls)
+        }
     }
 
     func testOutputWithoutTheFormatSignatureIsNeverPublished() async throws {

@@ -12,8 +12,8 @@ public struct ObjectStorageConfiguration: Sendable {
     public var retentionGranularity: Duration = .seconds(3_600)
     /// Longest wait for another host that holds a key's lease.
     public var leaseWaitTimeout: Duration = .seconds(30)
-    /// A fresh object read from storage is answered from memory for this long before it is read again; each
-    /// read is a request, and objects are immutable under their key until they go stale.
+    /// A fresh object (or a live failure) read from storage is answered from memory for this long before it is
+    /// read again; each read is a request, and objects are immutable under their key until they go stale.
     public var memoryHitDuration: Duration = .seconds(30)
     /// Time limit of each request made outside a job (start-up check, stats, GC, verify).
     public var maintenanceRequestTimeout: Duration = .seconds(30)

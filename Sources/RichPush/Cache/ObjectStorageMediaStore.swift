@@ -25,8 +25,9 @@ public final class ObjectStorageMediaStore: MediaStore {
     private let remembered = Mutex<[CacheKey: RememberedObject]>([:])
     let counters = Mutex(CacheUsageCounters())
 
+    /// A fresh object or a live failure, answered from memory until `until`.
     private struct RememberedObject {
-        var object: CachedObject
+        var outcome: CacheOutcome
         var until: ContinuousClock.Instant
     }
 
@@ -66,8 +67,11 @@ public final class ObjectStorageMediaStore: MediaStore {
     ) async throws(CacheError) -> CacheOutcome {
         if Task.isCancelled { throw CacheError.cancelled }
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
-        if let object = rememberedObject(key), !rules.needsRetention(object, until: retainUntil) {
-            return account(.hit(object))
+        if let remembered = rememberedOutcome(key) {
+            if case .failed = remembered { return account(remembered) }
+            if let object = remembered.object, !rules.needsRetention(object, until: retainUntil) {
+                return account(remembered)
+            }
         }
         var (outcome, isLeader) = try await singleFlight.outcome(for: key, deadline: deadline) {
             () async throws(CacheError) in
@@ -80,7 +84,7 @@ public final class ObjectStorageMediaStore: MediaStore {
                 outcome = outcome.replacingObject(with: raised)
             }
         }
-        if let object = outcome.object { remember(object) }
+        remember(outcome)
         return account(outcome)
     }
 
@@ -339,25 +343,39 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     // MARK: Memory
 
-    private func rememberedObject(_ key: CacheKey) -> CachedObject? {
+    /// `.hit` with a fresh object, or `.failed(cached: true)` with a live failure; nil when storage must be asked.
+    private func rememberedOutcome(_ key: CacheKey) -> CacheOutcome? {
         let now = ContinuousClock.now
-        return remembered.withLock { table -> CachedObject? in
+        return remembered.withLock { table -> CacheOutcome? in
             guard let entry = table[key] else { return nil }
-            guard now < entry.until, entry.object.isFresh() else {
-                table[key] = nil
-                return nil
+            switch entry.outcome {
+            case .failed(let failure, _) where now < entry.until && Date() < failure.expiresAt:
+                return .failed(failure, cached: true)
+            case .hit(let object), .produced(let object), .revalidated(let object):
+                if now < entry.until && object.isFresh() { return .hit(object) }
+            default:
+                break
             }
-            return entry.object
+            table[key] = nil
+            return nil
         }
     }
 
-    private func remember(_ object: CachedObject) {
-        guard object.isFresh() else { return }
+    /// Remembers a fresh object or a failure for `memoryHitDuration` (a failure no longer than it lives).
+    private func remember(_ outcome: CacheOutcome) {
+        let key: CacheKey
+        switch outcome {
+        case .hit(let object), .produced(let object), .revalidated(let object):
+            guard object.isFresh() else { return }
+            key = object.key
+        case .failed(let failure, _):
+            key = failure.key
+        }
         let until = ContinuousClock.now + configuration.memoryHitDuration
         remembered.withLock { table in
             // Bounded: a full table starts over rather than tracking recency on the hot path.
             if table.count >= 100_000 { table.removeAll(keepingCapacity: true) }
-            table[object.key] = RememberedObject(object: object, until: until)
+            table[key] = RememberedObject(outcome: outcome, until: until)
         }
     }
 
