@@ -39,8 +39,7 @@ struct CacheDisk: Sendable {
     /// half-published or tampered entry reads as absent. Costs one small read and one stat.
     func readObject(_ key: CacheKey) throws(CacheError) -> CachedObject? {
         guard let object = try readSidecar(key) else { return nil }
-        guard let format = CacheObjectFormat(name: object.format), format.fileExtension == object.fileExtension,
-            object.relativePath == layout.relativeObjectPath(key, fileExtension: object.fileExtension),
+        guard object.describesOwnObject(of: key),
             let status = CacheFileSystem.status(layout.absolutePath(object.relativePath)), status.isRegularFile,
             status.size == object.bytes
         else { return nil }

@@ -51,6 +51,14 @@ public struct CachedObject: Sendable, Hashable, Codable {
         self.relativePath = relativePath
     }
 
+    /// Whether this record describes `key`'s own object: the same key, a publishable format whose extension it
+    /// carries, and the path the layout gives that key and extension. Stores read any other record as absent, so no
+    /// path taken from a tampered record is ever served or deleted.
+    func describesOwnObject(of key: CacheKey) -> Bool {
+        self.key == key && CacheObjectFormat(name: format)?.fileExtension == fileExtension
+            && relativePath == CacheLayout.relativeObjectPath(key, fileExtension: fileExtension)
+    }
+
     /// True while `now` is before `expiresAt`.
     public func isFresh(at now: Date = Date()) -> Bool { now < expiresAt }
 }

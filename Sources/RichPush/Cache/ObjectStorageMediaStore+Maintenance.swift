@@ -33,18 +33,11 @@ extension ObjectStorageMediaStore {
         try await report.evictLeastRecentlyUsed(
             objects, maximumBytes: maximumBytes, maximumAge: maximumAge, now: now
         ) { object, overBudget throws(CacheError) in
-            var token: String?
-            if let lease {
-                token = try await lease.acquire(leaseName(object.key), timeToLive: .seconds(30))
-                if token == nil { return .kept(GarbageCollectionReport.KeptObject(object, reason: "locked")) }
+            guard case .held(let token) = try await attemptLease(object.key, timeToLive: .seconds(30)) else {
+                return .kept(GarbageCollectionReport.KeptObject(object, reason: "locked"))
             }
-            do throws(CacheError) {
-                let decision = try await evict(object, overBudget: overBudget, deadline: deadline)
-                if let token { await lease?.release(leaseName(object.key), token: token) }
-                return decision
-            } catch {
-                if let token { await lease?.release(leaseName(object.key), token: token) }
-                throw error
+            return try await releasingLease(object.key, token: token) { () async throws(CacheError) in
+                try await evict(object, overBudget: overBudget, deadline: deadline)
             }
         }
 
@@ -100,21 +93,13 @@ extension ObjectStorageMediaStore {
         for object in sidecars.objects {
             described.insert(object.relativePath)
             let sidecarPath = CacheLayout.relativeSidecarPath(object.key)
-            var token: String?
-            if let lease {
-                token = try await lease.acquire(leaseName(object.key), timeToLive: .seconds(60))
-                if token == nil {
-                    report.skippedInUse.append(sidecarPath)
-                    continue
-                }
+            guard case .held(let token) = try await attemptLease(object.key, timeToLive: .seconds(60)) else {
+                report.skippedInUse.append(sidecarPath)
+                continue
             }
-            do throws(CacheError) {
+            try await releasingLease(object.key, token: token) { () async throws(CacheError) in
                 try await check(object, sidecarPath: sidecarPath, repair: repair, report: &report, deadline: deadline)
-            } catch {
-                if let token { await lease?.release(leaseName(object.key), token: token) }
-                throw error
             }
-            if let token { await lease?.release(leaseName(object.key), token: token) }
         }
         let oldestOrphan = Date().addingTimeInterval(-configuration.orphanMinimumAge.cacheTimeInterval)
         for entry in listing where !entry.relativePath.hasSuffix(".json") {
@@ -175,9 +160,7 @@ extension ObjectStorageMediaStore {
             guard let data else { continue }  // deleted since the listing
             let name = (path as NSString).lastPathComponent
             guard let key = CacheKey(hexDigest: String(name.dropLast(".json".count))),
-                let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key,
-                let format = CacheObjectFormat(name: object.format), format.fileExtension == object.fileExtension,
-                object.relativePath == CacheLayout.relativeObjectPath(key, fileExtension: object.fileExtension)
+                let object = Self.sidecar(from: data, key: key)
             else {
                 unreadable.append(path)
                 continue

@@ -32,7 +32,7 @@ public final class ObjectStorageMediaStore: MediaStore {
     }
 
     /// What waiting for a key's lease ended with.
-    private enum LeaseWait {
+    enum LeaseWait {
         /// This host holds the lease (token), or no lease is configured (nil).
         case held(String?)
         /// Another host published an object or a failure while this one waited.
@@ -118,15 +118,10 @@ public final class ObjectStorageMediaStore: MediaStore {
         case .held(let held):
             token = held
         }
-        do throws(CacheError) {
-            let outcome = try await resolveHoldingLease(
+        return try await releasingLease(key, token: token) { () async throws(CacheError) in
+            try await resolveHoldingLease(
                 key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
                 produce: produce)
-            await releaseLease(key, token: token)
-            return outcome
-        } catch {
-            await releaseLease(key, token: token)
-            throw error
         }
     }
 
@@ -251,13 +246,8 @@ public final class ObjectStorageMediaStore: MediaStore {
         guard case .held(let token) = try await waitForLease(key, deadline: deadline, answerFromStorage: false) else {
             return nil
         }
-        do throws(CacheError) {
-            let object = try await raiseRetentionHoldingLease(key, to: requested, deadline: deadline)
-            await releaseLease(key, token: token)
-            return object
-        } catch {
-            await releaseLease(key, token: token)
-            throw error
+        return try await releasingLease(key, token: token) { () async throws(CacheError) in
+            try await raiseRetentionHoldingLease(key, to: requested, deadline: deadline)
         }
     }
 
@@ -309,6 +299,27 @@ public final class ObjectStorageMediaStore: MediaStore {
         }
     }
 
+    /// Takes the key's lease without waiting, for maintenance, which skips a busy key rather than wait: `.held`
+    /// (with no token when no lease is configured), or nil while another host holds it.
+    func attemptLease(_ key: CacheKey, timeToLive: Duration) async throws(CacheError) -> LeaseWait? {
+        guard let lease else { return .held(nil) }
+        return try await lease.acquire(leaseName(key), timeToLive: timeToLive).map { .held($0) }
+    }
+
+    /// Runs `body`, then gives back the lease `token` holds (if any), whether `body` returned or threw.
+    func releasingLease<Value>(
+        _ key: CacheKey, token: String?, _ body: () async throws(CacheError) -> Value
+    ) async throws(CacheError) -> Value {
+        do throws(CacheError) {
+            let value = try await body()
+            await releaseLease(key, token: token)
+            return value
+        } catch {
+            await releaseLease(key, token: token)
+            throw error
+        }
+    }
+
     private func releaseLease(_ key: CacheKey, token: String?) async {
         guard let lease, let token else { return }
         await lease.release(leaseName(key), token: token)
@@ -318,11 +329,17 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     /// The object if its sidecar exists and describes this key's object path; nil when absent or unreadable.
     func readObject(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CachedObject? {
-        guard let data = try await client.get(CacheLayout.relativeSidecarPath(key), deadline: deadline),
-            let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key,
-            let format = CacheObjectFormat(name: object.format), format.fileExtension == object.fileExtension,
-            object.relativePath == CacheLayout.relativeObjectPath(key, fileExtension: object.fileExtension)
-        else { return nil }
+        guard let data = try await client.get(CacheLayout.relativeSidecarPath(key), deadline: deadline) else {
+            return nil
+        }
+        return Self.sidecar(from: data, key: key)
+    }
+
+    /// The decoded sidecar of `key`, or nil when it does not decode or does not describe `key`'s own object.
+    static func sidecar(from data: Data, key: CacheKey) -> CachedObject? {
+        guard let object = CacheJSON.decode(CachedObject.self, from: data), object.describesOwnObject(of: key) else {
+            return nil
+        }
         return object
     }
 
