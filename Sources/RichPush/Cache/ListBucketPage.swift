@@ -16,13 +16,14 @@ struct ListBucketPage: Sendable {
     init(xml data: Data) {
         let document = String(decoding: data, as: UTF8.self)
         var rest = document[...]
+        let dates = DateParser()
         while let open = rest.range(of: "<Contents>"), let close = rest.range(of: "</Contents>", range: open.upperBound..<rest.endIndex) {
             let block = rest[open.upperBound..<close.lowerBound]
             if let key = Self.firstValue(of: "Key", in: block) {
                 objects.append(
                     Entry(
                         key: key, size: Self.firstValue(of: "Size", in: block).flatMap { Int($0) } ?? 0,
-                        lastModified: Self.firstValue(of: "LastModified", in: block).flatMap(Self.parseDate)))
+                        lastModified: Self.firstValue(of: "LastModified", in: block).flatMap(dates.parse)))
             }
             rest = rest[close.upperBound...]
         }
@@ -30,13 +31,20 @@ struct ListBucketPage: Sendable {
         nextContinuationToken = Self.firstValue(of: "NextContinuationToken", in: document[...])
     }
 
-    /// S3 writes `2026-12-03T12:44:03.000Z`; some compatible services leave out the fraction.
-    private static func parseDate(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime]
-        return formatter.date(from: text)
+    /// S3 writes `2026-12-03T12:44:03.000Z`; some compatible services leave out the fraction. Formatters are costly
+    /// to make, so one pair serves a whole page.
+    private struct DateParser {
+        let withFraction = ISO8601DateFormatter()
+        let withoutFraction = ISO8601DateFormatter()
+
+        init() {
+            withFraction.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            withoutFraction.formatOptions = [.withInternetDateTime]
+        }
+
+        func parse(_ text: String) -> Date? {
+            withFraction.date(from: text) ?? withoutFraction.date(from: text)
+        }
     }
 
     /// The unescaped text of the first `<name>…</name>` in `text`.
