@@ -31,19 +31,13 @@ enum ConsumeBenchmark {
 
     static func run(_ arguments: [String]) async -> Int32 {
         var options = Options()
-        var index = 0
-        while index < arguments.count {
-            let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
-            switch (arguments[index], value) {
-            case ("--jobs", let value?): options.jobs = max(1, value)
-            case ("--consumers", let value?): options.consumers = max(1, value)
-            case ("--concurrency", let value?): options.concurrency = max(1, value)
-            default:
-                print("usage: richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]")
-                return 2
-            }
-            index += 2
+        guard let values = IntegerArguments.parse(arguments, known: ["--jobs", "--consumers", "--concurrency"]) else {
+            print("usage: richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]")
+            return 2
         }
+        options.jobs = max(1, values["--jobs"] ?? options.jobs)
+        options.consumers = max(1, values["--consumers"] ?? options.consumers)
+        options.concurrency = max(1, values["--concurrency"] ?? options.concurrency)
         do {
             try measure(options)
             return 0

@@ -27,20 +27,16 @@ enum FetchBenchmark {
 
     static func run(_ arguments: [String]) async -> Int32 {
         var options = Options()
-        var index = 0
-        while index < arguments.count {
-            let value = index + 1 < arguments.count ? Int(arguments[index + 1]) : nil
-            switch (arguments[index], value) {
-            case ("--count", let value?): options.count = value
-            case ("--concurrency", let value?): options.concurrency = value
-            case ("--file-bytes", let value?): options.fileBytes = value
-            case ("--rounds", let value?): options.rounds = max(1, value)
-            default:
-                print("usage: richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]")
-                return 2
-            }
-            index += 2
+        guard let values = IntegerArguments.parse(
+            arguments, known: ["--count", "--concurrency", "--file-bytes", "--rounds"])
+        else {
+            print("usage: richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]")
+            return 2
         }
+        options.count = values["--count"] ?? options.count
+        options.concurrency = values["--concurrency"] ?? options.concurrency
+        options.fileBytes = values["--file-bytes"] ?? options.fileBytes
+        options.rounds = max(1, values["--rounds"] ?? options.rounds)
         do {
             return try await benchmark(options)
         } catch {
