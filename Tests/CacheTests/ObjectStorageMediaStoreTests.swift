@@ -134,14 +134,17 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         let (store, bucket) = try makeStore()
         let cacheKey = key("https://img.example/missing.jpg")
         let counter = CallCounter()
-        for expectedCached in [false, true] {
-            let outcome = try await store.object(
+        func askForMissing(_ store: ObjectStorageMediaStore) async throws -> CacheOutcome {
+            try await store.object(
                 for: cacheKey, sourceURL: "https://img.example/missing.jpg", variant: "attachment", retainUntil: nil,
                 deadline: farDeadline()
             ) { _ in
                 _ = counter.increment()
                 return .failure(code: "http_status", message: "origin answered HTTP 404")
             }
+        }
+        for expectedCached in [false, true] {
+            let outcome = try await askForMissing(store)
             guard case .failed(let failure, let cached) = outcome else { return XCTFail("expected a failure: \(outcome)") }
             XCTAssertEqual(failure.code, "http_status")
             XCTAssertEqual(cached, expectedCached)
@@ -154,13 +157,7 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         // store without that memory (another process) asks the producer again.
         try moto().deleteObject(bucket: bucket, key: keys[0])
         for (store, expectedCalls) in [(store, 1), (try makeStore(bucket: bucket).0, 2)] {
-            let outcome = try await store.object(
-                for: cacheKey, sourceURL: "https://img.example/missing.jpg", variant: "attachment", retainUntil: nil,
-                deadline: farDeadline()
-            ) { _ in
-                _ = counter.increment()
-                return .failure(code: "http_status", message: "origin answered HTTP 404")
-            }
+            let outcome = try await askForMissing(store)
             XCTAssertEqual(outcome.kind.hasPrefix("failed"), true)
             XCTAssertEqual(counter.count(), expectedCalls)
         }

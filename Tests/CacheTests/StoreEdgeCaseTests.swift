@@ -137,11 +137,7 @@ final class StoreEdgeCaseTests: XCTestCase {
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))  // write interval zero
         let url = "https://origin.test/batched.jpg"
         let cacheKey = key(url)
-        for _ in 0..<11 {
-            _ = try await store.object(
-                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
-                produce: { _ in jpegProduction("batched") })
-        }
+        try await requestElevenTimes(store, url)
         async let first: Void = store.flushUsage()
         async let second: Void = store.flushUsage()
         _ = try await (first, second)
@@ -159,11 +155,7 @@ final class StoreEdgeCaseTests: XCTestCase {
         let store = try FileMediaStore(configuration: configuration)
         let url = "https://origin.test/recent.jpg"
         let cacheKey = key(url)
-        for _ in 0..<11 {
-            _ = try await store.object(
-                for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
-                produce: { _ in jpegProduction("recent") })
-        }
+        try await requestElevenTimes(store, url)
         let beforeFlush = try await store.lookup(cacheKey)
         XCTAssertEqual(beforeFlush?.hits, 0, "no sidecar rewrite per hit")
         let sidecar = root.appendingPathComponent("objects/\(cacheKey.shardPath)/\(cacheKey.hexDigest).json").path
@@ -177,5 +169,14 @@ final class StoreEdgeCaseTests: XCTestCase {
         let statistics = try await store.statistics()
         XCTAssertEqual(statistics.hits, 10)
         XCTAssertEqual(statistics.misses, 1)
+    }
+
+    /// One production, then ten hits.
+    private func requestElevenTimes(_ store: FileMediaStore, _ url: String) async throws {
+        for _ in 0..<11 {
+            _ = try await store.object(
+                for: key(url), sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
+                produce: { _ in jpegProduction(url) })
+        }
     }
 }

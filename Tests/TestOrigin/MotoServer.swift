@@ -104,39 +104,30 @@ public final class MotoServer: @unchecked Sendable {
 
     /// Creates a bucket with the server's own signed client (boto3).
     public func createBucket(_ name: String) throws {
-        _ = try Self.python(
+        _ = try s3(
             """
-            import boto3, sys
-            s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
-                              aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
             s3.create_bucket(Bucket=sys.argv[4])
-            """, arguments: [endpoint, accessKeyID, secretAccessKey, name])
+            """, arguments: [name])
     }
 
     /// Keys and sizes under `prefix`, read with boto3 (independent of the code under test).
     public func listKeys(bucket: String, prefix: String) throws -> [String] {
-        let output = try Self.python(
+        let output = try s3(
             """
-            import boto3, sys
-            s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
-                              aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
             for page in s3.get_paginator("list_objects_v2").paginate(Bucket=sys.argv[4], Prefix=sys.argv[5]):
                 for item in page.get("Contents", []):
                     print(item["Key"])
-            """, arguments: [endpoint, accessKeyID, secretAccessKey, bucket, prefix])
+            """, arguments: [bucket, prefix])
         return output.split(separator: "\n").map(String.init)
     }
 
     /// `Content-Type`, `Content-Length` and `Cache-Control` of a stored object, read with boto3.
     public func headObject(bucket: String, key: String) throws -> (contentType: String, contentLength: Int, cacheControl: String) {
-        let output = try Self.python(
+        let output = try s3(
             """
-            import boto3, sys
-            s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
-                              aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
             head = s3.head_object(Bucket=sys.argv[4], Key=sys.argv[5])
             print(head["ContentType"]); print(head["ContentLength"]); print(head.get("CacheControl", ""))
-            """, arguments: [endpoint, accessKeyID, secretAccessKey, bucket, key])
+            """, arguments: [bucket, key])
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         guard lines.count >= 3 else { throw Failure.startFailed("unexpected head_object output: \(output)") }
         return (lines[0], Int(lines[1]) ?? -1, lines[2])
@@ -147,24 +138,30 @@ public final class MotoServer: @unchecked Sendable {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("moto-put-\(UUID().uuidString)")
         try body.write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        _ = try Self.python(
+        _ = try s3(
             """
-            import boto3, sys
-            s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
-                              aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
             s3.put_object(Bucket=sys.argv[4], Key=sys.argv[5], Body=open(sys.argv[6], "rb").read())
-            """, arguments: [endpoint, accessKeyID, secretAccessKey, bucket, key, file.path])
+            """, arguments: [bucket, key, file.path])
     }
 
     /// Deletes `key` with boto3.
     public func deleteObject(bucket: String, key: String) throws {
-        _ = try Self.python(
+        _ = try s3(
             """
+            s3.delete_object(Bucket=sys.argv[4], Key=sys.argv[5])
+            """, arguments: [bucket, key])
+    }
+
+    /// Runs a boto3 script with `s3`, a client signed with this server's key, already made; the script's own
+    /// arguments start at `sys.argv[4]`.
+    private func s3(_ script: String, arguments: [String]) throws -> String {
+        let client = """
             import boto3, sys
             s3 = boto3.client("s3", endpoint_url=sys.argv[1], region_name="us-east-1",
                               aws_access_key_id=sys.argv[2], aws_secret_access_key=sys.argv[3])
-            s3.delete_object(Bucket=sys.argv[4], Key=sys.argv[5])
-            """, arguments: [endpoint, accessKeyID, secretAccessKey, bucket, key])
+
+            """
+        return try Self.python(client + script, arguments: [endpoint, accessKeyID, secretAccessKey] + arguments)
     }
 
     private static func python(_ script: String, arguments: [String]) throws -> String {
