@@ -25,14 +25,15 @@ struct ObjectStorageClient: Sendable {
     }
 
     /// Stores `body` under the final key in one PUT, which S3 applies all or nothing: a reader sees the old object
-    /// or the whole new one, never a part.
+    /// or the whole new one, never a part. `bodySHA256` spares hashing the body again for the signature.
     func put(
-        _ relativePath: String, body: Data, contentType: String, cacheControl: String,
+        _ relativePath: String, body: Data, bodySHA256: String? = nil, contentType: String, cacheControl: String,
         metadata: [(name: String, value: String)] = [], deadline: ContinuousClock.Instant
     ) async throws(CacheError) {
         var headers: [(name: String, value: String)] = [("Content-Type", contentType), ("Cache-Control", cacheControl)]
         headers += metadata.map { ("x-amz-meta-\($0.name)", $0.value) }
-        let response = try await send(.put, relativePath, headers: headers, body: body, deadline: deadline, operation: "PUT")
+        let response = try await send(
+            .put, relativePath, headers: headers, body: body, bodySHA256: bodySHA256, deadline: deadline, operation: "PUT")
         guard response.status == 200 else { throw failure("PUT", relativePath, response) }
     }
 
@@ -98,11 +99,11 @@ struct ObjectStorageClient: Sendable {
 
     private func send(
         _ method: ServiceRequest.Method, _ relativePath: String, headers: [(name: String, value: String)] = [],
-        body: Data = Data(), deadline: ContinuousClock.Instant, operation: String
+        body: Data = Data(), bodySHA256: String? = nil, deadline: ContinuousClock.Instant, operation: String
     ) async throws(CacheError) -> ServiceResponse {
         let request = ServiceRequest(
             method: method, url: location.url(objectKey: location.objectKey(relativePath)), headers: headers,
-            body: body, signing: location.signing, deadline: deadline)
+            body: body, bodySHA256: bodySHA256, signing: location.signing, deadline: deadline)
         return try await exchange(request, operation: operation, key: relativePath)
     }
 

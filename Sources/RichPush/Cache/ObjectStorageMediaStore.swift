@@ -198,7 +198,7 @@ public final class ObjectStorageMediaStore: MediaStore {
         let relativePath = CacheLayout.relativeObjectPath(key, fileExtension: format.fileExtension)
         let digest = SHA256.hexDigest(of: bytes)
         try await client.put(
-            relativePath, body: bytes, contentType: format.mediaType,
+            relativePath, body: bytes, bodySHA256: digest, contentType: format.mediaType,
             cacheControl: "public, max-age=31536000, immutable", metadata: [("sha256", digest)], deadline: deadline)
 
         var retention = previous?.retainUntil

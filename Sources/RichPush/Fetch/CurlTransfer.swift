@@ -188,7 +188,7 @@ final class CurlTransfer: @unchecked Sendable {
             set(CURLOPT_USERNAME, signing.accessKeyID)
             set(CURLOPT_PASSWORD, signing.secretAccessKey)
             // S3 requires the payload hash header, and libcurl signs a header it finds already set.
-            lines.append("x-amz-content-sha256: \(SHA256.hexDigest(of: request.body))")
+            lines.append("x-amz-content-sha256: \(request.bodySHA256 ?? SHA256.hexDigest(of: request.body))")
             if let token = signing.sessionToken { lines.append("x-amz-security-token: \(Self.headerSafe(token))") }
         }
         for line in lines { requestHeaders = curl_slist_append(requestHeaders, line) }

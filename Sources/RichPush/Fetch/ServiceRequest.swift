@@ -15,6 +15,9 @@ public struct ServiceRequest: Sendable {
     /// Sent in order. `Content-Type` should be set for every request with a body.
     public var headers: [(name: String, value: String)]
     public var body: Data
+    /// Lowercase hex SHA-256 of `body`, when the caller already has it; a signed request needs it, and it is
+    /// computed here otherwise (one pass over the body).
+    public var bodySHA256: String?
     public var signing: RequestSigning?
     public var deadline: ContinuousClock.Instant
     /// A response body larger than this fails with `tooLarge` (listings and objects are read whole).
@@ -22,12 +25,14 @@ public struct ServiceRequest: Sendable {
 
     public init(
         method: Method, url: String, headers: [(name: String, value: String)] = [], body: Data = Data(),
-        signing: RequestSigning? = nil, deadline: ContinuousClock.Instant, maximumResponseBytes: Int = 64 << 20
+        bodySHA256: String? = nil, signing: RequestSigning? = nil, deadline: ContinuousClock.Instant,
+        maximumResponseBytes: Int = 64 << 20
     ) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.bodySHA256 = bodySHA256
         self.signing = signing
         self.deadline = deadline
         self.maximumResponseBytes = maximumResponseBytes
