@@ -168,4 +168,36 @@ final class FileMediaStoreTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(retained, later)
         XCTAssertLessThan(retained.timeIntervalSince(later), 61, "rounded up to at most one granularity step")
     }
+
+    func testImmediateOutcomeAnswersOnlyWhatNeedsNoResolution() async throws {
+        let root = makeTemporaryDirectory(self)
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let cacheKey = key("https://origin.test/immediate")
+        let soon = Date().addingTimeInterval(86_400)
+        let absent = await store.immediateOutcome(for: cacheKey, retainUntil: soon)
+        XCTAssertNil(absent, "an absent key needs the producer")
+
+        _ = try await store.object(
+            for: cacheKey, sourceURL: "https://origin.test/immediate", variant: "attachment", retainUntil: soon,
+            deadline: farDeadline(), produce: { _ in jpegProduction("i") })
+        let warm = await store.immediateOutcome(for: cacheKey, retainUntil: soon)
+        XCTAssertEqual(warm?.kind, "hit")
+        XCTAssertEqual(warm?.object?.key, cacheKey)
+        let longer = await store.immediateOutcome(for: cacheKey, retainUntil: soon.addingTimeInterval(30 * 86_400))
+        XCTAssertNil(longer, "raising the retention takes the key's lock")
+
+        let brokenKey = key("https://origin.test/broken")
+        _ = try await store.object(
+            for: brokenKey, sourceURL: "https://origin.test/broken", variant: "attachment", retainUntil: nil,
+            deadline: farDeadline(), produce: { _ in .failure(code: "http_status", message: "404") })
+        let negative = await store.immediateOutcome(for: brokenKey, retainUntil: soon)
+        XCTAssertEqual(negative?.kind, "failed-cached")
+
+        // Immediate answers count like any other: one miss for each production, then the hit and the failure.
+        let statistics = try await store.statistics()
+        XCTAssertEqual(statistics.hits, 1)
+        XCTAssertEqual(statistics.negativeHits, 1)
+        XCTAssertEqual(statistics.misses, 2)
+        XCTAssertEqual(statistics.recordedObjectHits, 1)
+    }
 }

@@ -156,6 +156,10 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         // The store remembers the failure in memory: with the entry gone from storage it still fails fast, while a
         // store without that memory (another process) asks the producer again.
         try moto().deleteObject(bucket: bucket, key: keys[0])
+        let remembered = await store.immediateOutcome(for: cacheKey, retainUntil: nil)
+        XCTAssertEqual(remembered?.kind.hasPrefix("failed"), true)
+        let unremembered = await (try makeStore(bucket: bucket).0).immediateOutcome(for: cacheKey, retainUntil: nil)
+        XCTAssertNil(unremembered, "a key the store does not remember needs a request to storage")
         for (store, expectedCalls) in [(store, 1), (try makeStore(bucket: bucket).0, 2)] {
             let outcome = try await askForMissing(store)
             XCTAssertEqual(outcome.kind.hasPrefix("failed"), true)

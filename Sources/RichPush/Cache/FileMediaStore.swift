@@ -68,12 +68,7 @@ public actor FileMediaStore: MediaStore {
     ) async throws(CacheError) -> CacheOutcome {
         if Task.isCancelled { throw CacheError.cancelled }
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
-        // Fast path for the common case of a warm cache: a fresh object that already covers the requested retention,
-        // or a live negative entry, is answered from two small reads, with no flight task, lock or deadline timer.
-        if singleFlight.isIdle(key), let answer = try? disk.answerWithoutLock(key, retainUntil: retainUntil) {
-            await account(key: key, outcome: answer)
-            return answer
-        }
+        if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
         let disk = self.disk
         var (outcome, isLeader) = try await singleFlight.outcome(for: key, deadline: deadline) { () async throws(CacheError) in
             try await disk.resolve(
@@ -87,6 +82,17 @@ public actor FileMediaStore: MediaStore {
         }
         await account(key: key, outcome: outcome)
         return outcome
+    }
+
+    /// The common case of a warm cache: a fresh object that already covers the requested retention, or a live
+    /// negative entry, answered from a stat or two (and a small read when the sidecar is not memoized), with no
+    /// flight task or lock. A read error is not an answer: `object(for:…)` then resolves the key and reports it.
+    public nonisolated func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
+        guard singleFlight.isIdle(key), let answer = try? disk.answerWithoutLock(key, retainUntil: retainUntil) else {
+            return nil
+        }
+        await account(key: key, outcome: answer)
+        return answer
     }
 
     public func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject? {

@@ -10,6 +10,11 @@ public protocol MediaStore: Sendable {
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome
+    /// The answer available without waiting: a fresh object whose retention already reaches `retainUntil`, or a live
+    /// negative entry, from memory or a few small local reads; nil when `object(for:…)` must resolve the key. Never
+    /// calls a producer, takes a lock or goes to the network, and counts a hit as `object(for:…)` does. It lets a
+    /// caller answer a warm key without the task and deadline timer that a resolution may need.
+    func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome?
     /// The stored object, fresh or stale; nil if absent.
     func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject?
     /// `<publicBaseURL>/objects/ab/cd/<key>.<ext>`.
@@ -22,6 +27,9 @@ public protocol MediaStore: Sendable {
 }
 
 extension MediaStore {
+    /// Stores without a cheap local answer always resolve.
+    public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? { nil }
+
     /// Stores that buffer nothing have nothing to write.
     public func flushUsage() async throws(CacheError) {}
 }

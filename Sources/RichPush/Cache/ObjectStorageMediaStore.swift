@@ -67,12 +67,7 @@ public final class ObjectStorageMediaStore: MediaStore {
     ) async throws(CacheError) -> CacheOutcome {
         if Task.isCancelled { throw CacheError.cancelled }
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
-        if let remembered = rememberedOutcome(key) {
-            if case .failed = remembered { return account(remembered) }
-            if let object = remembered.object, !rules.needsRetention(object, until: retainUntil) {
-                return account(remembered)
-            }
-        }
+        if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
         var (outcome, isLeader) = try await singleFlight.outcome(for: key, deadline: deadline) {
             () async throws(CacheError) in
             try await self.resolve(
@@ -86,6 +81,14 @@ public final class ObjectStorageMediaStore: MediaStore {
         }
         remember(outcome)
         return account(outcome)
+    }
+
+    /// A fresh object (covering `retainUntil`) or a live failure remembered from the last `memoryHitDuration`; no I/O.
+    public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
+        guard let remembered = rememberedOutcome(key) else { return nil }
+        if case .failed = remembered { return account(remembered) }
+        guard let object = remembered.object, !rules.needsRetention(object, until: retainUntil) else { return nil }
+        return account(remembered)
     }
 
     /// The stored object, fresh or stale, read from storage; nil if absent.

@@ -2,7 +2,7 @@ import Foundation
 
 /// Turns one source URL into a published cache object: fetch, render, store, through the store's single-flight.
 ///
-/// Cost: on a cache hit, one metadata read. On a miss, one fetch (bounded by the fetch configuration's byte
+/// Cost: on a cache hit, one metadata read (or none, when the store remembers the key). On a miss, one fetch (bounded by the fetch configuration's byte
 /// cap), one decode, resize and encode, and two atomic file writes. Permanent failures (4xx, blocked addresses,
 /// invalid images) are remembered as negative entries; transient ones (deadline, stall, connection) are not.
 struct CachedMediaRenderer: Sendable {
@@ -10,31 +10,43 @@ struct CachedMediaRenderer: Sendable {
     let imaging: ImagePipeline
     let store: any MediaStore
 
-    func render(
-        source: String, pointer: String, variant: ImageVariant, retainUntil: Date, deadline: ContinuousClock.Instant
-    ) async -> MediaResult {
+    /// One source to render as one variant, with its cache key; `pointer` is its first reference in the payload.
+    struct Item: Sendable {
+        let source: String
+        let pointer: String
+        let variant: ImageVariant
+        let key: CacheKey
+
+        /// Costs one SHA-256 of the normalized URL and the variant's description.
+        init(source: String, pointer: String, variant: ImageVariant) {
+            self.source = source
+            self.pointer = pointer
+            self.variant = variant
+            self.key = CacheKey(
+                sourceURL: source, variant: variant.cacheDescription, rendererVersion: ImagePipeline.rendererVersion)
+        }
+    }
+
+    /// The result a warm cache gives at once (`MediaStore.immediateOutcome`); nil when the item must be rendered.
+    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? {
+        guard let outcome = await store.immediateOutcome(for: item.key, retainUntil: retainUntil) else { return nil }
+        return result(for: outcome, item: item, milliseconds: 0)
+    }
+
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult {
         let started = ContinuousClock.now
         func elapsed() -> Int { Int((ContinuousClock.now - started) / .milliseconds(1)) }
-        let key = CacheKey(sourceURL: source, variant: variant.cacheDescription, rendererVersion: ImagePipeline.rendererVersion)
         let fetcher = self.fetcher
         let imaging = self.imaging
+        let (source, variant) = (item.source, item.variant)
         do {
             let outcome = try await store.object(
-                for: key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
+                for: item.key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
             ) { stale in
                 try await Self.produce(
                     source: source, variant: variant, stale: stale, deadline: deadline, fetcher: fetcher, imaging: imaging)
             }
-            switch outcome {
-            case .hit(let object), .revalidated(let object):
-                return result(for: object, status: .cached, pointer: pointer, source: source, variant: variant, milliseconds: elapsed())
-            case .produced(let object):
-                return result(for: object, status: .rendered, pointer: pointer, source: source, variant: variant, milliseconds: elapsed())
-            case .failed(let failure, _):
-                return MediaResult(
-                    pointer: pointer, source: source, variant: variant.name, status: .failed,
-                    milliseconds: elapsed(), errorCode: failure.code, errorMessage: failure.message)
-            }
+            return result(for: outcome, item: item, milliseconds: elapsed())
         } catch {
             // Transient failures (deadline, stall, connection) are not remembered; a deadline is a skip, not a fault.
             let deadlinePassed = ContinuousClock.now >= deadline || Task.isCancelled
@@ -42,18 +54,27 @@ struct CachedMediaRenderer: Sendable {
             // their own code through the cache: judge by the code, not only by the clock.
             let skipped = deadlinePassed || error.code == "deadline_exceeded" || error.code == "cancelled"
             return MediaResult(
-                pointer: pointer, source: source, variant: variant.name, status: skipped ? .skipped : .failed,
+                pointer: item.pointer, source: source, variant: variant.name, status: skipped ? .skipped : .failed,
                 milliseconds: elapsed(), errorCode: skipped ? "deadline_exceeded" : error.code,
                 errorMessage: error.description)
         }
     }
 
-    private func result(
-        for object: CachedObject, status: MediaResult.Status, pointer: String, source: String,
-        variant: ImageVariant, milliseconds: Int
-    ) -> MediaResult {
-        MediaResult(
-            pointer: pointer, source: source, variant: variant.name, status: status,
+    private func result(for outcome: CacheOutcome, item: Item, milliseconds: Int) -> MediaResult {
+        let object: CachedObject
+        let status: MediaResult.Status
+        switch outcome {
+        case .hit(let cached), .revalidated(let cached):
+            (object, status) = (cached, .cached)
+        case .produced(let produced):
+            (object, status) = (produced, .rendered)
+        case .failed(let failure, _):
+            return MediaResult(
+                pointer: item.pointer, source: item.source, variant: item.variant.name, status: .failed,
+                milliseconds: milliseconds, errorCode: failure.code, errorMessage: failure.message)
+        }
+        return MediaResult(
+            pointer: item.pointer, source: item.source, variant: item.variant.name, status: status,
             cachedURL: store.publicURL(for: object), width: object.width, height: object.height,
             bytes: object.bytes, format: object.format, milliseconds: milliseconds)
     }

@@ -31,6 +31,11 @@ public struct Enricher: Sendable {
             var result = JobResult(rejectedDocument: diagnostics, line: line)
             result.timings.totalMilliseconds = milliseconds(since: started)
             return [result]
+        case .jobs(let jobs) where jobs.count == 1:
+            // The common shape: no child task to wait for.
+            var result = await enrich(jobs[0], deadline: deadline)
+            result.line = line
+            return [result]
         case .jobs(let jobs):
             return await withTaskGroup(of: (Int, JobResult).self) { group in
                 for (index, job) in jobs.enumerated() {
@@ -72,38 +77,43 @@ public struct Enricher: Sendable {
         return max(Date(timeIntervalSince1970: TimeInterval(expiration)), now.addingTimeInterval(86_400))
     }
 
+    /// One distinct (source, variant) of a job: references to the same source in the same variant render once.
+    private struct Work: Hashable {
+        var source: String
+        var variant: String
+    }
+
     /// Renders one source into the cache as `variant`, for prewarming; never throws.
     public func prewarm(source: String, variant: String, deadline: ContinuousClock.Instant, retainUntil: Date? = nil) async -> MediaResult {
         let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.seconds)
-        return await media.render(
-            source: source, pointer: "", variant: configuration.variant(named: variant),
-            retainUntil: retainUntil, deadline: deadline)
+        let item = CachedMediaRenderer.Item(source: source, pointer: "", variant: configuration.variant(named: variant))
+        return await media.render(item, retainUntil: retainUntil, deadline: deadline)
     }
 
-    /// One task per distinct (source, variant); a timer task cancels the rest when the deadline passes.
+    /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
+    /// them when the deadline passes; a job whose media are all warm creates no task and no timer.
     private func renderMedia(
         of job: NotificationJob, retainUntil: Date, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant
     ) async -> [MediaResult] {
-        struct Work: Hashable { var source: String; var variant: String }
-        var pointersByWork: [Work: [String]] = [:]
-        var order: [Work] = []
+        var distinct = Set<Work>()
+        var finished: [Work: MediaResult] = [:]
+        var pending: [(Work, CachedMediaRenderer.Item)] = []
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
-            if pointersByWork[work] == nil { order.append(work) }
-            pointersByWork[work, default: []].append(reference.pointer)
+            guard distinct.insert(work).inserted else { continue }
+            let item = CachedMediaRenderer.Item(
+                source: reference.url, pointer: reference.pointer, variant: configuration.variant(named: work.variant))
+            if ContinuousClock.now < deadline, let result = await media.immediateResult(for: item, retainUntil: retainUntil) {
+                finished[work] = result
+            } else {
+                pending.append((work, item))
+            }
         }
-        guard !order.isEmpty else { return [] }
+        guard !pending.isEmpty else { return results(of: job, finished: finished, started: started) }
 
-        var finished: [Work: MediaResult] = [:]
         await withTaskGroup(of: (Work, MediaResult)?.self) { group in
-            for work in order {
-                let variant = configuration.variant(named: work.variant)
-                let pointer = pointersByWork[work]?.first ?? ""
-                group.addTask {
-                    let result = await media.render(
-                        source: work.source, pointer: pointer, variant: variant, retainUntil: retainUntil, deadline: deadline)
-                    return (work, result)
-                }
+            for (work, item) in pending {
+                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline)) }
             }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: .continuous)
@@ -115,13 +125,19 @@ public struct Enricher: Sendable {
                     break
                 }
                 finished[work] = result
-                if finished.count == order.count {
+                if finished.count == distinct.count {
                     group.cancelAll()
                     break
                 }
             }
         }
+        return results(of: job, finished: finished, started: started)
+    }
 
+    /// One result per reference, in payload order; a source that did not finish is skipped for the deadline.
+    private func results(
+        of job: NotificationJob, finished: [Work: MediaResult], started: ContinuousClock.Instant
+    ) -> [MediaResult] {
         var results: [MediaResult] = []
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
