@@ -6,11 +6,13 @@ import Glibc
 /// Reads lines from files or standard input on a thread of its own, so blocking reads never occupy the
 /// cooperative thread pool, and hands them over as an `AsyncStream` with bounded read-ahead.
 final class LineReader: @unchecked Sendable {
-    // The lock guards `stopped` and every yield, so no line is yielded after `stop()` returns:
-    // each line handed over before that is processed, and none read after it is handed over.
-    private let lock = NSLock()
+    // The condition's lock guards `stopped`, `waiting` and every yield, so no line is yielded after `stop()`
+    // returns: each line handed over before that is processed, and none read after it is handed over.
+    private let condition = NSCondition()
     private var stopped = false
-    private let slots: DispatchSemaphore
+    /// Lines handed over and not yet taken by a worker.
+    private var waiting = 0
+    private let readAhead: Int
     private let continuation: AsyncStream<Data>.Continuation
     let lines: AsyncStream<Data>
     private let paths: [String]
@@ -21,7 +23,7 @@ final class LineReader: @unchecked Sendable {
     ///   - readAhead: how many lines may wait for a worker before reading pauses.
     init(paths: [String], readAhead: Int) {
         self.paths = paths.isEmpty ? ["-"] : paths
-        self.slots = DispatchSemaphore(value: max(1, readAhead))
+        self.readAhead = max(1, readAhead)
         (lines, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .unbounded)
     }
 
@@ -40,14 +42,32 @@ final class LineReader: @unchecked Sendable {
     /// Stops reading: lines already handed over are still processed; the stream then ends.
     func stop() { finish() }
 
-    /// Called by the consumer for each line it takes, to let the reader read one more.
-    func consumed() { slots.signal() }
+    /// Called by the consumer for each line it takes. A paused reader resumes only once half the read-ahead is free:
+    /// waking it for every line cost a futex wake and a context switch per line.
+    func consumed() {
+        condition.lock()
+        waiting -= 1
+        if waiting == readAhead / 2 { condition.signal() }
+        condition.unlock()
+    }
 
     private func finish() {
-        lock.lock()
+        condition.lock()
         stopped = true
-        lock.unlock()
+        condition.broadcast()
+        condition.unlock()
         continuation.finish()
+    }
+
+    /// Hands one line over, first waiting while the read-ahead is full; false once stopped.
+    private func handOver(_ line: Data) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while waiting >= readAhead && !stopped { condition.wait() }
+        if stopped { return false }
+        waiting += 1
+        continuation.yield(line)
+        return true
     }
 
     private func readFile(_ path: String) -> Bool {
@@ -71,15 +91,7 @@ final class LineReader: @unchecked Sendable {
             var end = length
             if end > 0 && buffer[end - 1] == 0x0A { end -= 1 }
             if end > 0 && buffer[end - 1] == 0x0D { end -= 1 }
-            let line = Data(bytes: buffer, count: end)
-            slots.wait()
-            lock.lock()
-            if stopped {
-                lock.unlock()
-                return false
-            }
-            continuation.yield(line)
-            lock.unlock()
+            guard handOver(Data(bytes: buffer, count: end)) else { return false }
         }
     }
 }

@@ -63,15 +63,18 @@ final class ProcessCommandTests: XCTestCase {
             default: input += "{\"id\":\"j\(index)\",\"aps\":{\"alert\":{\"title\":\"T\",\"body\":\"B\"}}}\n"
             }
         }
-        let output = try CommandRunner.run(
-            ["process", "--cache-dir", cacheDirectory, "--concurrency", "64"], input: input)
-        XCTAssertEqual(output.status, 0, output.standardError)
-        let results = try objects(output)
-        XCTAssertEqual(results.count, 1000)
-        for (index, result) in results.enumerated() {
-            XCTAssertEqual(result["line"] as? Int, index + 1)
-            let expected = (index + 1) % 7 == 0 || (index + 1) % 7 == 3 ? "rejected" : "passthrough"
-            XCTAssertEqual(result["status"] as? String, expected, "line \(index + 1)")
+        // Concurrency 1 gives a read-ahead of two lines, so the reader pauses and resumes on almost every line.
+        for concurrency in ["64", "1"] {
+            let output = try CommandRunner.run(
+                ["process", "--cache-dir", cacheDirectory, "--concurrency", concurrency], input: input)
+            XCTAssertEqual(output.status, 0, output.standardError)
+            let results = try objects(output)
+            XCTAssertEqual(results.count, 1000)
+            for (index, result) in results.enumerated() {
+                XCTAssertEqual(result["line"] as? Int, index + 1)
+                let expected = (index + 1) % 7 == 0 || (index + 1) % 7 == 3 ? "rejected" : "passthrough"
+                XCTAssertEqual(result["status"] as? String, expected, "line \(index + 1)")
+            }
         }
     }
 

@@ -200,4 +200,32 @@ final class FileMediaStoreTests: XCTestCase {
         XCTAssertEqual(statistics.misses, 2)
         XCTAssertEqual(statistics.recordedObjectHits, 1)
     }
+
+    func testWarmKeysAreAnsweredFromMemoryForMemoryHitDurationOnly() async throws {
+        let root = makeTemporaryDirectory(self)
+        var remembering = makeConfiguration(root: root)
+        remembering.memoryHitDuration = .seconds(60)
+        var checking = remembering
+        checking.memoryHitDuration = .zero
+        let cacheKey = key("https://origin.test/remembered")
+        let stores = [try FileMediaStore(configuration: remembering), try FileMediaStore(configuration: checking)]
+        for store in stores {
+            _ = try await store.object(
+                for: cacheKey, sourceURL: "https://origin.test/remembered", variant: "attachment", retainUntil: nil,
+                deadline: farDeadline(), produce: { _ in jpegProduction("m") })
+        }
+        let looked = try await stores[0].lookup(cacheKey)
+        let object = try XCTUnwrap(looked)
+        try FileManager.default.removeItem(at: root.appendingPathComponent(object.relativePath))
+
+        let remembered = await stores[0].immediateOutcome(for: cacheKey, retainUntil: nil)
+        XCTAssertEqual(remembered?.kind, "hit", "within memoryHitDuration the disk is not checked")
+        let checked = await stores[1].immediateOutcome(for: cacheKey, retainUntil: nil)
+        XCTAssertNil(checked, "without the memory every request checks the object file")
+
+        // GC in this process forgets what it remembered, whatever it deleted.
+        _ = try await stores[0].collectGarbage(maximumBytes: nil, maximumAge: nil)
+        let afterCollection = await stores[0].immediateOutcome(for: cacheKey, retainUntil: nil)
+        XCTAssertNil(afterCollection)
+    }
 }

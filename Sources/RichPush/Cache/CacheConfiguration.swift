@@ -24,12 +24,17 @@ public struct CacheConfiguration: Sendable {
     /// sidecar once instead of once per job. Rounding up only ever retains longer (here by under an hour); with a
     /// finer step, every job that expires a little later than the last one costs a sidecar rewrite and an fsync.
     public var retentionGranularity: Duration = .seconds(3_600)
+    /// A fresh object (or a live failure) this process has read or published is answered from memory for this long,
+    /// with no `stat`; an entry that another process deletes meanwhile may be handed out for that long. Zero checks
+    /// the disk on every request.
+    public var memoryHitDuration: Duration = .seconds(1)
 
     public init(
         root: URL, publicBaseURL: String, defaultTTL: Duration = .seconds(7 * 86_400),
         maximumTTL: Duration = .seconds(7 * 86_400), negativeTTL: Duration = .seconds(300),
         lockWaitTimeout: Duration = .seconds(30), usageWriteInterval: Duration = .seconds(60),
-        temporaryFileMaximumAge: Duration = .seconds(3_600), retentionGranularity: Duration = .seconds(3_600)
+        temporaryFileMaximumAge: Duration = .seconds(3_600), retentionGranularity: Duration = .seconds(3_600),
+        memoryHitDuration: Duration = .seconds(1)
     ) {
         self.root = root
         self.publicBaseURL = publicBaseURL
@@ -40,6 +45,7 @@ public struct CacheConfiguration: Sendable {
         self.usageWriteInterval = usageWriteInterval
         self.temporaryFileMaximumAge = temporaryFileMaximumAge
         self.retentionGranularity = retentionGranularity
+        self.memoryHitDuration = memoryHitDuration
     }
 }
 

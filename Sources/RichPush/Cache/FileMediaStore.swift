@@ -50,6 +50,7 @@ public actor FileMediaStore: MediaStore {
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
     var flightsStarted: Int { singleFlight.flightsStarted }
     private let ledger = Mutex(UsageLedger())
+    private let memory: OutcomeMemory
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
@@ -57,6 +58,7 @@ public actor FileMediaStore: MediaStore {
         try CacheLayout.checkPublicBaseURL(configuration.publicBaseURL)
         self.configuration = configuration
         self.disk = CacheDisk(configuration: configuration)
+        self.memory = OutcomeMemory(duration: configuration.memoryHitDuration)
         try disk.createDirectories()
     }
 
@@ -80,15 +82,24 @@ public actor FileMediaStore: MediaStore {
                 outcome = outcome.replacingObject(with: raised)
             }
         }
+        memory.remember(outcome)
         await account(key: key, outcome: outcome)
         return outcome
     }
 
     /// The common case of a warm cache: a fresh object that already covers the requested retention, or a live
-    /// negative entry, answered from a stat or two (and a small read when the sidecar is not memoized), with no
-    /// flight task or lock. A read error is not an answer: `object(for:…)` then resolves the key and reports it.
+    /// negative entry, answered from memory within `memoryHitDuration` of its last read, else from a stat or two (and
+    /// a small read when the sidecar is not memoized), with no flight task or lock. A read error is not an answer:
+    /// `object(for:…)` then resolves the key and reports it.
     public nonisolated func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
-        guard singleFlight.isIdle(key), let answer = try? disk.answerWithoutLock(key, retainUntil: retainUntil) else {
+        guard singleFlight.isIdle(key) else { return nil }
+        let answer: CacheOutcome
+        if let remembered = memory.answer(for: key, retainUntil: retainUntil, rules: disk.rules) {
+            answer = remembered
+        } else if let read = try? disk.answerWithoutLock(key, retainUntil: retainUntil) {
+            memory.remember(read)
+            answer = read
+        } else {
             return nil
         }
         await account(key: key, outcome: answer)
@@ -118,6 +129,7 @@ public actor FileMediaStore: MediaStore {
         maximumBytes: Int?, maximumAge: Duration?
     ) async throws(CacheError) -> GarbageCollectionReport {
         try await flushUsage(force: true)
+        defer { memory.forgetAll() }
         return try await Self.runGarbageCollection(disk, maximumBytes: maximumBytes, maximumAge: maximumAge)
     }
 
@@ -125,7 +137,8 @@ public actor FileMediaStore: MediaStore {
     /// reports; with `repair`, mismatched objects go to `quarantine/` and orphans and temporary leftovers are
     /// deleted. Keys whose lock is held are skipped.
     public func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
-        try await Self.runVerification(disk, repair: repair)
+        defer { memory.forgetAll() }
+        return try await Self.runVerification(disk, repair: repair)
     }
 
     /// Writes this instance's pending hit counts, last-used times and hit/miss counters now (they are otherwise

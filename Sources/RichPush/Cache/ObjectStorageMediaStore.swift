@@ -22,14 +22,8 @@ public final class ObjectStorageMediaStore: MediaStore {
     let lease: (any CacheLease)?
     let rules: CacheFreshnessRules
     private let singleFlight = SingleFlight()
-    private let remembered = Mutex<[CacheKey: RememberedObject]>([:])
+    private let memory: OutcomeMemory
     let counters = Mutex(CacheUsageCounters())
-
-    /// A fresh object or a live failure, answered from memory until `until`.
-    private struct RememberedObject {
-        var outcome: CacheOutcome
-        var until: ContinuousClock.Instant
-    }
 
     /// What waiting for a key's lease ended with.
     enum LeaseWait {
@@ -49,6 +43,7 @@ public final class ObjectStorageMediaStore: MediaStore {
         self.client = ObjectStorageClient(location: configuration.location, fetcher: fetcher)
         self.lease = lease
         self.rules = configuration.rules
+        self.memory = OutcomeMemory(duration: configuration.memoryHitDuration)
     }
 
     /// Resolutions started by this instance (callers that joined one in flight do not count). For tests.
@@ -79,16 +74,13 @@ public final class ObjectStorageMediaStore: MediaStore {
                 outcome = outcome.replacingObject(with: raised)
             }
         }
-        remember(outcome)
+        memory.remember(outcome)
         return account(outcome)
     }
 
     /// A fresh object (covering `retainUntil`) or a live failure remembered from the last `memoryHitDuration`; no I/O.
     public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
-        guard let remembered = rememberedOutcome(key) else { return nil }
-        if case .failed = remembered { return account(remembered) }
-        guard let object = remembered.object, !rules.needsRetention(object, until: retainUntil) else { return nil }
-        return account(remembered)
+        memory.answer(for: key, retainUntil: retainUntil, rules: rules).map(account)
     }
 
     /// The stored object, fresh or stale, read from storage; nil if absent.
@@ -363,44 +355,8 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     // MARK: Memory
 
-    /// `.hit` with a fresh object, or `.failed(cached: true)` with a live failure; nil when storage must be asked.
-    private func rememberedOutcome(_ key: CacheKey) -> CacheOutcome? {
-        let now = ContinuousClock.now
-        return remembered.withLock { table -> CacheOutcome? in
-            guard let entry = table[key] else { return nil }
-            switch entry.outcome {
-            case .failed(let failure, _) where now < entry.until && Date() < failure.expiresAt:
-                return .failed(failure, cached: true)
-            case .hit(let object), .produced(let object), .revalidated(let object):
-                if now < entry.until && object.isFresh() { return .hit(object) }
-            default:
-                break
-            }
-            table[key] = nil
-            return nil
-        }
-    }
-
-    /// Remembers a fresh object or a failure for `memoryHitDuration` (a failure no longer than it lives).
-    private func remember(_ outcome: CacheOutcome) {
-        let key: CacheKey
-        switch outcome {
-        case .hit(let object), .produced(let object), .revalidated(let object):
-            guard object.isFresh() else { return }
-            key = object.key
-        case .failed(let failure, _):
-            key = failure.key
-        }
-        let until = ContinuousClock.now + configuration.memoryHitDuration
-        remembered.withLock { table in
-            // Bounded: a full table starts over rather than tracking recency on the hot path.
-            if table.count >= 100_000 { table.removeAll(keepingCapacity: true) }
-            table[key] = RememberedObject(outcome: outcome, until: until)
-        }
-    }
-
     func forget(_ key: CacheKey) {
-        _ = remembered.withLock { $0.removeValue(forKey: key) }
+        memory.forget(key)
     }
 
     private func account(_ outcome: CacheOutcome) -> CacheOutcome {

@@ -9,6 +9,18 @@ struct CachedMediaRenderer: Sendable {
     let fetcher: Fetcher
     let imaging: ImagePipeline
     let store: any MediaStore
+    /// Each configured variant with its cache description, which is part of every cache key, so it is built once.
+    private let variants: [String: (variant: ImageVariant, description: String)]
+    private let fallbackVariant: (variant: ImageVariant, description: String)
+
+    init(fetcher: Fetcher, imaging: ImagePipeline, store: any MediaStore, configuration: EnricherConfiguration) {
+        self.fetcher = fetcher
+        self.imaging = imaging
+        self.store = store
+        self.variants = configuration.variants.mapValues { ($0, $0.cacheDescription) }
+        let attachment = configuration.variant(named: "attachment")
+        self.fallbackVariant = (attachment, attachment.cacheDescription)
+    }
 
     /// One source to render as one variant, with its cache key; `pointer` is its first reference in the payload.
     struct Item: Sendable {
@@ -16,15 +28,14 @@ struct CachedMediaRenderer: Sendable {
         let pointer: String
         let variant: ImageVariant
         let key: CacheKey
+    }
 
-        /// Costs one SHA-256 of the normalized URL and the variant's description.
-        init(source: String, pointer: String, variant: ImageVariant) {
-            self.source = source
-            self.pointer = pointer
-            self.variant = variant
-            self.key = CacheKey(
-                sourceURL: source, variant: variant.cacheDescription, rendererVersion: ImagePipeline.rendererVersion)
-        }
+    /// The item for `source` in the variant named `variantName` (`attachment` when there is none by that name).
+    /// Costs one SHA-256 of the normalized URL and the variant's description.
+    func item(source: String, pointer: String, variantName: String) -> Item {
+        let (variant, description) = variants[variantName] ?? fallbackVariant
+        let key = CacheKey(sourceURL: source, variant: description, rendererVersion: ImagePipeline.rendererVersion)
+        return Item(source: source, pointer: pointer, variant: variant, key: key)
     }
 
     /// The result a warm cache gives at once (`MediaStore.immediateOutcome`); nil when the item must be rendered.

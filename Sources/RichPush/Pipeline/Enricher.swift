@@ -17,7 +17,9 @@ public struct Enricher: Sendable {
         self.configuration = configuration
         self.parser = PayloadParser(options: configuration.payload)
         self.renderer = APNsRenderer(options: configuration.payload)
-        self.media = CachedMediaRenderer(fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits), store: store)
+        self.media = CachedMediaRenderer(
+            fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits), store: store,
+            configuration: configuration)
     }
 
     /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
@@ -86,7 +88,7 @@ public struct Enricher: Sendable {
     /// Renders one source into the cache as `variant`, for prewarming; never throws.
     public func prewarm(source: String, variant: String, deadline: ContinuousClock.Instant, retainUntil: Date? = nil) async -> MediaResult {
         let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.seconds)
-        let item = CachedMediaRenderer.Item(source: source, pointer: "", variant: configuration.variant(named: variant))
+        let item = media.item(source: source, pointer: "", variantName: variant)
         return await media.render(item, retainUntil: retainUntil, deadline: deadline)
     }
 
@@ -101,8 +103,7 @@ public struct Enricher: Sendable {
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
             guard distinct.insert(work).inserted else { continue }
-            let item = CachedMediaRenderer.Item(
-                source: reference.url, pointer: reference.pointer, variant: configuration.variant(named: work.variant))
+            let item = media.item(source: reference.url, pointer: reference.pointer, variantName: work.variant)
             if ContinuousClock.now < deadline, let result = await media.immediateResult(for: item, retainUntil: retainUntil) {
                 finished[work] = result
             } else {
