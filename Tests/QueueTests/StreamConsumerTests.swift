@@ -158,9 +158,9 @@ final class StreamConsumerTests: XCTestCase {
         let missing = try XCTUnwrap(awaited12)
         let awaited13 = try await client.command("XADD", "richpush:jobs", "*", "job", "{not json").text
         let malformed = try XCTUnwrap(awaited13)
-        let binaryReply = try await session(RedisCommand(
-            [Data("XADD".utf8), Data("richpush:jobs".utf8), Data("*".utf8), Data("job".utf8), Data([0xFF, 0x00, 0xFE])]
-        ))
+        var addBinary = RedisCommand("XADD", "richpush:jobs", "*", "job")
+        addBinary.append(Data([0xFF, 0x00, 0xFE]))
+        let binaryReply = try await session(addBinary)
         let binary = try XCTUnwrap(binaryReply.text)
         try await client.addJobs(1, prefix: "fine")
         let consumer = try RedisStreamConsumer(configuration: configuration(consumer: "c1"), handler: Self.fakeHandler)

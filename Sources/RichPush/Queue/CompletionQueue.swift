@@ -50,9 +50,12 @@ final class CompletionQueue: Sendable {
         wake?.resume(returning: nil)
     }
 
-    /// Everything queued, waiting for at least one item; nil when finished and empty. One caller at a time.
+    /// Everything queued, waiting for at least one item (without suspending when there is one); nil when finished
+    /// and empty. One caller at a time.
     func next() async -> [Completion]? {
-        await withCheckedContinuation { continuation in
+        let available = takeAvailable()
+        if !available.isEmpty { return available }
+        return await withCheckedContinuation { continuation in
             let ready: [Completion]?? = state.withLock { state in
                 if !state.items.isEmpty {
                     defer { state.items = [] }

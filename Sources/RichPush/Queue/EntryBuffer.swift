@@ -61,24 +61,34 @@ final class EntryBuffer: Sendable {
     }
 
     /// The next entry in read order, waiting for the reader; nil when finished and drained.
+    ///
+    /// An entry already buffered is returned without suspending: a continuation always suspends, and the resumed
+    /// launcher then queued behind every job task, so it started about one job per pass of the run queue.
     func next() async -> StreamEntry? {
-        await withCheckedContinuation { continuation in
-            let (ready, wakeReader): (StreamEntry??, (CheckedContinuation<Int, Never>, Int)?) = state.withLock { state in
-                if !state.entries.isEmpty {
-                    let entry = state.entries.removeFirst()
-                    var wake: (CheckedContinuation<Int, Never>, Int)?
-                    if let reader = state.reader, state.entries.count <= lowWater {
-                        state.reader = nil
-                        wake = (reader, capacity - state.entries.count)
-                    }
-                    return (.some(entry), wake)
-                }
-                if state.finished { return (.some(nil), nil) }
-                state.launcher = continuation
-                return (.none, nil)
-            }
-            if let (reader, room) = wakeReader { reader.resume(returning: room) }
-            if let ready { continuation.resume(returning: ready) }
+        if let ready = take(parking: nil) { return ready }
+        return await withCheckedContinuation { continuation in
+            if let ready = take(parking: continuation) { continuation.resume(returning: ready) }
         }
+    }
+
+    /// The next entry (or nil when finished and drained), waking the reader at the low-water mark; `.none` when the
+    /// buffer is empty, after parking `launcher` (if given) to be resumed by `push` or `finish`.
+    private func take(parking launcher: CheckedContinuation<StreamEntry?, Never>?) -> StreamEntry?? {
+        let (ready, wakeReader): (StreamEntry??, (CheckedContinuation<Int, Never>, Int)?) = state.withLock { state in
+            if !state.entries.isEmpty {
+                let entry = state.entries.removeFirst()
+                var wake: (CheckedContinuation<Int, Never>, Int)?
+                if let reader = state.reader, state.entries.count <= lowWater {
+                    state.reader = nil
+                    wake = (reader, capacity - state.entries.count)
+                }
+                return (.some(entry), wake)
+            }
+            if state.finished { return (.some(nil), nil) }
+            if let launcher { state.launcher = launcher }
+            return (.none, nil)
+        }
+        if let (reader, room) = wakeReader { reader.resume(returning: room) }
+        return ready
     }
 }

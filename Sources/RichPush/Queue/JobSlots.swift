@@ -27,8 +27,10 @@ final class JobSlots: Sendable {
         wake?.resume()
     }
 
-    /// Returns once at least one slot is free. One caller at a time (the reader).
+    /// Returns once at least one slot is free, without suspending when one already is. One caller at a time (the
+    /// reader).
     func waitForFreeSlot() async {
+        if free > 0 { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let ready = state.withLock { state in
                 if state.active < capacity { return true }

@@ -46,9 +46,9 @@ final class RedisConnection {
         var handshake: [RedisCommand] = []
         if let password = endpoint.password {
             if let username = endpoint.username {
-                handshake.append(RedisCommand([Data("AUTH".utf8), Data(username.utf8), Data(password.utf8)]))
+                handshake.append(RedisCommand("AUTH", username, password))
             } else {
-                handshake.append(RedisCommand([Data("AUTH".utf8), Data(password.utf8)]))
+                handshake.append(RedisCommand("AUTH", password))
             }
         }
         if endpoint.database != 0 { handshake.append(RedisCommand("SELECT", String(endpoint.database))) }
@@ -113,27 +113,9 @@ final class RedisConnection {
     }()
 
     private static func append(_ command: RedisCommand, to context: UnsafeMutablePointer<redisContext>) -> Int32 {
-        // hiredis copies the formatted command into its output buffer, so the pointers only live for this call.
-        var bytes = Data()
-        var lengths: [Int] = []
-        for argument in command.arguments {
-            bytes.append(argument)
-            lengths.append(argument.count)
-        }
-        if bytes.isEmpty { bytes.append(0) }  // a valid base pointer even when every argument is empty
-        return bytes.withUnsafeBytes { (buffer: UnsafeRawBufferPointer) -> Int32 in
-            let base = buffer.baseAddress!.assumingMemoryBound(to: CChar.self)
-            var pointers: [UnsafePointer<CChar>?] = []
-            var offset = 0
-            for length in lengths {
-                pointers.append(UnsafePointer(base + offset))
-                offset += length
-            }
-            return pointers.withUnsafeMutableBufferPointer { argv in
-                lengths.withUnsafeBufferPointer { argvlen in
-                    redisAppendCommandArgv(context, Int32(lengths.count), argv.baseAddress, argvlen.baseAddress)
-                }
-            }
+        // hiredis copies the command into its output buffer, so the pointer only lives for this call.
+        command.withEncodedBytes { encoded in
+            redisAppendFormattedCommand(context, encoded.baseAddress?.assumingMemoryBound(to: CChar.self), encoded.count)
         }
     }
 

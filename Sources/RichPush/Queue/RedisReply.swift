@@ -51,15 +51,42 @@ enum RedisReply: Sendable, Hashable, CustomStringConvertible {
     }
 }
 
-/// One Redis command as binary-safe arguments.
+/// One Redis command, encoded in RESP as its arguments are appended (binary-safe), so that sending it costs one copy
+/// into hiredis's output buffer: no array of arguments to allocate, join and format again per command.
 struct RedisCommand: Sendable {
-    var arguments: [Data]
+    /// Room before the first argument for the `*<count>\r\n` header, rewritten right-aligned after every append.
+    private static let headerSpace = 24
+    private var bytes = [UInt8](repeating: 0, count: RedisCommand.headerSpace)
+    private var headerStart = RedisCommand.headerSpace
+    private(set) var argumentCount = 0
+    /// The first argument, for error messages.
+    private(set) var name = ""
 
-    init(_ arguments: [Data]) { self.arguments = arguments }
+    init(_ words: String...) { self.init(words) }
 
-    init(_ words: String...) { self.arguments = words.map { Data($0.utf8) } }
+    init(_ words: [String]) {
+        for word in words { append(word) }
+    }
 
-    init(_ words: [String]) { self.arguments = words.map { Data($0.utf8) } }
+    mutating func append(_ argument: String) { appendBulk(argument.utf8) }
 
-    var name: String { arguments.first.map { String(decoding: $0, as: UTF8.self) } ?? "" }
+    mutating func append(_ argument: Data) { appendBulk(argument) }
+
+    private mutating func appendBulk<Bytes: Collection<UInt8>>(_ argument: Bytes) {
+        if argumentCount == 0 { name = String(decoding: argument, as: UTF8.self) }
+        bytes.append(0x24)  // $
+        bytes.append(contentsOf: String(argument.count).utf8)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        bytes.append(contentsOf: argument)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        argumentCount += 1
+        let header = Array("*\(argumentCount)\r\n".utf8)
+        headerStart = Self.headerSpace - header.count
+        bytes.replaceSubrange(headerStart..<Self.headerSpace, with: header)
+    }
+
+    /// The command as sent: `*<count>\r\n` then `$<length>\r\n<bytes>\r\n` per argument.
+    func withEncodedBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        bytes.withUnsafeBytes { body(UnsafeRawBufferPointer(rebasing: $0[headerStart...])) }
+    }
 }

@@ -57,17 +57,15 @@ extension RedisStreamConsumer {
         for completion in batch {
             switch completion {
             case .result(let entryID, let jobID, let resultJSON, _):
-                commands.append(RedisCommand([
-                    Data("XADD".utf8), Data(configuration.resultsStream.utf8),
-                    Data("MAXLEN".utf8), Data("~".utf8), Data(maximumLength.utf8), Data("*".utf8),
-                    Data("job_id".utf8), Data(jobID.utf8),
-                    Data("entry_id".utf8), Data(entryID.utf8),
-                    Data("result".utf8), resultJSON,
-                ]))
+                var add = RedisCommand(
+                    "XADD", configuration.resultsStream, "MAXLEN", "~", maximumLength, "*", "job_id", jobID,
+                    "entry_id", entryID, "result")
+                add.append(resultJSON)
+                commands.append(add)
             case .deadLetter(_, let fields):
-                commands.append(RedisCommand(
-                    [Data("XADD".utf8), Data(configuration.deadLetterStream.utf8), Data("*".utf8)] + fields
-                ))
+                var add = RedisCommand("XADD", configuration.deadLetterStream, "*")
+                for field in fields { add.append(field) }
+                commands.append(add)
             case .acknowledgeOnly:
                 break
             }
