@@ -62,7 +62,14 @@ final class RedisEndpointTests: XCTestCase {
         let endpoint = RedisEndpoint(host: "127.0.0.1")
         let handler: @Sendable (Data) async -> QueueJobOutcome = { FakeJobHandler.outcome(for: $0) }
         var configuration = StreamConsumerConfiguration(endpoint: endpoint)
-        XCTAssertEqual(configuration.batchSize, configuration.concurrency)
+        XCTAssertEqual(configuration.entriesPerRead, 16)
+        configuration.concurrency = 64
+        XCTAssertEqual(configuration.entriesPerRead, 64, "reads follow a concurrency set after init")
+        configuration.batchSize = 8
+        XCTAssertEqual(configuration.entriesPerRead, 8)
+        configuration.batchSize = 0
+        XCTAssertThrowsError(try RedisStreamConsumer(configuration: configuration, handler: handler))
+        configuration.batchSize = nil
         XCTAssertTrue(configuration.consumer.hasSuffix("-\(getpid())"), configuration.consumer)
         configuration.concurrency = 0
         XCTAssertThrowsError(try RedisStreamConsumer(configuration: configuration, handler: handler))

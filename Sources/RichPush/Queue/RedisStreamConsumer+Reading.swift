@@ -11,7 +11,7 @@ extension RedisStreamConsumer {
     /// Returns after the reader stopped, the buffer drained and every job finished (their completions are queued
     /// for the writer). Returns the fatal error, if any.
     func readLoop() async -> QueueError? {
-        let buffer = EntryBuffer(capacity: configuration.batchSize)
+        let buffer = EntryBuffer(capacity: configuration.entriesPerRead)
         await withDiscardingTaskGroup { group in
             group.addTask { await self.fetchLoop(into: buffer) }
             while let entry = await buffer.next() {

@@ -27,8 +27,9 @@ public struct StreamConsumerConfiguration: Sendable {
     public var maximumDeliveries: Int
     /// How long one `XREADGROUP … BLOCK` waits for new entries. Also bounds how long `stop()` takes to be noticed.
     public var blockTimeout: Duration
-    /// Entries asked for per `XREADGROUP` (`COUNT`); never more than the free job slots.
-    public var batchSize: Int
+    /// Entries asked for per `XREADGROUP` (`COUNT`), and the most read ahead of the job slots; nil means
+    /// `concurrency`, whatever it is set to later (see ``entriesPerRead``).
+    public var batchSize: Int?
     /// Socket timeout for connecting and for each command (on top of the `BLOCK` time for reads).
     public var commandTimeout: Duration
     /// After `stop()`, how long to keep retrying results and acknowledgements when Redis is unreachable.
@@ -64,11 +65,15 @@ public struct StreamConsumerConfiguration: Sendable {
         self.claimIdle = claimIdle
         self.maximumDeliveries = maximumDeliveries
         self.blockTimeout = blockTimeout
-        self.batchSize = batchSize ?? concurrency
+        self.batchSize = batchSize
         self.commandTimeout = commandTimeout
         self.shutdownTimeout = shutdownTimeout
         self.log = log
     }
+
+    /// `batchSize`, or one per job slot. Derived when read, so that setting `concurrency` after `init` (as the CLI
+    /// does) also sizes the reads: a stale default of 16 once capped a 64-slot consumer at reads of about 8 entries.
+    public var entriesPerRead: Int { batchSize ?? concurrency }
 
     /// `hostname-pid`, from `gethostname(2)` (no DNS lookup).
     public static func defaultConsumerName() -> String {
@@ -95,7 +100,7 @@ public struct StreamConsumerConfiguration: Sendable {
                     "the job, results and dead-letter streams must be three different keys")
         try require(resultsMaximumLength >= 1, "resultsMaximumLength must be at least 1")
         try require(concurrency >= 1, "concurrency must be at least 1")
-        try require(batchSize >= 1, "batchSize must be at least 1")
+        try require(entriesPerRead >= 1, "batchSize must be at least 1")
         try require(maximumDeliveries >= 1, "maximumDeliveries must be at least 1")
         try require(claimIdle >= .milliseconds(1), "claimIdle must be at least 1 ms")
         try require(blockTimeout >= .milliseconds(1), "blockTimeout must be at least 1 ms (0 would block forever)")
