@@ -15,7 +15,8 @@ import Synchronization
 /// and one production per key runs at a time (in-process single-flight here, `flock` across processes; on a
 /// network file system this needs working `flock`, as on NFSv4 with Linux clients). The actor only serializes the
 /// usage flushes; lookups, resolutions and file I/O run off it (`CacheDisk`, `SingleFlight`, and a `Mutex` for the
-/// usage counts), so a warm hit never waits for the actor and different keys proceed in parallel. A production
+/// usage counts), so a warm hit never waits for the actor and different keys proceed in parallel; a key read or
+/// published within `memoryHitDuration` is answered from memory without touching the disk. A production
 /// that every caller stopped waiting for still runs to completion and publishes, bounded by the first caller's
 /// deadline and the producer itself.
 public actor FileMediaStore: MediaStore {

@@ -62,8 +62,8 @@ final class EntryBuffer: Sendable {
 
     /// The next entry in read order, waiting for the reader; nil when finished and drained.
     ///
-    /// An entry already buffered is returned without suspending: a continuation always suspends, and the resumed
-    /// launcher then queued behind every job task, so it started about one job per pass of the run queue.
+    /// An entry already buffered is returned without suspending: a continuation always suspends the launcher and
+    /// queues it again behind the job tasks, even when it is resumed at once.
     func next() async -> StreamEntry? {
         if let ready = take(parking: nil) { return ready }
         return await withCheckedContinuation { continuation in

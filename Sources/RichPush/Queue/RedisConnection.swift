@@ -114,7 +114,7 @@ final class RedisConnection {
 
     private static func append(_ command: RedisCommand, to context: UnsafeMutablePointer<redisContext>) -> Int32 {
         // hiredis copies the command into its output buffer, so the pointer only lives for this call.
-        command.withEncodedBytes { encoded in
+        return command.withEncodedBytes { encoded in
             redisAppendFormattedCommand(context, encoded.baseAddress?.assumingMemoryBound(to: CChar.self), encoded.count)
         }
     }
