@@ -2,9 +2,10 @@ import Foundation
 
 /// Turns one source URL into a published cache object: fetch, render, store, through the store's single-flight.
 ///
-/// Cost: on a cache hit, one metadata read (or none, when the store remembers the key). On a miss, one fetch (bounded by the fetch configuration's byte
-/// cap), one decode, resize and encode, and two atomic file writes. Permanent failures (4xx, blocked addresses,
-/// invalid images) are remembered as negative entries; transient ones (deadline, stall, connection) are not.
+/// Cost: on a cache hit, one metadata read, or none when the store remembers the key. On a miss, one fetch (bounded
+/// by the fetch configuration's byte cap), one decode, resize and encode, and two atomic file writes. Permanent
+/// failures (4xx, blocked addresses, invalid images) are remembered as negative entries; transient ones (deadline,
+/// stall, connection) are not.
 struct CachedMediaRenderer: Sendable {
     let fetcher: Fetcher
     let imaging: ImagePipeline
