@@ -73,17 +73,15 @@ public actor FileMediaStore: MediaStore {
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
         if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
         let disk = self.disk
-        var (outcome, isLeader) = try await singleFlight.outcome(for: key, deadline: deadline) { () async throws(CacheError) in
+        let outcome = try await singleFlight.storeOutcome(
+            for: key, retainUntil: retainUntil, deadline: deadline, rules: disk.rules, memory: memory
+        ) { () async throws(CacheError) in
             try await disk.resolve(
                 key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
                 produce: produce)
+        } raiseRetention: { (date: Date) async throws(CacheError) in
+            try await disk.raiseRetention(key, to: date, deadline: deadline)
         }
-        if !isLeader, let object = outcome.object, disk.needsRetention(object, until: retainUntil), let retainUntil {
-            if let raised = try await raiseRetention(key, to: retainUntil, deadline: deadline) {
-                outcome = outcome.replacingObject(with: raised)
-            }
-        }
-        memory.remember(outcome)
         await account(key: key, outcome: outcome)
         return outcome
     }
@@ -219,12 +217,6 @@ public actor FileMediaStore: MediaStore {
 
     private nonisolated func read(_ key: CacheKey) async throws(CacheError) -> CachedObject? {
         try disk.readObject(key)
-    }
-
-    private nonisolated func raiseRetention(
-        _ key: CacheKey, to date: Date, deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> CachedObject? {
-        try await disk.raiseRetention(key, to: date, deadline: deadline)
     }
 
     private nonisolated static func recordUsage(

@@ -63,18 +63,15 @@ public final class ObjectStorageMediaStore: MediaStore {
         if Task.isCancelled { throw CacheError.cancelled }
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
         if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
-        var (outcome, isLeader) = try await singleFlight.outcome(for: key, deadline: deadline) {
-            () async throws(CacheError) in
+        let outcome = try await singleFlight.storeOutcome(
+            for: key, retainUntil: retainUntil, deadline: deadline, rules: rules, memory: memory
+        ) { () async throws(CacheError) in
             try await self.resolve(
                 key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
                 produce: produce)
+        } raiseRetention: { (date: Date) async throws(CacheError) in
+            try await self.raiseRetention(key, to: date, deadline: deadline)
         }
-        if !isLeader, let object = outcome.object, rules.needsRetention(object, until: retainUntil), let retainUntil {
-            if let raised = try await raiseRetention(key, to: retainUntil, deadline: deadline) {
-                outcome = outcome.replacingObject(with: raised)
-            }
-        }
-        memory.remember(outcome)
         return account(outcome)
     }
 

@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// One resolution per key at a time within this process: the first caller starts it, callers that arrive while it
@@ -63,6 +64,25 @@ final class SingleFlight: Sendable {
                 return (outcome, isLeader)
             }
         }
+    }
+
+    /// `outcome(for:deadline:work:)` as a store answers it, shared by both stores. A caller that joined another's
+    /// flight raises the object's retention to its own `retainUntil` when the leader's did not reach it (`resolve`
+    /// raised it only to the leader's), and the outcome is remembered in `memory` for the next caller.
+    func storeOutcome(
+        for key: CacheKey, retainUntil: Date?, deadline: ContinuousClock.Instant, rules: CacheFreshnessRules,
+        memory: OutcomeMemory,
+        resolve: @escaping @Sendable () async throws(CacheError) -> CacheOutcome,
+        raiseRetention: (Date) async throws(CacheError) -> CachedObject?
+    ) async throws(CacheError) -> CacheOutcome {
+        var (outcome, isLeader) = try await outcome(for: key, deadline: deadline, work: resolve)
+        if !isLeader, let object = outcome.object, rules.needsRetention(object, until: retainUntil), let retainUntil {
+            if let raised = try await raiseRetention(retainUntil) {
+                outcome = outcome.replacingObject(with: raised)
+            }
+        }
+        memory.remember(outcome)
+        return outcome
     }
 
     /// Joins the running flight of `key`, or starts one; registration and start happen under one lock, so no
