@@ -47,6 +47,12 @@ public struct CacheConfiguration: Sendable {
         self.retentionGranularity = retentionGranularity
         self.memoryHitDuration = memoryHitDuration
     }
+
+    var rules: CacheFreshnessRules {
+        CacheFreshnessRules(
+            defaultTTL: defaultTTL, maximumTTL: maximumTTL, negativeTTL: negativeTTL,
+            retentionGranularity: retentionGranularity)
+    }
 }
 
 extension Duration {

@@ -5,11 +5,14 @@ import Foundation
 struct CacheDisk: Sendable {
     let configuration: CacheConfiguration
     let layout: CacheLayout
+    /// Built once: warm lookups consult it for every media item.
+    let rules: CacheFreshnessRules
     let sidecars = SidecarMemo()
 
     init(configuration: CacheConfiguration) {
         self.configuration = configuration
         self.layout = CacheLayout(root: configuration.root)
+        self.rules = configuration.rules
     }
 
     func createDirectories() throws(CacheError) {
@@ -91,12 +94,6 @@ struct CacheDisk: Sendable {
         let data = try CacheJSON.encode(failure, path: path)
         try CacheFileSystem.replaceAtomically(
             path, data: data, temporaryPath: layout.temporaryPath(for: failure.key, kind: "negative"))
-    }
-
-    var rules: CacheFreshnessRules {
-        CacheFreshnessRules(
-            defaultTTL: configuration.defaultTTL, maximumTTL: configuration.maximumTTL,
-            negativeTTL: configuration.negativeTTL, retentionGranularity: configuration.retentionGranularity)
     }
 
     func roundedRetention(_ date: Date) -> Date { rules.roundedRetention(date) }
