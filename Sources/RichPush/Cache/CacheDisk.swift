@@ -96,12 +96,6 @@ struct CacheDisk: Sendable {
             path, data: data, temporaryPath: layout.temporaryPath(for: failure.key, kind: "negative"))
     }
 
-    func roundedRetention(_ date: Date) -> Date { rules.roundedRetention(date) }
-    func needsRetention(_ object: CachedObject, until requested: Date?) -> Bool {
-        rules.needsRetention(object, until: requested)
-    }
-    func timeToLive(maxAge: Duration?) -> TimeInterval { rules.timeToLive(maxAge: maxAge) }
-
     /// Raises `retainUntil` under the key's lock (re-reading the sidecar so no concurrent update is lost).
     func raiseRetention(
         _ key: CacheKey, to requested: Date, deadline: ContinuousClock.Instant
@@ -113,8 +107,8 @@ struct CacheDisk: Sendable {
 
     func raiseRetentionWhileLocked(_ key: CacheKey, to requested: Date?) throws(CacheError) -> CachedObject? {
         guard var object = try readObject(key) else { return nil }
-        guard let requested, needsRetention(object, until: requested) else { return object }
-        object.retainUntil = roundedRetention(requested)
+        guard let requested, rules.needsRetention(object, until: requested) else { return object }
+        object.retainUntil = rules.roundedRetention(requested)
         try writeSidecar(object)
         return object
     }
@@ -151,7 +145,7 @@ struct CacheDisk: Sendable {
     /// negative entry. Nil when the key needs the locked resolution (absent, stale, or retention to raise).
     func answerWithoutLock(_ key: CacheKey, retainUntil: Date?) throws(CacheError) -> CacheOutcome? {
         if let object = try readObject(key) {
-            guard object.isFresh(), !needsRetention(object, until: retainUntil) else { return nil }
+            guard object.isFresh(), !rules.needsRetention(object, until: retainUntil) else { return nil }
             return .hit(object)
         }
         if let failure = try readFailure(key), Date() < failure.expiresAt {
@@ -167,7 +161,7 @@ struct CacheDisk: Sendable {
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
         if let object = try readObject(key), object.isFresh() {
-            guard needsRetention(object, until: retainUntil), let retainUntil else { return .hit(object) }
+            guard rules.needsRetention(object, until: retainUntil), let retainUntil else { return .hit(object) }
             return .hit(try await raiseRetention(key, to: retainUntil, deadline: deadline) ?? object)
         }
         if let failure = try readFailure(key), Date() < failure.expiresAt {
@@ -260,16 +254,11 @@ struct CacheDisk: Sendable {
             throw error
         }
 
-        var retention = previous?.retainUntil
-        if let retainUntil, retention.map({ $0 < retainUntil }) ?? true {
-            retention = roundedRetention(retainUntil)
-        }
         let object = CachedObject(
-            key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: bytes.count,
-            format: format.rawValue, fileExtension: format.fileExtension,
-            contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, fetchedAt: now,
-            expiresAt: now.addingTimeInterval(timeToLive(maxAge: maxAge)).cacheMillisecondPrecision, lastUsedAt: now,
-            hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
+            publishedAt: now, key: key, sourceURL: sourceURL, variant: variant, width: width, height: height,
+            byteCount: bytes.count, format: format, contentSHA256: SHA256.hexDigest(of: bytes), etag: etag,
+            lastModified: lastModified, maxAge: maxAge, retainUntil: retainUntil, replacing: previous,
+            relativePath: relativePath, rules: rules)
         do {
             try writeSidecar(object)
         } catch {

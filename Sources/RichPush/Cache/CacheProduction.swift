@@ -62,6 +62,27 @@ extension CacheProduction {
 }
 
 extension CachedObject {
+    /// The record of an object published at `now` under `relativePath`: fresh for the origin's `maxAge` (as the
+    /// rules allow), used now, and keeping the hits and retention of the object it replaces, with the retention
+    /// raised (rounded up) to `retainUntil` when that is later.
+    init(
+        publishedAt now: Date, key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int,
+        byteCount: Int, format: CacheObjectFormat, contentSHA256: String, etag: String?, lastModified: String?,
+        maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?, relativePath: String,
+        rules: CacheFreshnessRules
+    ) {
+        var retention = previous?.retainUntil
+        if let retainUntil, retention.map({ $0 < retainUntil }) ?? true {
+            retention = rules.roundedRetention(retainUntil)
+        }
+        self.init(
+            key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: byteCount,
+            format: format.rawValue, fileExtension: format.fileExtension, contentSHA256: contentSHA256, etag: etag,
+            lastModified: lastModified, fetchedAt: now,
+            expiresAt: now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision,
+            lastUsedAt: now, hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
+    }
+
     /// The object after the origin answered 304: its new validators, fresh from now, used now, and retained to
     /// cover `retainUntil`.
     mutating func revalidate(

@@ -193,16 +193,10 @@ public final class ObjectStorageMediaStore: MediaStore {
             relativePath, body: bytes, bodySHA256: digest, contentType: format.mediaType,
             cacheControl: "public, max-age=31536000, immutable", metadata: [("sha256", digest)], deadline: deadline)
 
-        var retention = previous?.retainUntil
-        if let retainUntil, retention.map({ $0 < retainUntil }) ?? true {
-            retention = rules.roundedRetention(retainUntil)
-        }
         let object = CachedObject(
-            key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: bytes.count,
-            format: format.rawValue, fileExtension: format.fileExtension, contentSHA256: digest, etag: etag,
-            lastModified: lastModified, fetchedAt: now,
-            expiresAt: now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision,
-            lastUsedAt: now, hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
+            publishedAt: now, key: key, sourceURL: sourceURL, variant: variant, width: width, height: height,
+            byteCount: bytes.count, format: format, contentSHA256: digest, etag: etag, lastModified: lastModified,
+            maxAge: maxAge, retainUntil: retainUntil, replacing: previous, relativePath: relativePath, rules: rules)
         try await writeSidecar(object, deadline: deadline)
 
         if let previous, previous.relativePath != relativePath {
