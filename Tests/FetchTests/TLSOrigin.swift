@@ -4,7 +4,7 @@ import Glibc
 import XCTest
 
 /// nginx serving HTTPS + HTTP/2 on a loopback port with a throwaway self-signed certificate, for the TLS and
-/// multiplexing tests. Skips (XCTSkip) when nginx or openssl is not installed.
+/// multiplexing tests. A missing nginx or openssl fails the test (`TestTool.Missing`); it is never skipped.
 final class TLSOrigin {
     let port: UInt16
     let directory: URL
@@ -21,10 +21,7 @@ final class TLSOrigin {
     }
 
     init(files: [String: Data]) throws {
-        let nginx = "/usr/sbin/nginx", openssl = "/usr/bin/openssl"
-        guard FileManager.default.isExecutableFile(atPath: nginx), FileManager.default.isExecutableFile(atPath: openssl) else {
-            throw XCTSkip("nginx or openssl not installed")
-        }
+        let nginx = try TestTool.nginx.path(), openssl = try TestTool.openssl.path()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-tls-\(UUID().uuidString)")
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -87,7 +84,12 @@ final class TLSOrigin {
         try process.run()
         let deadline = ContinuousClock.now + .seconds(20)
         while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-        guard !process.isRunning, process.terminationStatus == 0 else { throw XCTSkip("\(tool) failed (\(process.terminationStatus))") }
+        guard !process.isRunning, process.terminationStatus == 0 else {
+            throw TLSOriginError(description: "\(tool) failed (\(process.terminationStatus))")
+        }
     }
+}
 
+struct TLSOriginError: Error, CustomStringConvertible {
+    let description: String
 }

@@ -1,25 +1,23 @@
 import Foundation
 import XCTest
 @testable import RichPush
+import TestOrigin
 #if canImport(Glibc)
 import Glibc
 #endif
 
 enum RedisTestServerError: Error, CustomStringConvertible {
-    case missingServer(String)
     case startFailed(String)
 
     var description: String {
         switch self {
-        case .missingServer(let detail):
-            "redis-server is not installed (\(detail)). The queue tests need it: apt-get install redis-server"
         case .startFailed(let detail): "redis-server did not start: \(detail)"
         }
     }
 }
 
 /// A throwaway `redis-server` on a free loopback port, with its own temporary directory.
-/// Missing `redis-server` is an error (the tests fail loudly, never skip).
+/// Missing `redis-server` is a `TestTool.Missing` error (the tests fail loudly, never skip).
 final class RedisTestServer {
     let port: Int
     let directory: URL
@@ -39,20 +37,9 @@ final class RedisTestServer {
 
     var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port) }
 
-    static var executablePath: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":").map(String.init) + ["/usr/bin", "/usr/local/bin"] {
-            let candidate = "\(folder)/redis-server"
-            if FileManager.default.isExecutableFile(atPath: candidate) { return candidate }
-        }
-        return nil
-    }
-
     /// Starts the server (again, on the same port and directory) and waits until it answers PING.
     func start() throws {
-        guard let executable = Self.executablePath else {
-            throw RedisTestServerError.missingServer("not found on PATH or in /usr/bin")
-        }
+        let executable = try TestTool.redisServer.path()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         var arguments = [

@@ -4,19 +4,17 @@ import Glibc
 /// A throwaway S3-compatible server (`moto_server`, from PyPI `moto[server]`) on a free loopback port, with
 /// signature checking on: it starts with a budget of unauthenticated calls that the set-up spends on an IAM user,
 /// its policy and its access key, so every later request must carry a valid SigV4 signature from that key.
-/// A missing moto is an error that says how to install it; the tests never skip.
+/// A missing moto is a `TestTool.Missing` error that says how to install it; the tests never skip.
 ///
 /// moto's server mode checks signatures against the URL as werkzeug rebuilt it, with `%2F` in the query decoded
 /// to `/`, so a correctly signed `prefix=a%2Fb` listing (boto3's own included) fails there. The launcher below
 /// hands moto the request target exactly as sent, which is what AWS signs.
 public final class MotoServer: @unchecked Sendable {
     public enum Failure: Error, CustomStringConvertible {
-        case missing(String)
         case startFailed(String)
 
         public var description: String {
             switch self {
-            case .missing(let detail): "moto_server is not installed (\(detail)); pip install 'moto[server]'"
             case .startFailed(let detail): "moto_server did not start: \(detail)"
             }
         }
@@ -31,7 +29,8 @@ public final class MotoServer: @unchecked Sendable {
     public var endpoint: String { "http://127.0.0.1:\(port)" }
 
     public init() throws {
-        guard let python = Self.find("python3") else { throw Failure.missing("python3 not found on PATH") }
+        let python = try TestTool.python3.path()
+        _ = try TestTool.motoServer.path()
         port = try LoopbackPort.free()
         process = Process()
         process.executableURL = URL(fileURLWithPath: python)
@@ -50,7 +49,7 @@ public final class MotoServer: @unchecked Sendable {
             } catch {
                 kill(process.processIdentifier, SIGKILL)
                 let detail = String(decoding: ((try? Data(contentsOf: log)) ?? Data()).suffix(2000), as: UTF8.self)
-                if detail.contains("No module named") { throw Failure.missing(detail) }
+                if detail.contains("No module named") { throw TestTool.Missing(tool: .motoServer) }
                 throw Failure.startFailed(detail)
             }
 
@@ -165,7 +164,7 @@ public final class MotoServer: @unchecked Sendable {
     }
 
     private static func python(_ script: String, arguments: [String]) throws -> String {
-        guard let python = find("python3") else { throw Failure.missing("python3 not found on PATH") }
+        let python = try TestTool.python3.path()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         process.arguments = ["-c", script] + arguments
@@ -181,15 +180,5 @@ public final class MotoServer: @unchecked Sendable {
             throw Failure.startFailed("python3 failed: \(String(decoding: errorData.suffix(2000), as: UTF8.self))")
         }
         return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
-    private static func find(_ name: String) -> String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        for folder in path.split(separator: ":").map(String.init) + ["/usr/local/bin", "/usr/bin"] {
-            let candidate = "\(folder)/\(name)"
-            // access(2) directly: FileManager.isExecutableFile answered false for pyenv's shims inside xctest.
-            if access(candidate, X_OK) == 0 { return candidate }
-        }
-        return nil
     }
 }
