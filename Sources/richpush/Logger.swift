@@ -54,5 +54,11 @@ struct Logger: Sendable {
         ]
         if let line = result.line { fields.insert(("line", .number(String(line))), at: 1) }
         log(result.status == .rejected ? .warning : .info, "job", fields)
+        for media in result.media where media.isLocalFault {
+            log(.error, "local_fault", [
+                ("id", result.id.map(JSONValue.string) ?? .null), ("code", .string(media.errorCode ?? "")),
+                ("message", .string(media.errorMessage ?? "")),
+            ])
+        }
     }
 }

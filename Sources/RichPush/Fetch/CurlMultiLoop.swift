@@ -120,7 +120,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             return
         }
         guard let easy = transfer.easy, curl_multi_add_handle(multi, easy) == CURLM_OK else {
-            transfer.finish(.failure(TransferFailure(error: .connection(url: transfer.url, reason: "libcurl refused the transfer"))))
+            transfer.finish(.failure(TransferFailure(error: .internalFailure(url: transfer.url, reason: "libcurl refused the transfer"))))
             return
         }
         transfer.isAttached = true
@@ -147,6 +147,7 @@ final class CurlMultiLoop: @unchecked Sendable {
                 curl_multi_remove_handle(multi, easy)
                 continue
             }
+            transfer.isCompletedByLibcurl = true
             detach(transfer, with: transfer.outcome(for: code, now: .now))
         }
     }

@@ -37,11 +37,17 @@ final class CurlTransfer: @unchecked Sendable {
 
     private let handles: EasyHandlePool
 
+    /// Set by the poll thread when libcurl reported the transfer done (whatever its result); only then may the
+    /// handle be recycled.
+    var isCompletedByLibcurl = false
+    private var isRecycledHandle: Bool
+
     convenience init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
          buffers: BodyBufferPool) throws(FetchError) {
         try self.init(url: request.url, deadline: request.deadline, policy: policy, handles: handles, buffers: buffers)
-        guard let easy, configureCommon(easy, configuration: configuration), configureMedia(easy, request: request, configuration: configuration) else {
-            throw .invalidConfiguration(reason: "libcurl rejected an option: \(errorMessage)")
+        try configure { transfer, easy in
+            transfer.configureCommon(easy, configuration: configuration)
+                && transfer.configureMedia(easy, request: request, configuration: configuration)
         }
     }
 
@@ -53,8 +59,8 @@ final class CurlTransfer: @unchecked Sendable {
             addresses: AddressPolicy.unrestricted, allowedHosts: nil, decodesContent: false, keepsErrorBodies: true,
             expectsBody: request.method != .head)
         try self.init(url: request.url, deadline: request.deadline, policy: policy, handles: handles, buffers: buffers)
-        guard let easy, configureCommon(easy, configuration: configuration), configureService(easy, request: request) else {
-            throw .invalidConfiguration(reason: "libcurl rejected an option: \(errorMessage)")
+        try configure { transfer, easy in
+            transfer.configureCommon(easy, configuration: configuration) && transfer.configureService(easy, request: request)
         }
     }
 
@@ -67,10 +73,30 @@ final class CurlTransfer: @unchecked Sendable {
         self.policy = policy
         errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
-        guard let handle = handles.take() else {
-            throw .connection(url: url, reason: "libcurl could not create a transfer")
+        guard let (handle, isRecycled) = handles.take() else {
+            throw .internalFailure(url: url, reason: "libcurl could not allocate a transfer")
         }
         easy = handle
+        isRecycledHandle = isRecycled
+    }
+
+    /// Applies the options. A recycled handle that refuses one is freed and the options are applied once more to
+    /// a new handle, so a handle spoiled by an earlier transfer costs nothing; a new handle that refuses one is
+    /// our configuration's fault.
+    private func configure(_ apply: (CurlTransfer, UnsafeMutableRawPointer) -> Bool) throws(FetchError) {
+        guard let easy else { throw .internalFailure(url: url, reason: "no libcurl handle") }
+        if apply(self, easy) { return }
+        let recycledRefused = isRecycledHandle
+        let message = errorMessage
+        discardHandle()
+        if recycledRefused, let fresh = handles.takeNew() {
+            errorBuffer[0] = 0
+            self.easy = fresh
+            isRecycledHandle = false
+            if apply(self, fresh) { return }
+            discardHandle()
+        }
+        throw .invalidConfiguration(reason: "libcurl rejected an option: \(message.isEmpty ? "no detail" : message)")
     }
 
     deinit {
@@ -79,10 +105,23 @@ final class CurlTransfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Gives the easy handle back to the pool. Must run after it left the multi handle.
+    /// Gives the easy handle back: to the pool when libcurl completed its transfer, else freed. Must run after it
+    /// left the multi handle.
     func release() {
-        if let easy { handles.recycle(easy) }
+        if let easy {
+            if isCompletedByLibcurl { handles.recycle(easy) } else { handles.discard(easy) }
+        }
         easy = nil
+        freeRequestHeaders()
+    }
+
+    private func discardHandle() {
+        if let easy { handles.discard(easy) }
+        easy = nil
+        freeRequestHeaders()
+    }
+
+    private func freeRequestHeaders() {
         if let requestHeaders { curl_slist_free_all(requestHeaders) }
         requestHeaders = nil
     }

@@ -20,6 +20,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
     case cancelled(url: String)
     /// The configuration itself is unusable (bad CIDR, bad local origin mapping, libcurl refused to start).
     case invalidConfiguration(reason: String)
+    /// A fault of this process, not of the origin: libcurl could not allocate or refused a transfer.
+    case internalFailure(url: String, reason: String)
 
     /// Stable snake_case identifier used in JSON output.
     public var code: String {
@@ -40,18 +42,27 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
         case .localFile: "local_file"
         case .cancelled: "cancelled"
         case .invalidConfiguration: "invalid_configuration"
+        case .internalFailure: "internal_error"
         }
     }
 
+    /// The codes of faults of our own (configuration, allocation, library misuse). Such a failure says nothing
+    /// about the origin: it is never remembered as a negative entry, and callers log it at error level.
+    public static let localFaultCodes: Set<String> = ["invalid_configuration", "internal_error"]
+
+    /// True for a fault of this process rather than of the origin; see `localFaultCodes`.
+    public var isLocalFault: Bool { Self.localFaultCodes.contains(code) }
+
     /// True when retrying later would give the same answer (4xx, blocked, invalid, too large), so a caller may
-    /// remember the failure as a negative cache entry. Timeouts, 5xx and network trouble are transient.
+    /// remember the failure as a negative cache entry. Timeouts, 5xx and network trouble are transient, and a
+    /// local fault is never the origin's answer.
     public var isPermanent: Bool {
         switch self {
         case .httpStatus(_, let code): (400..<500).contains(code) && code != 408 && code != 429
         case .blockedAddress, .blockedHost, .tooLarge, .tooManyRedirects, .unsupportedScheme, .credentialsInURL,
-             .invalidURL, .localFile, .invalidConfiguration:
+             .invalidURL, .localFile:
             true
-        case .deadlineExceeded, .stalled, .tls, .dns, .connection, .cancelled:
+        case .deadlineExceeded, .stalled, .tls, .dns, .connection, .cancelled, .invalidConfiguration, .internalFailure:
             false
         }
     }
@@ -90,6 +101,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
             "\(URLRedaction.redact(url)): fetch cancelled"
         case .invalidConfiguration(let reason):
             "invalid fetch configuration: \(reason)"
+        case .internalFailure(let url, let reason):
+            "\(URLRedaction.redact(url)): internal error (not the origin's fault): \(reason)"
         }
     }
 }

@@ -29,6 +29,13 @@ public enum ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
+    /// The codes of faults of our own rather than of the source image (the encoder failed, the variant is
+    /// misconfigured, our output did not pass its own check): never remembered as negative entries.
+    public static let localFaultCodes: Set<String> = ["unsupported_variant", "encode_failed", "output_check_failed"]
+
+    /// True for a fault of this process rather than of the image; see `localFaultCodes`.
+    public var isLocalFault: Bool { Self.localFaultCodes.contains(code) }
+
     public var description: String {
         switch self {
         case .unsupportedFormat(let detected): "unsupported image format: \(detected)"

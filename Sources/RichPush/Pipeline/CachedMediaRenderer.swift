@@ -5,7 +5,7 @@ import Foundation
 /// Cost: on a cache hit, one metadata read, or none when the store remembers the key. On a miss, one fetch (bounded
 /// by the fetch configuration's byte cap), one decode, resize and encode, and two atomic file writes. Permanent
 /// failures (4xx, blocked addresses, invalid images) are remembered as negative entries; transient ones (deadline,
-/// stall, connection) are not.
+/// stall, connection) and faults of our own (`MediaResult.isLocalFault`) are not.
 struct CachedMediaRenderer: Sendable {
     let fetcher: Fetcher
     let imaging: ImagePipeline
@@ -112,10 +112,12 @@ struct CachedMediaRenderer: Sendable {
         do {
             rendered = try await imaging.render(fetched.body, as: variant, deadline: deadline)
         } catch {
+            // Only what the image itself is gets remembered; a deadline or a fault of ours is retried next time.
+            let message = "\(URLRedaction.redact(source)): \(error.description)"
             switch error {
-            case .deadlineExceeded, .cancelled:
-                throw CacheError.producerFailed(code: error.code, message: "\(URLRedaction.redact(source)): \(error.description)")
-            default: return .failure(code: error.code, message: "\(URLRedaction.redact(source)): \(error.description)")
+            case .deadlineExceeded, .cancelled: throw CacheError.producerFailed(code: error.code, message: message)
+            case _ where error.isLocalFault: throw CacheError.producerFailed(code: error.code, message: message)
+            default: return .failure(code: error.code, message: message)
             }
         }
         return .object(

@@ -26,6 +26,7 @@ public final class JobMetrics: Sendable {
     struct State {
         var jobs: [JobStatus: Int] = [:]
         var media: [MediaResult.Status: Int] = [:]
+        var localFaults: [String: Int] = [:]
         var jobLatency = Histogram()
         var renderLatency = Histogram()
         var cachedLatency = Histogram()
@@ -41,6 +42,7 @@ public final class JobMetrics: Sendable {
             state.jobLatency.observe(milliseconds: result.timings.totalMilliseconds)
             for media in result.media {
                 state.media[media.status, default: 0] += 1
+                if media.isLocalFault, let code = media.errorCode { state.localFaults[code, default: 0] += 1 }
                 switch media.status {
                 case .rendered: state.renderLatency.observe(milliseconds: media.milliseconds)
                 case .cached: state.cachedLatency.observe(milliseconds: media.milliseconds)
@@ -65,6 +67,11 @@ public final class JobMetrics: Sendable {
         text += "richpush_cache_hits_total \(snapshot.media[.cached] ?? 0)\n"
         text += "# HELP richpush_cache_misses_total Media fetched and rendered.\n# TYPE richpush_cache_misses_total counter\n"
         text += "richpush_cache_misses_total \(snapshot.media[.rendered] ?? 0)\n"
+        text += "# HELP richpush_local_faults_total Media failed by a fault of this process, not of its origin, by code.\n"
+        text += "# TYPE richpush_local_faults_total counter\n"
+        for (code, count) in snapshot.localFaults.sorted(by: { $0.key < $1.key }) {
+            text += "richpush_local_faults_total{code=\"\(code)\"} \(count)\n"
+        }
         text += Self.histogramText("richpush_job_duration_seconds", "Time from job start to result.", snapshot.jobLatency)
         text += Self.histogramText("richpush_media_render_seconds", "Fetch, render and publish of one media item (cache miss).", snapshot.renderLatency)
         text += Self.histogramText("richpush_media_cached_seconds", "Lookup of one media item served from the cache.", snapshot.cachedLatency)

@@ -46,6 +46,13 @@ public struct MediaResult: Sendable, Hashable {
         self.errorMessage = errorMessage
     }
 
+    /// True when the media failed through a fault of this process (configuration, allocation, a library
+    /// misuse), not through its origin or its image. Such failures are never cached, and are worth an error log.
+    public var isLocalFault: Bool {
+        guard status == .failed || status == .skipped, let errorCode else { return false }
+        return FetchError.localFaultCodes.contains(errorCode) || ImageError.localFaultCodes.contains(errorCode)
+    }
+
     /// The same result for another reference to the same source, so each pointer gets its own entry.
     func at(pointer: String) -> MediaResult {
         var copy = self

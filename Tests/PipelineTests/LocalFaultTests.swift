@@ -1,0 +1,68 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// A fault of our own (configuration, allocation, a library misuse) says nothing about the origin: it is never
+/// remembered as a negative entry, so a healthy worker on the same cache is not refused the URL, and it is counted.
+final class LocalFaultTests: PipelineTestCase {
+    private let job = #"{"aps":{"alert":"Hi"},"image_url":"https://media.example.com/hero.jpg"}"#
+    private let brokenJob = #"{"aps":{"alert":"Hi"},"image_url":"https://media.example.com/broken.jpg"}"#
+
+    private func makeEnricher(variant: ImageVariant) throws -> (Enricher, Fetcher, FileMediaStore) {
+        var fetch = FetchConfiguration()
+        fetch.localOrigins = [try LocalOrigin(parsing: "https://media.example.com/=\(Self.mediaDirectory.path)")]
+        let fetcher = try Fetcher(configuration: fetch)
+        let root = temporaryDirectory.appendingPathComponent("cache", isDirectory: true)
+        let store = try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: Self.publicBase))
+        let configuration = EnricherConfiguration(variants: ["attachment": variant, "story": .story])
+        return (Enricher(configuration: configuration, store: store, fetcher: fetcher), fetcher, store)
+    }
+
+    private func storedOutcome(_ store: FileMediaStore, source: String, variant: ImageVariant) async -> CacheOutcome? {
+        let key = CacheKey(sourceURL: source, variant: variant.cacheDescription, rendererVersion: ImagePipeline.rendererVersion)
+        return await store.immediateOutcome(for: key, retainUntil: nil)
+    }
+
+    func testLocalFaultIsNotRememberedAndIsCounted() async throws {
+        var misconfigured = ImageVariant.attachment
+        misconfigured.width = 0
+        let (enricher, fetcher, store) = try makeEnricher(variant: misconfigured)
+        defer { fetcher.shutdown() }
+
+        let result = try await enrichOne(enricher, job)
+        let media = try XCTUnwrap(result.media.first)
+        XCTAssertEqual(media.status, .failed)
+        XCTAssertEqual(media.errorCode, "unsupported_variant")
+        XCTAssertTrue(media.isLocalFault)
+        let stored = await storedOutcome(store, source: "https://media.example.com/hero.jpg", variant: misconfigured)
+        XCTAssertNil(stored, "a fault of ours must not become a negative cache entry")
+
+        let metrics = JobMetrics()
+        metrics.record(result)
+        XCTAssertTrue(metrics.prometheusText().contains("richpush_local_faults_total{code=\"unsupported_variant\"} 1"))
+    }
+
+    func testWhatTheImageItselfIsStillRemembered() async throws {
+        // The contrast that makes the test above meaningful: a corrupt source is the origin's answer.
+        let (enricher, fetcher, store) = try makeEnricher(variant: .attachment)
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, brokenJob)
+        let media = try XCTUnwrap(result.media.first)
+        XCTAssertEqual(media.status, .failed)
+        XCTAssertFalse(media.isLocalFault)
+        guard case .failed? = await storedOutcome(store, source: "https://media.example.com/broken.jpg", variant: .attachment) else {
+            return XCTFail("a broken image must be remembered as a negative entry")
+        }
+        let metrics = JobMetrics()
+        metrics.record(result)
+        XCTAssertFalse(metrics.prometheusText().contains("richpush_local_faults_total{"))
+    }
+
+    func testFetchFaultsOfOurOwnAreNeverPermanent() {
+        XCTAssertFalse(FetchError.invalidConfiguration(reason: "x").isPermanent)
+        XCTAssertFalse(FetchError.internalFailure(url: "https://a.test/x", reason: "y").isPermanent)
+        XCTAssertTrue(FetchError.internalFailure(url: "https://a.test/x", reason: "y").isLocalFault)
+        XCTAssertFalse(FetchError.httpStatus(url: "https://a.test/x", code: 404).isLocalFault)
+        XCTAssertTrue(FetchError.httpStatus(url: "https://a.test/x", code: 404).isPermanent)
+    }
+}
