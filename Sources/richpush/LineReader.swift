@@ -16,14 +16,18 @@ final class LineReader: @unchecked Sendable {
     private let continuation: AsyncStream<Data>.Continuation
     let lines: AsyncStream<Data>
     private let paths: [String]
+    private let maximumLineBytes: Int
     private(set) var failure: String?
 
     /// - Parameters:
     ///   - paths: files to read in order; empty or `-` means standard input.
     ///   - readAhead: how many lines may wait for a worker before reading pauses.
-    init(paths: [String], readAhead: Int) {
+    ///   - maximumLineBytes: a longer line is handed over cut to this many bytes plus one, so the enricher
+    ///     rejects it; the rest of it is read and dropped, never buffered.
+    init(paths: [String], readAhead: Int, maximumLineBytes: Int) {
         self.paths = paths.isEmpty ? ["-"] : paths
         self.readAhead = max(1, readAhead)
+        self.maximumLineBytes = max(1, maximumLineBytes)
         (lines, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .unbounded)
     }
 
@@ -71,27 +75,45 @@ final class LineReader: @unchecked Sendable {
     }
 
     private func readFile(_ path: String) -> Bool {
-        let file: UnsafeMutablePointer<FILE>?
-        if path == "-" {
-            file = fdopen(dup(STDIN_FILENO), "r")
-        } else {
-            file = fopen(path, "r")
-        }
-        guard let file else {
+        let descriptor = path == "-" ? dup(STDIN_FILENO) : open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else {
             failure = "cannot open \(path): \(String(cString: strerror(errno)))"
             return false
         }
-        defer { fclose(file) }
-        var buffer: UnsafeMutablePointer<CChar>?
-        var capacity = 0
-        defer { free(buffer) }
+        defer { close(descriptor) }
+        let chunkSize = 64 * 1024
+        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        defer { chunk.deallocate() }
+        // The line so far, holding at most `maximumLineBytes + 1` bytes: enough for the enricher to reject a longer
+        // line as `line_too_long` while the rest of it is skipped unbuffered.
+        var line = Data()
+        var lineIsOpen = false
         while true {
-            let length = getline(&buffer, &capacity, file)
-            guard length >= 0, let buffer else { return true }
-            var end = length
-            if end > 0 && buffer[end - 1] == 0x0A { end -= 1 }
-            if end > 0 && buffer[end - 1] == 0x0D { end -= 1 }
-            guard handOver(Data(bytes: buffer, count: end)) else { return false }
+            let count = read(descriptor, chunk, chunkSize)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else {
+                if count < 0 { failure = "cannot read \(path): \(String(cString: strerror(errno)))" }
+                // A last line without a newline is still a line.
+                if lineIsOpen { _ = handOver(Self.trimmingCarriageReturn(line)) }
+                return count == 0
+            }
+            var start = 0
+            while start < count {
+                let newline = memchr(chunk + start, 0x0A, count - start)
+                let end = newline.map { $0.assumingMemoryBound(to: UInt8.self) - chunk } ?? count
+                let room = maximumLineBytes + 1 - line.count
+                if room > 0 { line.append(chunk + start, count: min(end - start, room)) }
+                lineIsOpen = true
+                guard newline != nil else { break }
+                guard handOver(Self.trimmingCarriageReturn(line)) else { return false }
+                line = Data()
+                lineIsOpen = false
+                start = end + 1
+            }
         }
+    }
+
+    private static func trimmingCarriageReturn(_ line: Data) -> Data {
+        line.last == 0x0D ? line.dropLast() : line
     }
 }

@@ -17,7 +17,8 @@ enum ProcessCommand: Command {
         defer { fetcher.shutdown() }
         let processor = LineProcessor(
             enricher: enricher, concurrency: settings.concurrency, ordered: !options.flag("unordered"))
-        let reader = LineReader(paths: options.positionals, readAhead: settings.concurrency * 2)
+        let reader = LineReader(
+            paths: options.positionals, readAhead: settings.concurrency * 2, maximumLineBytes: settings.maximumLineBytes)
         let watcher = SignalWatcher { signalNumber in
             settings.logger.log(.warning, "stopping", [("signal", .number(String(signalNumber)))])
             reader.stop()

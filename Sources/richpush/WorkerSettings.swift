@@ -35,6 +35,7 @@ struct WorkerSettings {
         OptionDefinition("local-origin", .repeatedValue, valueName: "PREFIX=DIR", help: "Serve URLs starting with PREFIX from files in DIR."),
         OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
+        OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest source accepted, e.g. 10MB. Default 10MB."),
         OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
         OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh or pushfa. Default: detect."),
@@ -57,6 +58,7 @@ struct WorkerSettings {
     var allowNetworks: [IPNetwork] = []
     var allowHosts: Set<String>?
     var maximumSourceBytes = 10 * 1024 * 1024
+    var maximumLineBytes = 1024 * 1024
     var negativeTTL: Duration = .seconds(300)
     var shape: InputShape?
     var strict = false
@@ -92,6 +94,10 @@ struct WorkerSettings {
         let hosts = options.strings("allow-host")
         allowHosts = hosts.isEmpty ? nil : Set(hosts.map { $0.lowercased() })
         maximumSourceBytes = try options.byteCount("max-source-bytes") ?? maximumSourceBytes
+        maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
+        if maximumLineBytes < 1 {
+            throw .invalidValue(option: "max-line-bytes", value: options.string("max-line-bytes") ?? "", expected: "a size of at least 1 byte, e.g. 1MB")
+        }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         if let raw = options.string("shape") {
             guard let shape = InputShape(rawValue: raw) else {
@@ -140,7 +146,8 @@ struct WorkerSettings {
     var enricherConfiguration: EnricherConfiguration {
         var imageLimits = ImageLimits()
         imageLimits.maximumSourceBytes = maximumSourceBytes
-        return EnricherConfiguration(jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions)
+        return EnricherConfiguration(
+            jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, maximumDocumentBytes: maximumLineBytes)
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

@@ -48,14 +48,16 @@ final class ConsumeCommandTests: XCTestCase {
     func testConsumerWritesOneResultPerJobAndStopsCleanlyOnSigterm() throws {
         let jobCount = 40
         for index in 1...jobCount {
+            let body = index == 11 ? String(repeating: "x", count: 300) : "B"   // over --max-line-bytes 200
             let job = index == 7
                 ? "{not json"
-                : #"{"id":"c\#(index)","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
+                : #"{"id":"c\#(index)","payload":{"aps":{"alert":{"title":"T","body":"\#(body)"}}}}"#
             try redis(["XADD", "jobs", "*", "job", job])
         }
         let consumer = CommandRunner.makeProcess([
             "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
             "--cache-dir", directory.appendingPathComponent("cache").path, "--concurrency", "8",
+            "--max-line-bytes", "200",
         ], environment: [:], workingDirectory: nil)
         let errors = Pipe()
         consumer.standardError = errors
@@ -77,6 +79,7 @@ final class ConsumeCommandTests: XCTestCase {
         let results = try redis(["XRANGE", "results", "-", "+"]).split(separator: "\n").filter { $0.hasPrefix("{") }
         var statuses: [String: String] = [:]
         var rejected = 0
+        var rejectedCodes: [String] = []
         for line in results {
             let object = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             if let id = object["id"] as? String {
@@ -85,11 +88,14 @@ final class ConsumeCommandTests: XCTestCase {
             } else {
                 XCTAssertEqual(object["status"] as? String, "rejected")
                 rejected += 1
+                let diagnostics = object["diagnostics"] as? [[String: Any]]
+                rejectedCodes.append(diagnostics?.first?["code"] as? String ?? "")
             }
         }
-        XCTAssertEqual(statuses.count, jobCount - 1)
+        XCTAssertEqual(statuses.count, jobCount - 2)
         XCTAssertEqual(Set(statuses.values), ["passthrough"])
-        XCTAssertEqual(rejected, 1, "the malformed entry gets a rejected result, not a crash loop")
+        XCTAssertEqual(rejected, 2, "the malformed and the oversized entry get rejected results, not a crash loop")
+        XCTAssertEqual(Set(rejectedCodes), ["invalid_json", "line_too_long"])
         XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
     }
 

@@ -11,6 +11,30 @@ final class LineProcessorTests: PipelineTestCase {
         }
     }
 
+    func testResultIsWrittenBeforeTheNextLineArrives() async throws {
+        // A live pipe: the first line's result must not wait for later input (it once waited for 16 lines).
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let (stream, continuation) = AsyncStream.makeStream(of: Data.self)
+        let emitted = Mutex<[String]>([])
+        let processor = LineProcessor(enricher: enricher, concurrency: 16, ordered: true)
+        let run = Task {
+            await processor.run(stream, emit: { data, _ in
+                emitted.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
+            })
+        }
+        continuation.yield(Data(#"{"id":"first","payload":{"aps":{"content-available":1}}}"#.utf8))
+        let deadline = ContinuousClock.now + .seconds(10)
+        while emitted.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(emitted.withLock { $0.count }, 1, "the first result is out while the input is still open")
+        continuation.yield(Data(#"{"id":"second","payload":{"aps":{"content-available":1}}}"#.utf8))
+        continuation.finish()
+        let summary = await run.value
+        XCTAssertEqual(summary.lines, 2)
+        XCTAssertEqual(emitted.withLock { $0.count }, 2)
+        XCTAssertTrue(emitted.withLock { $0[0].contains(#""id":"first""#) })
+    }
+
     func testEveryLineGetsExactlyOneOutputInInputOrder() async throws {
         let (enricher, fetcher, _) = try makeEnricher()
         defer { fetcher.shutdown() }

@@ -27,6 +27,11 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The rendered payload is larger than APNs accepts even after every shortening step.
+    public static func lineTooLong(limit: Int) -> Diagnostic {
+        Diagnostic(.error, .lineTooLong, "",
+                   "the document is longer than the \(limit)-byte input limit (--max-line-bytes) and was not read; a push is at most about 5 KB of payload plus its envelope")
+    }
+
     public static func payloadTooLarge(bytes: Int, limit: Int) -> Diagnostic {
         Diagnostic(.error, .payloadTooLarge, "",
                    "the payload is \(bytes) bytes after shortening, over the APNs limit of \(limit); move data out of the push (fetch it in the app) or send fewer story pages")
@@ -37,6 +42,7 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
 public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     // Input
     case invalidJSON = "invalid_json"
+    case lineTooLong = "line_too_long"
     case notAnObject = "not_an_object"
     case duplicateKey = "duplicate_key"
     case shapeUnrecognized = "shape_unrecognized"

@@ -25,9 +25,15 @@ public struct Enricher: Sendable {
     /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
     ///
     /// A Pushwoosh `request` body holds many notifications and gives many results; every other shape gives one.
+    /// A document over `maximumDocumentBytes` gives one `line_too_long` result without being parsed (readers may
+    /// hand over only its first `maximumDocumentBytes + 1` bytes).
     public func enrich(document: Data, line: Int? = nil, deadline: ContinuousClock.Instant? = nil) async -> [JobResult] {
         let started = ContinuousClock.now
         let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
+        guard document.count <= configuration.maximumDocumentBytes else {
+            let diagnostic = Diagnostic.lineTooLong(limit: configuration.maximumDocumentBytes)
+            return [JobResult(rejectedDocument: [diagnostic], line: line)]
+        }
         switch parser.parse(document) {
         case .rejected(let diagnostics):
             var result = JobResult(rejectedDocument: diagnostics, line: line)

@@ -8,6 +8,9 @@ public struct EnricherConfiguration: Sendable {
     public var variants: [String: ImageVariant]
     public var imageLimits: ImageLimits
     public var payload: PayloadOptions
+    /// The largest input document accepted (a `process` line, a stream entry's `job`); a longer one is rejected
+    /// with `line_too_long` before it is parsed. A push is at most about 5 KB of payload plus its envelope.
+    public var maximumDocumentBytes: Int
     /// How long an object stays retained for a job that carries no `apns-expiration`: APNs keeps pushes up to 30 days.
     public var defaultRetention: Duration
 
@@ -16,8 +19,10 @@ public struct EnricherConfiguration: Sendable {
         variants: [String: ImageVariant] = ["attachment": .attachment, "story": .story],
         imageLimits: ImageLimits = ImageLimits(),
         payload: PayloadOptions = PayloadOptions(),
-        defaultRetention: Duration = .seconds(30 * 86_400)
+        defaultRetention: Duration = .seconds(30 * 86_400),
+        maximumDocumentBytes: Int = 1 << 20
     ) {
+        self.maximumDocumentBytes = maximumDocumentBytes
         self.jobDeadline = jobDeadline
         self.variants = variants
         self.imageLimits = imageLimits

@@ -22,8 +22,17 @@ public struct LineProcessor: Sendable {
         self.ordered = ordered
     }
 
+    /// What the run loop waits for: the next input line (nil at the end), or a finished job.
+    private enum Event: Sendable {
+        case line(Data?)
+        case finished(line: Int, output: Data, status: JobStatus)
+    }
+
     /// Processes every line `lines` yields until it finishes, calling `emit` once per line with its output
     /// (compact JSON, no newline). `emit` is called from one task at a time.
+    ///
+    /// Reading the next line and finishing a job are awaited together, so a result is written as soon as it is
+    /// ready even while the input trickles in (a live pipe): a job never waits for later lines to arrive.
     public func run(
         _ lines: AsyncStream<Data>,
         lineTaken: @Sendable () -> Void = {},
@@ -32,12 +41,13 @@ public struct LineProcessor: Sendable {
     ) async -> Summary {
         let started = ContinuousClock.now
         var summary = Summary()
-        await withTaskGroup(of: (Int, Data, JobStatus).self) { group in
-            var iterator = lines.makeAsyncIterator()
+        await withTaskGroup(of: Event.self) { group in
             var nextLine = 1
             var inFlight = 0
             var nextToEmit = 1
             var waiting: [Int: (Data, JobStatus)] = [:]
+            var exhausted = false
+            var reading = false
 
             func record(_ line: Int, _ output: Data, _ status: JobStatus) {
                 summary.statuses[status, default: 0] += 1
@@ -52,13 +62,25 @@ public struct LineProcessor: Sendable {
                 }
             }
 
-            var exhausted = false
-            while !exhausted || inFlight > 0 {
-                while !exhausted && inFlight < concurrency {
-                    guard let document = await iterator.next() else {
-                        exhausted = true
-                        break
-                    }
+            // At most one read is outstanding, so the stream is never awaited from two tasks at once.
+            func readNextLineIfRoom() {
+                guard !exhausted, !reading, inFlight < concurrency else { return }
+                reading = true
+                group.addTask {
+                    var iterator = lines.makeAsyncIterator()
+                    return .line(await iterator.next())
+                }
+            }
+
+            readNextLineIfRoom()
+            while reading || inFlight > 0 {
+                guard let event = await group.next() else { break }
+                switch event {
+                case .line(nil):
+                    reading = false
+                    exhausted = true
+                case .line(let document?):
+                    reading = false
                     lineTaken()
                     let line = nextLine
                     nextLine += 1
@@ -67,12 +89,13 @@ public struct LineProcessor: Sendable {
                         let results = await enricher.enrich(document: document, line: line)
                         for result in results { finished(result) }
                         let (json, status) = Self.output(for: results, line: line)
-                        return (line, json.serialized(), status)
+                        return .finished(line: line, output: json.serialized(), status: status)
                     }
+                case .finished(let line, let output, let status):
+                    inFlight -= 1
+                    record(line, output, status)
                 }
-                guard let (line, output, status) = await group.next() else { break }
-                inFlight -= 1
-                record(line, output, status)
+                readNextLineIfRoom()
             }
             summary.lines = nextLine - 1
         }
