@@ -179,6 +179,13 @@ final class FetcherBehaviourTests: XCTestCase {
             let (error, _) = await expectFailure(fetcher, url)
             XCTAssertEqual(error?.code, "invalid_url", url)
         }
+        // libcurl would fetch only what comes before the NUL; nothing is requested at all.
+        for suffix in ["\u{0}/bytes/3/30", "\u{1B}", "\r\nX-Injected: 1"] {
+            let url = origin.url("/bytes/3/30") + suffix
+            let (error, _) = await expectFailure(fetcher, url)
+            XCTAssertEqual(error?.code, "invalid_url", url.debugDescription)
+        }
+        XCTAssertEqual(origin.count("/bytes/3/30"), 0)
     }
 
     func testTLSFailureIsReported() async throws {

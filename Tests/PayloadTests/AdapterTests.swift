@@ -93,6 +93,11 @@ final class WrongTypeTests: XCTestCase {
             (#"{"id":"1","token":9,"payload":{"aps":{}}}"#, "wrong_type@/token"),
             (#"{"aps":{"alert":"x"},"image":42}"#, "media_url_invalid@/image"),
             (#"{"aps":{"alert":"x"},"media-url":"ftp://x.example/a.jpg"}"#, "media_url_invalid@/media-url"),
+            // Control characters: a NUL would cut the URL libcurl sees short of the one the cache key names.
+            (#"{"aps":{"alert":"x"},"image_url":"https://x.example/a.jpg\u0000.png"}"#, "media_url_invalid@/image_url"),
+            (#"{"aps":{"alert":"x"},"image_url":"https://x.example/a\u0007.jpg"}"#, "media_url_invalid@/image_url"),
+            (#"{"aps":{"alert":"x"},"image_url":"https://x.example/a\t.jpg"}"#, "media_url_invalid@/image_url"),
+            (#"{"aps":{"alert":"x"},"image_url":"https://x.example/a\u007f.jpg"}"#, "media_url_invalid@/image_url"),
         ]
         for (text, expected) in cases {
             let job = TestSupport.job(text)

@@ -6,6 +6,8 @@ import CCurl
 enum URLValidator {
     /// Returns the reason `url` must not be fetched, or nil. Costs one libcurl URL parse.
     static func problem(with url: String, allowedHosts: Set<String>?) -> FetchError? {
+        // libcurl takes a C string: a NUL would cut the URL it fetches short of the one the caller named.
+        if url.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F }) { return .invalidURL(url: url) }
         guard let handle = curl_url() else { return .invalidURL(url: url) }
         defer { curl_url_cleanup(handle) }
         guard curl_url_set(handle, CURLUPART_URL, url, UInt32(CURLU_NON_SUPPORT_SCHEME)) == CURLUE_OK else {

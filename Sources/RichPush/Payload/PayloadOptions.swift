@@ -76,7 +76,8 @@ public struct PayloadOptions: Sendable {
         self.maximumDepth = maximumDepth
     }
 
-    /// Whether `url` is an absolute http or https URL with a host.
+    /// Whether `url` is an absolute http or https URL with a host, and without blanks or control characters (a NUL
+    /// would cut the URL libcurl sees short of the one the cache key is made from).
     static func isHTTPURL(_ url: String) -> Bool {
         let bytes = url.utf8
         func hasPrefix(_ prefix: String) -> Bool {
@@ -85,7 +86,7 @@ public struct PayloadOptions: Sendable {
         }
         for prefix in ["https://", "http://"] where hasPrefix(prefix) {
             let rest = bytes.dropFirst(prefix.utf8.count)
-            return rest.first.map { $0 != 0x2F } ?? false && !bytes.contains { $0 == 0x20 || $0 == 0x0A }
+            return rest.first.map { $0 != 0x2F } ?? false && !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
         }
         return false
     }
