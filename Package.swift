@@ -17,6 +17,7 @@ let package = Package(
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning on every build;
         // the qualified include path in shim.h needs no flags.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
         // (libpng, libjpeg) and variadic curl_easy_setopt.
@@ -25,7 +26,7 @@ let package = Package(
 
         .target(
             name: "RichPush",
-            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG", "CHiredis"]
+            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG", "CHiredis", "CCrypto"]
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.

@@ -34,6 +34,15 @@ final class SHA256Tests: XCTestCase {
             "ffe054fe7ae0cb6dc65c3af9b61d5209f439851db43d0ba5997337df154668eb")
     }
 
+    func testACopyHashesOnIndependently() {
+        var first = SHA256()
+        first.update(Array("abc".utf8))
+        var second = first
+        second.update(Array("def".utf8))
+        XCTAssertEqual(SHA256.hexString(first.finalize()), SHA256.hexDigest(of: "abc"))
+        XCTAssertEqual(SHA256.hexString(second.finalize()), SHA256.hexDigest(of: "abcdef"))
+    }
+
     func testStreamingInOddChunksMatchesOneShot() {
         var bytes = [UInt8]()
         var state: UInt32 = 12345

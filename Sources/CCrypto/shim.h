@@ -1,0 +1,2 @@
+// OpenSSL's libcrypto, for SHA-256 (libcurl already links it).
+#include <openssl/evp.h>
