@@ -20,53 +20,62 @@ enum CacheCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         guard let action = options.positionals.first else { throw UsageError.missingArgument("cache action: stats, gc or verify") }
+        guard ["stats", "gc", "verify"].contains(action) else {
+            throw UsageError.invalidValue(option: "action", value: action, expected: "stats, gc or verify")
+        }
         let settings = try WorkerSettings(options)
+        // Maintenance never creates a cache: a mistyped --cache-dir must not report an empty one.
+        if settings.cacheURL == nil {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: settings.cacheDirectory, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw CacheCommandError.missingCache(settings.cacheDirectory)
+            }
+        }
         let fetcher = try Fetcher(configuration: settings.fetchConfiguration)
         defer { fetcher.shutdown() }
         let store = try await settings.makeStore(fetcher: fetcher)
         let json = options.string("format") == "json"
-        // Text is the same report as JSON, flattened to one `name: value` line per field.
-        func render(_ report: some Encodable) throws -> String {
-            let encoder = JSONEncoder()
-            encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-            encoder.dateEncodingStrategy = .iso8601
-            let data = try encoder.encode(report)
-            guard !json else { return String(decoding: data, as: UTF8.self) }
-            return try flattened(JSONParser.parse(data), prefix: "").joined(separator: "\n")
-        }
         switch action {
         case "stats":
-            let statistics = try await store.statistics()
-            print(try render(statistics))
+            print(try CacheReport(try await store.statistics()).rendered(json: json))
             return 0
         case "gc":
             let maximumBytes = try options.byteCount("max-bytes")
             let maximumAge = try options.duration("max-age")
             guard maximumBytes != nil || maximumAge != nil else { throw UsageError.missingArgument("--max-bytes or --max-age for gc") }
             let report = try await store.collectGarbage(maximumBytes: maximumBytes, maximumAge: maximumAge)
-            print(try render(report))
-            return 0
-        case "verify":
-            let report = try await store.verify(repair: options.flag("repair"))
-            print(try render(report))
-            return report.problemCount == 0 ? 0 : 1
+            print(try CacheReport(report, summary: summary(of: report, maximumBytes: maximumBytes)).rendered(json: json))
+            return report.budgetMet ? 0 : 1
         default:
-            throw UsageError.invalidValue(option: "action", value: action, expected: "stats, gc or verify")
+            let report = try await store.verify(repair: options.flag("repair"))
+            print(try CacheReport(report).rendered(json: json))
+            return report.problemCount == 0 ? 0 : 1
         }
     }
 
-    private static func flattened(_ value: JSONValue, prefix: String) -> [String] {
-        switch value {
-        case .object(let object):
-            if object.isEmpty { return ["\(prefix): {}"] }
-            return object.members.flatMap { flattened($0.value, prefix: prefix.isEmpty ? $0.key : "\(prefix).\($0.key)") }
-        case .array(let elements):
-            if elements.isEmpty { return ["\(prefix): none"] }
-            return elements.enumerated().flatMap { flattened($0.element, prefix: "\(prefix)[\($0.offset)]") }
-        case .string(let text): return ["\(prefix): \(text)"]
-        case .number(let text): return ["\(prefix): \(text)"]
-        case .bool(let flag): return ["\(prefix): \(flag)"]
-        case .null: return ["\(prefix): -"]
+    /// One sentence an operator reads first: what was evicted, what remains, and why the budget was not met.
+    static func summary(of report: GarbageCollectionReport, maximumBytes: Int?) -> String {
+        var text = "evicted \(report.evictedObjects) of \(report.scannedObjects) objects (\(report.evictedBytes) of "
+            + "\(report.scannedBytes) bytes); \(report.remainingObjects) objects (\(report.remainingBytes) bytes) remain"
+        if let maximumBytes { text += " against a budget of \(maximumBytes) bytes" }
+        guard !report.budgetMet else { return text + "; budget met" }
+        let retained = report.notEvicted.filter { $0.reason == "retained" }
+        let locked = report.notEvicted.count - retained.count
+        text += "; budget NOT met: \(retained.count) objects are retained for pushes that may still be delivered"
+        if let latest = retained.compactMap(\.retainUntil).max() {
+            text += " (the last until \(ISO8601DateFormatter().string(from: latest)); lower --default-retention for new objects)"
+        }
+        if locked > 0 { text += ", \(locked) are being written" }
+        return text
+    }
+}
+
+enum CacheCommandError: Error, CustomStringConvertible {
+    case missingCache(String)
+
+    var description: String {
+        switch self {
+        case .missingCache(let path): "no cache at \(path) (check --cache-dir; process, consume or prewarm create it)"
         }
     }
 }

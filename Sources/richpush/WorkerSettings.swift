@@ -37,6 +37,7 @@ struct WorkerSettings {
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
         OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest source accepted, e.g. 10MB. Default 10MB."),
+        OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
         OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
         OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh or pushfa. Default: detect."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
@@ -60,6 +61,7 @@ struct WorkerSettings {
     var maximumSourceBytes = 10 * 1024 * 1024
     var maximumLineBytes = 1024 * 1024
     var negativeTTL: Duration = .seconds(300)
+    var defaultRetention: Duration = .seconds(30 * 86_400)
     var shape: InputShape?
     var strict = false
     var defaultTitle: String?
@@ -99,6 +101,7 @@ struct WorkerSettings {
             throw .invalidValue(option: "max-line-bytes", value: options.string("max-line-bytes") ?? "", expected: "a size of at least 1 byte, e.g. 1MB")
         }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
+        defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
             guard let shape = InputShape(rawValue: raw) else {
                 throw .invalidValue(option: "shape", value: raw, expected: "apns, envelope, pushwoosh or pushfa")
@@ -147,7 +150,8 @@ struct WorkerSettings {
         var imageLimits = ImageLimits()
         imageLimits.maximumSourceBytes = maximumSourceBytes
         return EnricherConfiguration(
-            jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, maximumDocumentBytes: maximumLineBytes)
+            jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
+            maximumDocumentBytes: maximumLineBytes)
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

@@ -35,8 +35,8 @@ final class ObjectStorageCommandTests: XCTestCase {
             ["cache", "stats", "--format", "json"] + storage, environment: credentials)
         XCTAssertEqual(stats.status, 0, stats.standardError)
         let statistics = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(stats.standardOutput.utf8)) as? [String: Any])
-        XCTAssertEqual(statistics["objectCount"] as? Int, 4)
-        XCTAssertEqual(statistics["negativeEntryCount"] as? Int, 1, "the broken image is remembered")
+        XCTAssertEqual(statistics["object_count"] as? Int, 4)
+        XCTAssertEqual(statistics["negative_entry_count"] as? Int, 1, "the broken image is remembered")
         XCTAssertEqual(try CommandRunner.run(["cache", "verify"] + storage, environment: credentials).status, 0)
     }
 
