@@ -15,6 +15,7 @@ enum ConsumeCommand: Command {
         OptionDefinition("dead-letter-stream", .value, valueName: "NAME", help: "Stream for entries delivered too often. Default richpush:dead."),
         OptionDefinition("claim-idle", .value, valueName: "DURATION", help: "Claim entries pending this long on another consumer. Default 60s."),
         OptionDefinition("max-deliveries", .value, valueName: "N", help: "Dead-letter an entry delivered more often than this. Default 5."),
+        OptionDefinition("metrics-file", .value, valueName: "PATH", help: "Rewrite Prometheus text metrics to PATH every 10 s."),
     ]
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
@@ -36,12 +37,25 @@ enum ConsumeCommand: Command {
         if let idle = try options.duration("claim-idle") { configuration.claimIdle = idle }
         if let deliveries = try options.integer("max-deliveries", range: 1...1000) { configuration.maximumDeliveries = deliveries }
 
+        configuration.log = settings.logger
+        settings.logger.started(name, settings.startupFields + [
+            ("redis", .string(URLRedaction.redact(redis))), ("stream", .string(configuration.stream)),
+            ("group", .string(configuration.group)), ("consumer", .string(configuration.consumer)),
+        ])
+
         let (enricher, fetcher, store) = try await settings.makeEnricher(queueRedis: endpoint)
         defer { fetcher.shutdown() }
         let logger = settings.logger
+        let metrics = JobMetrics()
+        let metricsTask = options.string("metrics-file").map { path in
+            Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
+        }
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in
             let results = await enricher.enrich(document: document)
-            for result in results { logger.jobFinished(result) }
+            for result in results {
+                logger.jobFinished(result)
+                metrics.record(result)
+            }
             let (json, _) = LineProcessor.output(for: results, line: nil)
             return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)
         }
@@ -49,7 +63,16 @@ enum ConsumeCommand: Command {
             logger.log(.warning, "stopping", [("signal", .number(String(signalNumber)))])
             consumer.stop()
         }
-        let summary = try await consumer.run()
+        let summary: ConsumerSummary
+        do {
+            summary = try await consumer.run()
+        } catch {
+            metricsTask?.cancel()
+            await metricsTask?.value
+            throw error
+        }
+        metricsTask?.cancel()
+        await metricsTask?.value
         try? await store.flushUsage()
         let fields: [(String, JSONValue)] = [
             ("jobs", .number(String(summary.jobsHandled))),

@@ -22,6 +22,7 @@ enum PrewarmCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
+        settings.logger.started(name, settings.startupFields)
         let paths = options.positionals.isEmpty ? ["-"] : options.positionals
         let items = try collectItems(paths: paths, urls: options.flag("urls"), variants: options.strings("variant"), settings: settings)
         let (enricher, fetcher, store) = try await settings.makeEnricher()

@@ -113,11 +113,24 @@ struct WorkerSettings {
         defaultBody = options.string("default-body")
         linkSchemes = options.strings("link-scheme").map { $0.lowercased().replacingOccurrences(of: ":", with: "") }
         if let raw = options.string("log-level") {
-            guard let level = Logger.Level(name: raw) else {
+            guard let level = LogLevel(name: raw) else {
                 throw .invalidValue(option: "log-level", value: raw, expected: "debug, info, warning or error")
             }
             logger = Logger(minimumLevel: level)
         }
+    }
+
+    /// What the start-up log line reports: where the cache is and the limits a job runs under.
+    var startupFields: [(String, JSONValue)] {
+        [
+            ("cache", .string(cacheURL.map(URLRedaction.redact) ?? cacheDirectory)),
+            ("public_base_url", .string(publicBaseURL)),
+            ("concurrency", .number(String(concurrency))),
+            ("deadline_ms", .number(String(Int(deadline / .milliseconds(1))))),
+            ("max_source_bytes", .number(String(maximumSourceBytes))),
+            ("max_line_bytes", .number(String(maximumLineBytes))),
+            ("allowed_networks", .number(String(allowNetworks.count))),
+        ]
     }
 
     var payloadOptions: PayloadOptions {

@@ -99,6 +99,42 @@ final class ConsumeCommandTests: XCTestCase {
         XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
     }
 
+    func testConsumerEventsReachTheLogAndMetricsFile() throws {
+        let metricsPath = directory.appendingPathComponent("metrics.prom").path
+        let consumer = CommandRunner.makeProcess([
+            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
+            "--cache-dir", directory.appendingPathComponent("cache").path, "--metrics-file", metricsPath,
+        ], environment: [:], workingDirectory: nil)
+        let errors = Pipe()
+        consumer.standardError = errors
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+        let job = #"{"id":"g1","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
+        try redis(["XADD", "jobs", "*", "job", job])
+        func resultCount() throws -> Int {
+            Int(try redis(["XLEN", "richpush:results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        for _ in 0..<200 where try resultCount() < 1 { usleep(50_000) }
+        // The server "loses" the stream and its group, as after a restart without persistence: the consumer
+        // recreates the group, and says so in its log.
+        try redis(["DEL", "jobs"])
+        try redis(["XADD", "jobs", "*", "job", job.replacingOccurrences(of: "g1", with: "g2")])
+        for _ in 0..<200 where try resultCount() < 2 { usleep(50_000) }
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(consumer.terminationStatus, 0, log)
+        let events = log.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.first?["event"] as? String, "start", log)
+        XCTAssertEqual(events.first?["command"] as? String, "consume")
+        XCTAssertTrue(events.contains { $0["event"] as? String == "group_recreated" && $0["level"] as? String == "warning" }, log)
+        XCTAssertFalse(events.contains { $0["event"] as? String == "job" }, "per-job lines are debug, not info")
+        let metrics = try String(contentsOfFile: metricsPath, encoding: .utf8)
+        XCTAssertTrue(metrics.contains("richpush_jobs_total{status=\"passthrough\"} 2") || metrics.contains("richpush_jobs_total{status=\"enriched\"} 2"), metrics)
+    }
+
     func testTlsRedisURLIsAUsageError() throws {
         let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0"])
         XCTAssertEqual(output.status, 2)

@@ -54,6 +54,32 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(output.standardError.contains("?"), "logs carry no URL query strings")
     }
 
+    func testLogIsStartUpSummaryAndProblemsAtInfoAndJobsAtDebug() throws {
+        func events(_ level: String) throws -> [[String: Any]] {
+            let output = try CommandRunner.run([
+                "process", "--local-origin", origin, "--cache-dir", cacheDirectory, "--log-level", level,
+                "Fixtures/jobs/sample.ndjson",
+            ])
+            XCTAssertEqual(output.status, 0, output.standardError)
+            return try output.standardError.split(separator: "\n").map { line in
+                try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], String(line))
+            }
+        }
+        let info = try events("info")
+        XCTAssertEqual(info.first?["event"] as? String, "start")
+        XCTAssertEqual(info.first?["command"] as? String, "process")
+        XCTAssertNotNil(info.first?["version"] as? String)
+        XCTAssertEqual(info.first?["deadline_ms"] as? Int, 25_000)
+        XCTAssertEqual(info.last?["event"] as? String, "summary")
+        XCTAssertFalse(info.contains { $0["event"] as? String == "job" }, "\(info)")
+        for event in info {
+            let time = try XCTUnwrap(event["time"] as? String)
+            XCTAssertNotNil(time.range(of: #"T\d{2}:\d{2}:\d{2}\.\d{3}Z$"#, options: .regularExpression), "milliseconds: \(time)")
+        }
+        let debug = try events("debug")
+        XCTAssertEqual(debug.filter { $0["event"] as? String == "job" }.count, 4)
+    }
+
     func testThousandLinesWithMalformedOnesGiveThousandOrderedOutputs() throws {
         var input = ""
         for index in 1...1000 {

@@ -19,12 +19,12 @@ final class StreamConsumerRecoveryTests: XCTestCase {
         self.server = server
         let client = RedisTestClient(server.endpoint)
         let jobIDs = try await client.addJobs(600)
-        let logLines = Mutex<[String]>([])
+        let log = RecordingLogSink()
         let consumers = try (1...2).map { index in
             try RedisStreamConsumer(
                 configuration: StreamConsumerConfiguration(
                     endpoint: server.endpoint, consumer: "c\(index)", concurrency: 4, claimIdle: .seconds(1),
-                    blockTimeout: .milliseconds(200), log: { line in logLines.withLock { $0.append(line) } }
+                    blockTimeout: .milliseconds(200), log: log
                 )
             ) { job in
                 // Slow enough that the restart happens mid-run: ~200 jobs/s over both consumers.
@@ -53,10 +53,10 @@ final class StreamConsumerRecoveryTests: XCTestCase {
         let pending = try await client.pendingCount()
         XCTAssertEqual(pending, 0, "every job acked")
         XCTAssertGreaterThanOrEqual(summaries.map(\.reconnects).reduce(0, +), 2, "both consumers reconnected")
-        let lines = logLines.withLock { $0 }
-        XCTAssertTrue(lines.contains { $0.contains("reader: ") && $0.contains("retrying") }, "\(lines.prefix(5))")
+        let lines = log.lines
+        XCTAssertTrue(lines.contains { $0.hasPrefix("warning redis_retry") && $0.contains("reader: ") }, "\(lines.prefix(5))")
         // Jobs in flight at the crash finished during the outage; their results waited and were written afterwards.
-        XCTAssertTrue(lines.contains { $0.contains("writer: ") && $0.contains("retrying") }, "\(lines.prefix(5))")
+        XCTAssertTrue(lines.contains { $0.hasPrefix("warning redis_retry") && $0.contains("writer: ") }, "\(lines.prefix(5))")
         print(lines.prefix(8).joined(separator: "\n"))
         // At-least-once: a batch whose EXEC reply was lost in the crash may be written twice, never zero times.
         print("QUEUE-METRICS restart: \(results.count) results for 600 jobs, reconnects \(summaries.map(\.reconnects))")

@@ -64,7 +64,7 @@ extension RedisStreamConsumer {
             case .proceed:
                 backoff.reset()
             case .retry(let reason):
-                log("reader: \(reason); retrying in \(backoff.next)")
+                log(.warning, "redis_retry", "reader: \(reason); retrying in \(backoff.next)")
                 await reader.disconnect()
                 await backoff.sleep()
             }
@@ -130,19 +130,20 @@ extension RedisStreamConsumer {
         }
         buffer.push(toRun)
         if !claimed.isEmpty {
-            log("claimed \(claimed.count) entr\(claimed.count == 1 ? "y" : "ies") idle for \(configuration.claimIdle) or more")
+            log(.info, "claimed", "claimed \(claimed.count) entr\(claimed.count == 1 ? "y" : "ies") idle for \(configuration.claimIdle) or more")
         }
         return pending.count >= pageSize && pageSize > 0
     }
 
-    /// nil for a normal reply. NOGROUP (the server lost its data) recreates the group; transient server states retry;
-    /// anything else is fatal.
+    /// nil for a normal reply. NOGROUP (the server lost its data) and UNBLOCKED (the stream was deleted while this
+    /// read waited on it) recreate the group; transient server states retry; anything else is fatal.
     private func handleErrorReply(_ reply: RedisReply, command: String) async throws(QueueError) -> ReadStep? {
         guard let message = reply.errorMessage else { return nil }
         let prefix = reply.errorPrefix ?? ""
-        if prefix == "NOGROUP" {
-            // The server came back without its data (no persistence): recreate the group and read again.
-            log("\(command): \(message); recreating the group")
+        if prefix == "NOGROUP" || prefix == "UNBLOCKED" {
+            // The server came back without its data (no persistence), or the stream was deleted under a blocked
+            // read: recreate the group and read again rather than stop every consumer.
+            log(.warning, "group_recreated", "\(command): \(message); recreating the group")
             let created = try await reader.perform(createGroupCommand)
             if let failure = created.errorMessage, created.errorPrefix != "BUSYGROUP" {
                 throw .command("XGROUP CREATE \(configuration.stream) \(configuration.group): \(failure)")
@@ -199,7 +200,7 @@ extension RedisStreamConsumer {
             fields.append(field.name)
             fields.append(field.value)
         }
-        log("dead-lettering \(entry.id): \(error)")
+        log(.warning, "dead_lettered", "dead-lettering \(entry.id): \(error)")
         completions.append(.deadLetter(entryID: entry.id, fields: fields))
     }
 

@@ -38,7 +38,7 @@ extension RedisStreamConsumer {
                         let left = pending.count + completions.takeAvailable().count
                         return .shutdownIncomplete(unacknowledged: left, reason: "\(reason); run() was cancelled")
                     }
-                    log("writer: \(reason); retrying \(pending.count) result(s) in \(backoff.next)")
+                    log(.warning, "redis_retry", "writer: \(reason); retrying \(pending.count) result(s) in \(backoff.next)")
                     await writer.disconnect()
                     await backoff.sleep()
                 default:

@@ -111,11 +111,11 @@ public final class RedisStreamConsumer: Sendable {
         state.withLock { state in
             if state.fatal == nil { state.fatal = error }
         }
-        log("stopping after a fatal error: \(error)")
+        log(.error, "consumer_stopped", "stopping after a fatal error: \(error)")
     }
 
-    func log(_ message: String) {
-        configuration.log?("richpush consume [\(configuration.consumer)]: \(message)")
+    func log(_ level: LogLevel, _ event: String, _ message: String) {
+        configuration.log.log(level, event, [("consumer", .string(configuration.consumer)), ("message", .string(message))])
     }
 
     /// A clean stop leaves nothing pending on this consumer, so its name (`hostname-pid` by default, new on every
@@ -131,7 +131,7 @@ public final class RedisStreamConsumer: Sendable {
                 "XGROUP", "DELCONSUMER", configuration.stream, configuration.group, configuration.consumer
             ))
         } catch {
-            log("could not remove consumer \(configuration.consumer) from the group: \(error)")
+            log(.warning, "consumer_not_removed", "could not remove consumer \(configuration.consumer) from the group: \(error)")
         }
     }
 

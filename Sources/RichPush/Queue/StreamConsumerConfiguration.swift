@@ -34,8 +34,9 @@ public struct StreamConsumerConfiguration: Sendable {
     public var commandTimeout: Duration
     /// After `stop()`, how long to keep retrying results and acknowledgements when Redis is unreachable.
     public var shutdownTimeout: Duration
-    /// Receives one line per notable event (reconnects, claims, dead letters). Never receives passwords.
-    public var log: (@Sendable (String) -> Void)?
+    /// Receives one event per notable happening: reconnects and retries (warning), claims (info), dead letters
+    /// (warning), a fatal error (error). Never receives passwords.
+    public var log: any LogSink
 
     public init(
         endpoint: RedisEndpoint,
@@ -52,7 +53,7 @@ public struct StreamConsumerConfiguration: Sendable {
         batchSize: Int? = nil,
         commandTimeout: Duration = .seconds(10),
         shutdownTimeout: Duration = .seconds(30),
-        log: (@Sendable (String) -> Void)? = nil
+        log: any LogSink = DiscardingLogSink()
     ) {
         self.endpoint = endpoint
         self.stream = stream
