@@ -46,11 +46,13 @@ enum ConsumeCommand: Command {
         let (enricher, fetcher, store) = try await settings.makeEnricher(queueRedis: endpoint)
         defer { fetcher.shutdown() }
         let logger = settings.logger
-        let metrics = JobMetrics()
+        let metrics = JobMetrics(fetcher: fetcher)
         let metricsTask = options.string("metrics-file").map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in
+            metrics.documentStarted()
+            defer { metrics.documentFinished() }
             let results = await enricher.enrich(document: document)
             for result in results {
                 logger.jobFinished(result)

@@ -26,14 +26,20 @@ enum ProcessCommand: Command {
         }
         reader.start()
         let logger = settings.logger
-        let metrics = JobMetrics()
+        let metrics = JobMetrics(fetcher: fetcher)
         let metricsTask = options.string("metrics-file").map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }
         let summary = await processor.run(
             reader.lines,
-            lineTaken: { reader.consumed() },
-            emit: { output, _ in StandardOutput.writeLine(output) },
+            lineTaken: {
+                reader.consumed()
+                metrics.documentStarted()
+            },
+            emit: { output, _ in
+                StandardOutput.writeLine(output)
+                metrics.documentFinished()
+            },
             finished: { result in
                 logger.jobFinished(result)
                 metrics.record(result)

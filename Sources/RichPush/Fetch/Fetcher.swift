@@ -12,6 +12,8 @@ public final class Fetcher: Sendable {
     private let policy: TransferPolicy
     private let handles: EasyHandlePool
     private let buffers = BodyBufferPool()
+    /// Bytes and durations of every successful fetch, for metrics.
+    public let statistics = FetchStatistics()
 
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
@@ -37,6 +39,13 @@ public final class Fetcher: Sendable {
     /// origin's `Retry-After`) when that still fits before the deadline. Cancelling the calling task aborts the
     /// transfer promptly with `cancelled`.
     public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchedMedia {
+        let started = ContinuousClock.now
+        let media = try await download(request)
+        statistics.record(bytes: media.body.count, duration: ContinuousClock.now - started)
+        return media
+    }
+
+    private func download(_ request: FetchRequest) async throws(FetchError) -> FetchedMedia {
         if let origin = configuration.localOrigins.first(where: { request.url.hasPrefix($0.prefix) }) {
             return try LocalOriginReader.read(url: request.url, origin: origin, maximumBytes: configuration.maximumBytes,
                                               deadline: request.deadline)

@@ -31,13 +31,14 @@ public struct Enricher: Sendable {
         let started = ContinuousClock.now
         let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
         guard document.count <= configuration.maximumDocumentBytes else {
-            let diagnostic = Diagnostic.lineTooLong(limit: configuration.maximumDocumentBytes)
-            return [JobResult(rejectedDocument: [diagnostic], line: line)]
+            var result = JobResult(rejectedDocument: [.lineTooLong(limit: configuration.maximumDocumentBytes)], line: line)
+            result.timings.finish(since: started)
+            return [result]
         }
         switch parser.parse(document) {
         case .rejected(let diagnostics):
             var result = JobResult(rejectedDocument: diagnostics, line: line)
-            result.timings.totalMilliseconds = milliseconds(since: started)
+            result.timings.finish(since: started)
             return [result]
         case .jobs(let jobs) where jobs.count == 1:
             // The common shape: no child task to wait for.
@@ -72,7 +73,7 @@ public struct Enricher: Sendable {
         var jobResult = JobResult(
             job: job, media: results, rendering: renderer.render(job, media: outcomes), status: Self.status(of: results))
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
-        jobResult.timings.totalMilliseconds = milliseconds(since: started)
+        jobResult.timings.finish(since: started)
         return jobResult
     }
 

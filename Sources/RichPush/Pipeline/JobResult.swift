@@ -6,6 +6,14 @@ public struct JobResult: Sendable {
         /// Fetch, render and cache work for all media, concurrently.
         public var mediaMilliseconds = 0
         public var totalMilliseconds = 0
+        /// The same as `totalMilliseconds`, unrounded, for metrics (a warm job takes well under a millisecond).
+        public var total: Duration = .zero
+
+        /// Sets the total to the time since `start`.
+        mutating func finish(since start: ContinuousClock.Instant) {
+            total = max(.zero, ContinuousClock.now - start)
+            totalMilliseconds = Int(total / .milliseconds(1))
+        }
     }
 
     public var id: String?

@@ -1,0 +1,44 @@
+/// A Prometheus histogram of durations: cumulative counts per upper bound, with the count and the sum.
+///
+/// A value type; owners keep it behind their own lock. `observe` costs one pass over the bounds.
+public struct LatencyHistogram: Sendable, Hashable {
+    /// Upper bounds in seconds, from 100 µs (a warm job takes less than a millisecond) to the 30 s the service
+    /// extension allows.
+    public static let defaultBounds: [Double] = [
+        0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 30,
+    ]
+
+    public let bounds: [Double]
+    public private(set) var counts: [Int]
+    public private(set) var count = 0
+    public private(set) var sum = 0.0
+
+    public init(bounds: [Double] = LatencyHistogram.defaultBounds) {
+        self.bounds = bounds
+        counts = [Int](repeating: 0, count: bounds.count)
+    }
+
+    public mutating func observe(_ duration: Duration) {
+        let (seconds, attoseconds) = duration.components
+        observe(seconds: Double(seconds) + Double(attoseconds) / 1e18)
+    }
+
+    public mutating func observe(seconds: Double) {
+        count += 1
+        sum += seconds
+        for (index, bound) in bounds.enumerated() where seconds <= bound {
+            counts[index] += 1
+        }
+    }
+
+    /// The histogram in the Prometheus text exposition format, with its HELP and TYPE lines.
+    public func prometheusText(name: String, help: String) -> String {
+        var text = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        for (index, bound) in bounds.enumerated() {
+            text += "\(name)_bucket{le=\"\(bound)\"} \(counts[index])\n"
+        }
+        text += "\(name)_bucket{le=\"+Inf\"} \(count)\n"
+        text += "\(name)_sum \(sum)\n\(name)_count \(count)\n"
+        return text
+    }
+}
