@@ -18,15 +18,18 @@ let package = Package(
         // the qualified include path in shim.h needs no flags.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
         // (libpng, libjpeg) and variadic curl_easy_setopt.
         .target(name: "CRichPushImage", dependencies: ["CPNG", "CJPEG"]),
         .target(name: "CRichPushCurl", dependencies: ["CCurl"]),
+        // The variadic MHD_start_daemon.
+        .target(name: "CRichPushHTTPServer", dependencies: ["CMicroHTTPD"]),
 
         .target(
             name: "RichPush",
-            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG", "CHiredis", "CCrypto"]
+            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CCurl", "CPNG", "CJPEG", "CHiredis", "CCrypto", "CMicroHTTPD", "CRichPushHTTPServer"]
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.

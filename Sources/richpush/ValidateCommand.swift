@@ -49,10 +49,7 @@ enum ValidateCommand: Command {
             }
             if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
             if format == "json" {
-                var report = JSONObject()
-                report["file"] = .string(path)
-                report["results"] = .array(results.map(\.json))
-                reports.append(.object(report))
+                reports.append(jsonReport(file: path, results: results))
             } else {
                 StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: enricher != nil))
             }
@@ -62,6 +59,14 @@ enum ValidateCommand: Command {
             StandardOutput.writeLine(JSONValue.array(reports).serialized(pretty: true))
         }
         return failed ? 1 : 0
+    }
+
+    /// One file's JSON report, as `validate --format json` and `serve`'s `/v1/validate` write it.
+    static func jsonReport(file: String, results: [JobResult]) -> JSONValue {
+        var report = JSONObject()
+        report["file"] = .string(file)
+        report["results"] = .array(results.map(\.json))
+        return .object(report)
     }
 
     /// Errors always fail; warnings fail with `--strict`; media that did not render is an error for an author.

@@ -3,7 +3,7 @@ import RichPush
 
 /// Entry point: `richpush <command> [options]`. Exit status 0 ok, 1 findings or failures, 2 usage.
 let commands: [any Command.Type] = [
-    ProcessCommand.self, ValidateCommand.self, PrewarmCommand.self, CacheCommand.self, ConsumeCommand.self,
+    ProcessCommand.self, ValidateCommand.self, PrewarmCommand.self, CacheCommand.self, ConsumeCommand.self, ServeCommand.self,
 ]
 
 @MainActor func mainHelp() -> String {

@@ -13,6 +13,7 @@ public enum TestTool: String, CaseIterable, Sendable {
     case openssl
     case motoServer = "moto_server"
     case python3
+    case curl
 
     /// What installs it: a Debian package, or a PyPI requirement (`moto[server]`).
     public var package: Package {
@@ -23,6 +24,7 @@ public enum TestTool: String, CaseIterable, Sendable {
         case .openssl: .debian("openssl")
         case .motoServer: .python("moto[server]")
         case .python3: .debian("python3")
+        case .curl: .debian("curl")
         }
     }
 

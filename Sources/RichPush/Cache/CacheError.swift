@@ -19,6 +19,8 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
     case invalidProduction(key: String, reason: String)
     /// An object-storage request failed: the operation, the object key (or bucket), and the service's reason.
     case objectStorage(operation: String, key: String, reason: String)
+    /// The lease service (Redis) does not answer.
+    case leaseUnavailable(reason: String)
 
     public var description: String {
         switch self {
@@ -30,6 +32,7 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
         case .invalidConfiguration(let reason): return "invalid cache configuration: \(reason)"
         case .invalidProduction(let key, let reason): return "producer result for cache key \(key) is unusable: \(reason)"
         case .objectStorage(let operation, let key, let reason): return "object storage \(operation) \(key) failed: \(reason)"
+        case .leaseUnavailable(let reason): return "the lease service does not answer: \(reason)"
         }
     }
 
@@ -44,6 +47,7 @@ public enum CacheError: Error, CustomStringConvertible, Sendable, Equatable {
         case .invalidConfiguration: return "invalid_configuration"
         case .invalidProduction: return "invalid_production"
         case .objectStorage: return "object_storage"
+        case .leaseUnavailable: return "lease_unavailable"
         }
     }
 }

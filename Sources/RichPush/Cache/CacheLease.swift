@@ -9,4 +9,6 @@ public protocol CacheLease: Sendable {
     func release(_ name: String, token: String) async
     /// Where the leases live, for the log (no credentials).
     var description: String { get }
+    /// Throws when the lease service does not answer (for readiness checks).
+    func checkAvailability() async throws(CacheError)
 }

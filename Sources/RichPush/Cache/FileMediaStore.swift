@@ -55,6 +55,12 @@ public actor FileMediaStore: MediaStore {
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
+    public func checkReadiness() async throws(CacheError) {
+        let probe = disk.layout.temporaryPath(named: "readiness")
+        try CacheFileSystem.writeNewFile(probe, data: Data("ok".utf8))
+        _ = CacheFileSystem.remove(probe)
+    }
+
     public init(configuration: CacheConfiguration) throws(CacheError) {
         try CacheLayout.checkPublicBaseURL(configuration.publicBaseURL)
         self.configuration = configuration

@@ -24,6 +24,9 @@ public protocol MediaStore: Sendable {
     func verify(repair: Bool) async throws(CacheError) -> VerificationReport
     /// Writes buffered usage (hit counts, last-used times) now; call before the process exits.
     func flushUsage() async throws(CacheError)
+    /// Whether the store can take work now: the directory is writable, or the bucket and the lease's Redis answer.
+    /// Costs one small file write and removal, or one storage request and one Redis round trip per connection.
+    func checkReadiness() async throws(CacheError)
 }
 
 extension MediaStore {

@@ -54,6 +54,11 @@ public final class ObjectStorageMediaStore: MediaStore {
         try await client.checkAccess(deadline: maintenanceDeadline())
     }
 
+    public func checkReadiness() async throws(CacheError) {
+        try await checkAccess()
+        try await lease?.checkAvailability()
+    }
+
     // MARK: MediaStore
 
     public func object(

@@ -30,6 +30,14 @@ public final class RedisLease: CacheLease {
         for session in sessions { try await session.connect() }
     }
 
+    public func checkAvailability() async throws(CacheError) {
+        do throws(QueueError) {
+            try await checkConnection()
+        } catch {
+            throw .leaseUnavailable(reason: error.description)
+        }
+    }
+
     public func acquire(_ name: String, timeToLive: Duration) async throws(CacheError) -> String? {
         let token = UUID().uuidString
         let milliseconds = max(1, Int(timeToLive.components.seconds * 1000 + timeToLive.components.attoseconds / 1_000_000_000_000_000))

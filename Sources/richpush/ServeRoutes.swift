@@ -1,0 +1,97 @@
+import Foundation
+import RichPush
+
+/// What `serve` answers on each path. Every body is the JSON `process` or `validate --format json` writes.
+struct ServeRoutes: Sendable {
+    let enricher: Enricher
+    let store: any MediaStore
+    let metrics: JobMetrics
+    let logger: Logger
+    let concurrency: Int
+    let strict: Bool
+
+    func respond(to request: HTTPRequest) async -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("POST", "/v1/enrich"):
+            return request.contentType == "application/x-ndjson" ? enrichLines(request.body) : await enrichDocument(request.body)
+        case ("POST", "/v1/validate"):
+            return await validate(request.body)
+        case ("GET", "/healthz"), ("HEAD", "/healthz"):
+            return json(200, ["status": .string("ok")])
+        case ("GET", "/readyz"), ("HEAD", "/readyz"):
+            do {
+                try await store.checkReadiness()
+                return json(200, ["status": .string("ready")])
+            } catch {
+                return .error(503, code: error.code, message: error.description, headers: [("Retry-After", "5")])
+            }
+        case ("GET", "/metrics"):
+            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.prometheusText().utf8))
+        case (_, "/v1/enrich"), (_, "/v1/validate"):
+            return .error(405, code: "method_not_allowed", message: "\(request.path) takes POST", headers: [("Allow", "POST")])
+        case (_, "/healthz"), (_, "/readyz"), (_, "/metrics"):
+            return .error(405, code: "method_not_allowed", message: "\(request.path) takes GET", headers: [("Allow", "GET, HEAD")])
+        default:
+            return .error(404, code: "not_found", message: "no such path: \(request.path)")
+        }
+    }
+
+    /// One document in any input shape: 200 with the `process` result, or 400 with it when the job is rejected.
+    private func enrichDocument(_ body: Data) async -> HTTPResponse {
+        metrics.documentStarted()
+        defer { metrics.documentFinished() }
+        let results = await enricher.enrich(document: body)
+        record(results)
+        let (output, status) = LineProcessor.output(for: results, line: nil)
+        return HTTPResponse(status: status == .rejected ? 400 : 200, contentType: "application/json", body: output.serialized())
+    }
+
+    /// NDJSON: one result line per input line, in order, each written as soon as it and those before it are done.
+    private func enrichLines(_ body: Data) -> HTTPResponse {
+        let (output, continuation) = AsyncStream.makeStream(of: Data.self)
+        let (lines, input) = AsyncStream.makeStream(of: Data.self)
+        var documents = body.split(separator: 0x0A, omittingEmptySubsequences: false)
+        if documents.last?.isEmpty == true { documents.removeLast() }
+        for document in documents { input.yield(Data(document.last == 0x0D ? document.dropLast() : document)) }
+        input.finish()
+        let processor = LineProcessor(enricher: enricher, concurrency: concurrency)
+        let (metrics, logger) = (self.metrics, self.logger)
+        Task {
+            _ = await processor.run(
+                lines, lineTaken: { metrics.documentStarted() },
+                emit: { line, _ in
+                    var line = line
+                    line.append(0x0A)
+                    continuation.yield(line)
+                    metrics.documentFinished()
+                },
+                finished: { result in
+                    logger.jobFinished(result)
+                    metrics.record(result)
+                })
+            continuation.finish()
+        }
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: .stream(output))
+    }
+
+    /// The `validate --format json` report of one document: fetched and rendered, with its findings.
+    private func validate(_ body: Data) async -> HTTPResponse {
+        let results = await enricher.enrich(document: body)
+        let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
+        var report = JSONObject()
+        report["valid"] = .bool(!failed)
+        report["reports"] = .array([ValidateCommand.jsonReport(file: "request", results: results)])
+        return json(200, report)
+    }
+
+    private func record(_ results: [JobResult]) {
+        for result in results {
+            logger.jobFinished(result)
+            metrics.record(result)
+        }
+    }
+
+    private func json(_ status: Int, _ object: JSONObject) -> HTTPResponse {
+        HTTPResponse(status: status, contentType: "application/json", body: JSONValue.object(object).serialized())
+    }
+}

@@ -1,0 +1,208 @@
+import Foundation
+import Glibc
+import Synchronization
+import TestOrigin
+import XCTest
+
+/// `richpush serve` through the binary, with curl as the client, on a loopback port.
+final class ServeCommandTests: XCTestCase {
+    private var server: Process!
+    private var port: UInt16 = 0
+    private var directory: URL!
+    private var errors: Pipe!
+    private let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+
+    private func start(_ extra: [String] = []) throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-serve-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        port = try LoopbackPort.free()
+        server = CommandRunner.makeProcess(
+            ["serve", "--listen", "127.0.0.1:\(port)", "--cache-dir", directory.appendingPathComponent("cache").path,
+             "--local-origin", origin] + extra,
+            environment: [:], workingDirectory: nil)
+        errors = Pipe()
+        server.standardError = errors
+        server.standardOutput = FileHandle.nullDevice
+        try server.run()
+        try LoopbackPort.waitUntilListening(on: port, timeout: .seconds(20))
+    }
+
+    override func tearDownWithError() throws {
+        if let server, server.isRunning {
+            kill(server.processIdentifier, SIGKILL)
+            server.waitUntilExit()
+        }
+        if let directory { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    struct Reply {
+        var status: Int
+        var headers: [String: String]
+        var body: String
+        var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] }
+    }
+
+    private func curl(_ path: String, method: String = "GET", body: Data? = nil, contentType: String? = nil,
+                      extra: [String] = []) throws -> Reply {
+        try Self.curl(port: port, path, method: method, body: body, contentType: contentType, extra: extra)
+    }
+
+    /// One request with curl, which prints the response headers (`-D -`) before the body.
+    private static func curl(port: UInt16, _ path: String, method: String = "GET", body: Data? = nil,
+                             contentType: String? = nil, extra: [String] = []) throws -> Reply {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TestTool.curl.path())
+        var arguments = ["-s", "-D", "-", "-X", method, "--max-time", "30"] + extra
+        if let contentType { arguments += ["-H", "Content-Type: \(contentType)"] }
+        if body != nil { arguments += ["--data-binary", "@-"] }
+        process.arguments = arguments + ["http://127.0.0.1:\(port)\(path)"]
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        if let body { input.fileHandleForWriting.write(body) }
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let text = String(decoding: data, as: UTF8.self)
+        // The last header block (after a 100 Continue) is the answer.
+        let blocks = text.components(separatedBy: "\r\n\r\n")
+        var headerIndex = 0
+        while headerIndex + 1 < blocks.count, blocks[headerIndex].hasPrefix("HTTP/1.1 100") { headerIndex += 1 }
+        let headerLines = blocks[headerIndex].components(separatedBy: "\r\n")
+        let status = Int(headerLines.first?.split(separator: " ").dropFirst().first ?? "") ?? 0
+        var headers: [String: String] = [:]
+        for line in headerLines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        }
+        return Reply(status: status, headers: headers, body: blocks[(headerIndex + 1)...].joined(separator: "\r\n\r\n"))
+    }
+
+    func testEnrichValidateHealthAndErrors() throws {
+        try start()
+        let health = try curl("/healthz")
+        XCTAssertEqual(health.status, 200)
+        XCTAssertEqual(try curl("/readyz").status, 200)
+
+        // One document: the same result JSON as a `process` line.
+        let job = #"{"id":"s1","payload":{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"https://media.example.com/hero.jpg"}}"#
+        let enriched = try curl("/v1/enrich", method: "POST", body: Data(job.utf8), contentType: "application/json")
+        XCTAssertEqual(enriched.status, 200, enriched.body)
+        XCTAssertEqual(enriched.json?["id"] as? String, "s1")
+        XCTAssertEqual(enriched.json?["status"] as? String, "enriched")
+        let processed = try CommandRunner.run(
+            ["process", "--cache-dir", directory.appendingPathComponent("cache").path, "--local-origin", origin], input: job + "\n")
+        let line = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(processed.lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(
+            (enriched.json?["apns"] as? NSDictionary), (line["apns"] as? NSDictionary), "serve and process give the same APNs request")
+
+        // A media failure is still a 200, with the fallback status.
+        let broken = #"{"aps":{"alert":"x"},"image_url":"https://media.example.com/broken.jpg"}"#
+        let fallback = try curl("/v1/enrich", method: "POST", body: Data(broken.utf8))
+        XCTAssertEqual(fallback.status, 200)
+        XCTAssertEqual(fallback.json?["status"] as? String, "fallback")
+
+        // A bad body is a 400 carrying the diagnostic.
+        let bad = try curl("/v1/enrich", method: "POST", body: Data("{not json".utf8))
+        XCTAssertEqual(bad.status, 400)
+        let diagnostics = try XCTUnwrap(bad.json?["diagnostics"] as? [[String: Any]])
+        XCTAssertEqual(diagnostics.first?["code"] as? String, "invalid_json")
+
+        // NDJSON: one line per document, in order, malformed ones included.
+        let lines = #"{"id":"a","payload":{"aps":{"alert":"a"}}}"# + "\n{oops\n" + #"{"id":"c","payload":{"aps":{"content-available":1}}}"# + "\n"
+        let streamed = try curl("/v1/enrich", method: "POST", body: Data(lines.utf8), contentType: "application/x-ndjson")
+        XCTAssertEqual(streamed.status, 200)
+        XCTAssertEqual(streamed.headers["content-type"], "application/x-ndjson")
+        let results = streamed.body.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(results.map { $0["status"] as? String }, ["passthrough", "rejected", "passthrough"])
+        XCTAssertEqual(results.map { $0["line"] as? Int }, [1, 2, 3])
+
+        let validated = try curl("/v1/validate", method: "POST", body: Data(broken.utf8))
+        XCTAssertEqual(validated.status, 200)
+        XCTAssertEqual(validated.json?["valid"] as? Bool, false, "a broken image is a finding for an author")
+
+        XCTAssertEqual(try curl("/nowhere").status, 404)
+        let wrongMethod = try curl("/v1/enrich")
+        XCTAssertEqual(wrongMethod.status, 405)
+        XCTAssertEqual(wrongMethod.headers["allow"], "POST")
+        let metrics = try curl("/metrics")
+        XCTAssertEqual(metrics.status, 200)
+        XCTAssertTrue(metrics.body.contains("richpush_jobs_total{status=\"enriched\"} 1"), metrics.body)
+        XCTAssertTrue(metrics.body.contains("richpush_jobs_in_flight 0"), metrics.body)
+    }
+
+    func testOversizedBodiesMalformedHTTPAndSlowClients() throws {
+        try start(["--max-body", "1KB", "--request-timeout", "1s"])
+        let big = Data(repeating: 0x61, count: 4096)
+        XCTAssertEqual(try curl("/v1/enrich", method: "POST", body: big).status, 413)
+        // Chunked: no length to refuse up front, so it is counted as it arrives.
+        let chunked = try curl("/v1/enrich", method: "POST", body: big, extra: ["-H", "Transfer-Encoding: chunked"])
+        XCTAssertEqual(chunked.status, 413)
+
+        // Garbage instead of HTTP, and a client that sends half a request and stops: neither hurts the server.
+        let garbage = try XCTUnwrap(LoopbackPort.connect(to: port))
+        _ = "NOT HTTP AT ALL\r\n\r\n".withCString { write(garbage, $0, strlen($0)) }
+        var reply = [UInt8](repeating: 0, count: 256)
+        let count = read(garbage, &reply, reply.count)
+        close(garbage)
+        XCTAssertTrue(String(decoding: reply.prefix(max(0, count)), as: UTF8.self).hasPrefix("HTTP/1.1 400"))
+
+        let slow = try XCTUnwrap(LoopbackPort.connect(to: port))
+        _ = "POST /v1/enrich HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n{".withCString { write(slow, $0, strlen($0)) }
+        XCTAssertEqual(try curl("/healthz").status, 200, "a slow client does not block others")
+        // The idle connection is closed by the server after --request-timeout.
+        var pollDescriptor = pollfd(fd: slow, events: Int16(POLLIN), revents: 0)
+        XCTAssertEqual(poll(&pollDescriptor, 1, 5000), 1, "the server closes the idle connection")
+        XCTAssertEqual(read(slow, &reply, reply.count), 0)
+        close(slow)
+        XCTAssertTrue(server.isRunning)
+    }
+
+    func testSaturationGets503AndSigtermFinishesRequestsInFlight() throws {
+        let loopback = try LoopbackOrigin.shared()
+        try start(["--max-in-flight", "1", "--allow-network", "127.0.0.1/32", "--deadline", "3s"])
+        // The first request waits on a stalled image until its deadline, holding the only slot.
+        let stalled = #"{"aps":{"alert":"x"},"image_url":"\#(loopback.url("/stall/serve-saturation"))"}"#
+        let port = self.port
+        let first = Thread {
+            let reply = try? Self.curl(port: port, "/v1/enrich", method: "POST", body: Data(stalled.utf8))
+            Self.firstReply.withLock { $0 = reply }
+        }
+        first.start()
+        var busy: Reply?
+        for _ in 0..<100 {
+            usleep(50_000)
+            let reply = try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8))
+            if reply.status == 503 { busy = reply; break }
+        }
+        XCTAssertEqual(busy?.status, 503)
+        XCTAssertEqual(busy?.headers["retry-after"], "1")
+
+        // SIGTERM while the stalled request is in flight: it is answered (as a fallback at its deadline), and the
+        // server exits 0 without taking new connections.
+        kill(server.processIdentifier, SIGTERM)
+        server.waitUntilExit()
+        XCTAssertEqual(server.terminationStatus, 0)
+        while first.isExecuting { usleep(10_000) }
+        for _ in 0..<200 where Self.firstReply.withLock({ $0 == nil }) { usleep(10_000) }
+        let answered = Self.firstReply.withLock { $0 }
+        XCTAssertEqual(answered?.status, 200)
+        XCTAssertEqual(answered?.json?["status"] as? String, "fallback")
+        XCTAssertNil(LoopbackPort.connect(to: port), "no longer listening")
+    }
+
+    private static let firstReply = Mutex<Reply?>(nil)
+
+    func testListenAndLimitOptionsAreChecked() throws {
+        for arguments in [["--listen", "nowhere"], ["--listen", "example.com:80"], ["--listen", "127.0.0.1:99999"],
+                          ["--max-body", "0"], ["--max-in-flight", "0"]] {
+            let output = try CommandRunner.run(["serve"] + arguments)
+            XCTAssertEqual(output.status, 2, "\(arguments): \(output.standardError)")
+        }
+    }
+}
+
+extension ServeCommandTests.Reply: @unchecked Sendable {}
