@@ -96,23 +96,6 @@ struct CacheDisk: Sendable {
             path, data: data, temporaryPath: layout.temporaryPath(for: failure.key, kind: "negative"))
     }
 
-    /// Raises `retainUntil` under the key's lock (re-reading the sidecar so no concurrent update is lost).
-    func raiseRetention(
-        _ key: CacheKey, to requested: Date, deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> CachedObject? {
-        let lock = try await lockKey(key, deadline: deadline)
-        defer { lock.release() }
-        return try raiseRetentionWhileLocked(key, to: requested)
-    }
-
-    func raiseRetentionWhileLocked(_ key: CacheKey, to requested: Date?) throws(CacheError) -> CachedObject? {
-        guard var object = try readObject(key) else { return nil }
-        guard let requested, rules.needsRetention(object, until: requested) else { return object }
-        object.retainUntil = rules.roundedRetention(requested)
-        try writeSidecar(object)
-        return object
-    }
-
     /// Adds `hits` and advances `lastUsedAt` if the key's lock is free right now; returns false (and changes
     /// nothing) when a writer holds it, so callers keep the counts for a later attempt.
     ///
@@ -134,11 +117,6 @@ struct CacheDisk: Sendable {
         return true
     }
 
-    func lockKey(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CacheFileLock {
-        let limit = ContinuousClock.now + configuration.lockWaitTimeout
-        return try await CacheFileLock.acquire(layout.lockPath(key), key: key, limit: limit, deadline: deadline)
-    }
-
     // MARK: Resolution
 
     /// What a reader can answer on its own: a fresh object whose retention already reaches `retainUntil`, or a live
@@ -153,67 +131,55 @@ struct CacheDisk: Sendable {
         }
         return nil
     }
+}
 
-    /// One key, start to finish: a lock-free look for a fresh object or live negative entry; else the key's lock,
-    /// a second look (another process may have published meanwhile), the producer, and an atomic publish.
-    func resolve(
-        key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        if let object = try readObject(key), object.isFresh() {
-            guard rules.needsRetention(object, until: retainUntil), let retainUntil else { return .hit(object) }
-            return .hit(try await raiseRetention(key, to: retainUntil, deadline: deadline) ?? object)
-        }
-        if let failure = try readFailure(key), Date() < failure.expiresAt {
-            return .failed(failure, cached: true)
-        }
+/// The file backend: local reads and writes, atomic publishing, and `flock` on `locks/<key>.lock` as the hold.
+extension CacheDisk: CacheBackend {
+    func readObject(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CachedObject? {
+        try readObject(key)
+    }
 
-        let lock = try await lockKey(key, deadline: deadline)
-        defer { lock.release() }
+    func readFailure(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CachedFailure? {
+        try readFailure(key)
+    }
 
-        let current = try readObject(key)
-        if let current, current.isFresh() {
-            return .hit(try raiseRetentionWhileLocked(key, to: retainUntil) ?? current)
-        }
-        if let failure = try readFailure(key), Date() < failure.expiresAt {
-            return .failed(failure, cached: true)
-        }
+    func writeSidecar(_ object: CachedObject, deadline: ContinuousClock.Instant) async throws(CacheError) {
+        try writeSidecar(object)
+    }
 
-        let production = try await CacheProduction.make(by: produce, replacing: current)
+    func writeFailure(_ failure: CachedFailure, deadline: ContinuousClock.Instant) async throws(CacheError) {
+        try writeFailure(failure)
+    }
 
-        switch production {
-        case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified,
-            let maxAge):
-            let stored: CacheObjectFormat
-            switch CacheObjectFormat.publishable(
-                bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height)
-            {
-            case .success(let format): stored = format
-            case .failure(let problem):
-                return .failed(try recordFailure(key, code: "invalid_output", message: problem.reason), cached: false)
+    func removeFailure(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) {
+        CacheFileSystem.remove(layout.negativePath(key))
+    }
+
+    /// Polls the lock with `LOCK_NB` and short, growing sleeps (so no cooperative thread is ever blocked in `flock`),
+    /// looking between polls for what the holder published.
+    func hold(
+        _ key: CacheKey, deadline: ContinuousClock.Instant, look: () async throws(CacheError) -> CacheOutcome?
+    ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
+        let path = layout.lockPath(key)
+        let limit = ContinuousClock.now + configuration.lockWaitTimeout
+        var pause = Duration.milliseconds(1)
+        while true {
+            if let lock = try CacheFileLock.attempt(path) { return .held(lock) }
+            if let answer = try await look() { return .answered(answer) }
+            let now = ContinuousClock.now
+            if now >= deadline { throw CacheError.deadlineExceeded }
+            if now >= limit { throw CacheError.lockTimeout(key: key.hexDigest) }
+            do {
+                try await Task.sleep(until: min(now + pause, limit, deadline), clock: .continuous)
+            } catch {
+                throw CacheError.cancelled
             }
-            let object = try publish(
-                key: key, sourceURL: sourceURL, variant: variant, bytes: bytes, width: width, height: height,
-                format: stored, etag: etag, lastModified: lastModified, maxAge: maxAge,
-                retainUntil: retainUntil, replacing: try readSidecar(key))
-            return .produced(object)
-        case .notModified(let etag, let lastModified, let maxAge):
-            guard var object = current else {
-                throw CacheError.invalidProduction(key: key.hexDigest, reason: "notModified without a stored object")
-            }
-            object.revalidate(etag: etag, lastModified: lastModified, maxAge: maxAge, retainUntil: retainUntil, rules: rules)
-            try writeSidecar(object)
-            CacheFileSystem.remove(layout.negativePath(key))
-            return .revalidated(object)
-        case .failure(let code, let message):
-            return .failed(try recordFailure(key, code: code, message: message), cached: false)
+            pause = min(pause * 2, .milliseconds(25))
         }
     }
 
-    private func recordFailure(_ key: CacheKey, code: String, message: String) throws(CacheError) -> CachedFailure {
-        let failure = rules.failure(key, code: code, message: message)
-        try writeFailure(failure)
-        return failure
+    func release(_ hold: CacheFileLock, for key: CacheKey) async {
+        hold.release()
     }
 
     /// Atomic publish, in the order that keeps every crash point safe:
@@ -222,24 +188,27 @@ struct CacheDisk: Sendable {
     /// 3. rename the object into place;
     /// 4. sidecar into `tmp/`, fsync, rename into place, fsync the directory.
     /// A crash after 3 leaves an object without a sidecar: readers treat it as absent and `verify` removes it.
-    private func publish(
-        key: CacheKey, sourceURL: String, variant: String, bytes: Data, width: Int, height: Int, format: CacheObjectFormat,
-        etag: String?, lastModified: String?, maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?
-    ) throws(CacheError) -> CachedObject {
-        let now = Date().cacheMillisecondPrecision
-        let relativePath = layout.relativeObjectPath(key, fileExtension: format.fileExtension)
-        let objectPath = layout.absolutePath(relativePath)
+    func publish(
+        _ object: CachedObject, bytes: Data, replacing previous: CachedObject?, deadline: ContinuousClock.Instant
+    ) async throws(CacheError) {
+        let key = object.key
+        // A sidecar whose object file is missing still names a file a push may use.
+        var previous = previous
+        if previous == nil { previous = try readSidecar(key) }
+        let objectPath = layout.absolutePath(object.relativePath)
         let directory = layout.objectDirectory(key)
         try CacheFileSystem.makeDirectory(directory)
 
         // A re-render in another format moves the object to a new path. If jobs still reference the old URL, the
         // old file stays, recorded in `retired/` until its retainUntil; GC removes it after that.
         var keepsPreviousFile = false
-        if let previous, previous.relativePath != relativePath, let until = previous.retainUntil, until > now {
+        if let previous, previous.relativePath != object.relativePath, let until = previous.retainUntil,
+            until > object.fetchedAt
+        {
             try writeRetired(previous)
             keepsPreviousFile = true
         }
-        CacheFileSystem.remove(layout.retiredPath(key, fileExtension: format.fileExtension))
+        CacheFileSystem.remove(layout.retiredPath(key, fileExtension: object.fileExtension))
 
         let temporary = layout.temporaryPath(for: key, kind: "object")
         try CacheFileSystem.writeNewFile(temporary, data: bytes)
@@ -253,12 +222,6 @@ struct CacheDisk: Sendable {
             CacheFileSystem.remove(temporary)
             throw error
         }
-
-        let object = CachedObject(
-            publishedAt: now, key: key, sourceURL: sourceURL, variant: variant, width: width, height: height,
-            byteCount: bytes.count, format: format, contentSHA256: SHA256.hexDigest(of: bytes), etag: etag,
-            lastModified: lastModified, maxAge: maxAge, retainUntil: retainUntil, replacing: previous,
-            relativePath: relativePath, rules: rules)
         do {
             try writeSidecar(object)
         } catch {
@@ -267,11 +230,9 @@ struct CacheDisk: Sendable {
             CacheFileSystem.remove(objectPath)
             throw error
         }
-        if let previous, previous.relativePath != relativePath, !keepsPreviousFile {
+        if let previous, previous.relativePath != object.relativePath, !keepsPreviousFile {
             CacheFileSystem.remove(layout.absolutePath(previous.relativePath))
         }
-        CacheFileSystem.remove(layout.negativePath(key))
-        return object
     }
 }
 

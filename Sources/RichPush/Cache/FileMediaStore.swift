@@ -78,15 +78,15 @@ public actor FileMediaStore: MediaStore {
         if Task.isCancelled { throw CacheError.cancelled }
         if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
         if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
-        let disk = self.disk
+        let resolver = CacheResolver(backend: disk)
         let outcome = try await singleFlight.storeOutcome(
             for: key, retainUntil: retainUntil, deadline: deadline, rules: disk.rules, memory: memory
         ) { () async throws(CacheError) in
-            try await disk.resolve(
+            try await resolver.resolve(
                 key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
                 produce: produce)
         } raiseRetention: { (date: Date) async throws(CacheError) in
-            try await disk.raiseRetention(key, to: date, deadline: deadline)
+            try await resolver.raiseRetention(key, to: date, deadline: deadline)
         }
         await account(key: key, outcome: outcome)
         return outcome

@@ -33,10 +33,10 @@ extension ObjectStorageMediaStore {
         try await report.evictLeastRecentlyUsed(
             objects, maximumBytes: maximumBytes, maximumAge: maximumAge, now: now
         ) { object, overBudget throws(CacheError) in
-            guard case .held(let token) = try await attemptLease(object.key, timeToLive: .seconds(30)) else {
+            guard case .held(let token) = try await backend.attemptLease(object.key, timeToLive: .seconds(30)) else {
                 return .kept(GarbageCollectionReport.KeptObject(object, reason: "locked"))
             }
-            return try await releasingLease(object.key, token: token) { () async throws(CacheError) in
+            return try await backend.releasingLease(object.key, token: token) { () async throws(CacheError) in
                 try await evict(object, overBudget: overBudget, deadline: deadline)
             }
         }
@@ -58,7 +58,7 @@ extension ObjectStorageMediaStore {
     private func evict(
         _ object: CachedObject, overBudget: Bool, deadline: ContinuousClock.Instant
     ) async throws(CacheError) -> EvictionDecision {
-        guard let current = try await readObject(object.key, deadline: deadline) else { return .skipped }
+        guard let current = try await backend.readObject(object.key, deadline: deadline) else { return .skipped }
         if let retainUntil = current.retainUntil, retainUntil > Date() {
             return .kept(GarbageCollectionReport.KeptObject(current, reason: "retained"))
         }
@@ -93,11 +93,11 @@ extension ObjectStorageMediaStore {
         for object in sidecars.objects {
             described.insert(object.relativePath)
             let sidecarPath = CacheLayout.relativeSidecarPath(object.key)
-            guard case .held(let token) = try await attemptLease(object.key, timeToLive: .seconds(60)) else {
+            guard case .held(let token) = try await backend.attemptLease(object.key, timeToLive: .seconds(60)) else {
                 report.skippedInUse.append(sidecarPath)
                 continue
             }
-            try await releasingLease(object.key, token: token) { () async throws(CacheError) in
+            try await backend.releasingLease(object.key, token: token) { () async throws(CacheError) in
                 try await check(object, sidecarPath: sidecarPath, repair: repair, report: &report, deadline: deadline)
             }
         }
@@ -160,7 +160,7 @@ extension ObjectStorageMediaStore {
             guard let data else { continue }  // deleted since the listing
             let name = (path as NSString).lastPathComponent
             guard let key = CacheKey(hexDigest: String(name.dropLast(".json".count))),
-                let object = Self.sidecar(from: data, key: key)
+                let object = ObjectStorageBackend.sidecar(from: data, key: key)
             else {
                 unreadable.append(path)
                 continue
