@@ -100,23 +100,13 @@ enum FetchBenchmark {
     private static func fetchAll(_ urls: [String], with fetcher: Fetcher, options: Options) async -> Measurement {
         let cpuBefore = cpuSeconds(RUSAGE_SELF.rawValue)
         let started = ContinuousClock.now
-        let failures = await withTaskGroup(of: Bool.self) { group in
-            var next = 0
-            var failures = 0
-            func submit() {
-                let url = urls[next]
-                next += 1
-                group.addTask {
-                    let media = try? await fetcher.fetch(FetchRequest(url: url, deadline: .now + .seconds(30)))
-                    return media?.body.count == options.fileBytes
-                }
-            }
-            while next < min(options.concurrency, urls.count) { submit() }
-            while let succeeded = await group.next() {
-                if !succeeded { failures += 1 }
-                if next < urls.count { submit() }
-            }
-            return failures
+        var failures = 0
+        await withBoundedConcurrency(over: urls, width: options.concurrency) { url in
+            let media = try? await fetcher.fetch(FetchRequest(url: url, deadline: .now + .seconds(30)))
+            return media?.body.count == options.fileBytes
+        } onEach: { _, succeeded in
+            if !succeeded { failures += 1 }
+            return true
         }
         let elapsed = ContinuousClock.now - started
         return Measurement(seconds: seconds(elapsed), cpuSeconds: cpuSeconds(RUSAGE_SELF.rawValue) - cpuBefore, failures: failures)

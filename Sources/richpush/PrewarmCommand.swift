@@ -32,31 +32,22 @@ enum PrewarmCommand: Command {
         let started = ContinuousClock.now
         var rendered = 0, fresh = 0, bytes = 0
         var failures: [(Item, String)] = []
-        await withTaskGroup(of: (Item, MediaResult).self) { group in
-            var pending = items[...]
-            var inFlight = 0
-            while !pending.isEmpty || inFlight > 0 {
-                while inFlight < settings.concurrency, let item = pending.popFirst() {
-                    inFlight += 1
-                    group.addTask {
-                        let deadline = ContinuousClock.now.advanced(by: settings.deadline)
-                        return (item, await enricher.prewarm(source: item.source, variant: item.variant, deadline: deadline))
-                    }
-                }
-                guard let (item, result) = await group.next() else { break }
-                inFlight -= 1
-                switch result.status {
-                case .rendered:
-                    rendered += 1
-                    bytes += result.bytes ?? 0
-                case .cached:
-                    fresh += 1
-                    bytes += result.bytes ?? 0
-                case .failed, .skipped:
-                    failures.append((item, "\(result.errorCode ?? "failed"): \(result.errorMessage ?? "")"))
-                }
-                progress.advance(failed: result.status == .failed || result.status == .skipped)
+        let deadline = settings.deadline
+        await withBoundedConcurrency(over: items, width: settings.concurrency) { item in
+            await enricher.prewarm(source: item.source, variant: item.variant, deadline: .now.advanced(by: deadline))
+        } onEach: { item, result in
+            switch result.status {
+            case .rendered:
+                rendered += 1
+                bytes += result.bytes ?? 0
+            case .cached:
+                fresh += 1
+                bytes += result.bytes ?? 0
+            case .failed, .skipped:
+                failures.append((item, "\(result.errorCode ?? "failed"): \(result.errorMessage ?? "")"))
             }
+            progress.advance(failed: result.status == .failed || result.status == .skipped)
+            return true
         }
         progress.finish()
         try? await store.flushUsage()

@@ -54,11 +54,3 @@ public struct CacheConfiguration: Sendable {
             retentionGranularity: retentionGranularity)
     }
 }
-
-extension Duration {
-    /// The duration in seconds as a `TimeInterval`, for `Date` arithmetic.
-    var cacheTimeInterval: TimeInterval {
-        let parts = components
-        return TimeInterval(parts.seconds) + TimeInterval(parts.attoseconds) / 1e18
-    }
-}

@@ -104,7 +104,7 @@ struct CacheDisk: Sendable {
     /// does not cost an fsync per key. Per-object hit counts are therefore a lower bound.
     func recordUsage(_ key: CacheKey, hits: Int, lastUsedAt: Date) throws(CacheError) -> Bool {
         if let stored = try readObject(key),
-            lastUsedAt.timeIntervalSince(stored.lastUsedAt) < configuration.usageWriteInterval.cacheTimeInterval
+            lastUsedAt.timeIntervalSince(stored.lastUsedAt) < configuration.usageWriteInterval.timeInterval
         {
             return true
         }

@@ -10,7 +10,7 @@ struct CacheFreshnessRules: Sendable {
 
     /// `date` rounded up to a multiple of `retentionGranularity` (never down).
     func roundedRetention(_ date: Date) -> Date {
-        let step = retentionGranularity.cacheTimeInterval
+        let step = retentionGranularity.timeInterval
         guard step > 0 else { return Date(timeIntervalSince1970: (date.timeIntervalSince1970 * 1000).rounded(.up) / 1000) }
         let seconds = date.timeIntervalSince1970
         return Date(timeIntervalSince1970: (seconds / step).rounded(.up) * step)
@@ -25,14 +25,14 @@ struct CacheFreshnessRules: Sendable {
 
     /// Seconds of freshness for an origin max-age: the default without one, capped at `maximumTTL`.
     func timeToLive(maxAge: Duration?) -> TimeInterval {
-        guard let maxAge else { return defaultTTL.cacheTimeInterval }
-        return max(0, min(maxAge.cacheTimeInterval, maximumTTL.cacheTimeInterval))
+        guard let maxAge else { return defaultTTL.timeInterval }
+        return max(0, min(maxAge.timeInterval, maximumTTL.timeInterval))
     }
 
     /// A negative entry for `key` that lives for `negativeTTL` from now.
     func failure(_ key: CacheKey, code: String, message: String) -> CachedFailure {
         CachedFailure(
             key: key, code: code, message: message,
-            expiresAt: Date().addingTimeInterval(negativeTTL.cacheTimeInterval).cacheMillisecondPrecision)
+            expiresAt: Date().addingTimeInterval(negativeTTL.timeInterval).cacheMillisecondPrecision)
     }
 }

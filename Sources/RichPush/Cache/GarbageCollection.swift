@@ -91,7 +91,7 @@ extension FileMediaStore {
     /// Temporary files older than `temporaryFileMaximumAge`; a live writer finishes (or hits its deadline) long
     /// before that.
     private static func removeStaleTemporaryFiles(_ disk: CacheDisk, now: Date) -> Int {
-        let limit = disk.configuration.temporaryFileMaximumAge.cacheTimeInterval
+        let limit = disk.configuration.temporaryFileMaximumAge.timeInterval
         var removed = 0
         for name in CacheFileSystem.list(disk.layout.temporaryDirectory) {
             let path = disk.layout.temporaryDirectory + "/" + name

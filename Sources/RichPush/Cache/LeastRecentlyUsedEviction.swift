@@ -24,7 +24,7 @@ extension GarbageCollectionReport {
         scannedBytes = objects.reduce(0) { $0 + $1.bytes }
         var remainingBytes = scannedBytes
         var remainingObjects = objects.count
-        let oldestAllowedUse = maximumAge.map { now.addingTimeInterval(-$0.cacheTimeInterval) }
+        let oldestAllowedUse = maximumAge.map { now.addingTimeInterval(-$0.timeInterval) }
         for object in objects {
             let overBudget = maximumBytes.map { remainingBytes > $0 } ?? false
             let tooOld = oldestAllowedUse.map { object.lastUsedAt < $0 } ?? false

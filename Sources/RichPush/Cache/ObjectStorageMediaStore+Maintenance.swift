@@ -101,7 +101,7 @@ extension ObjectStorageMediaStore {
                 try await check(object, sidecarPath: sidecarPath, repair: repair, report: &report, deadline: deadline)
             }
         }
-        let oldestOrphan = Date().addingTimeInterval(-configuration.orphanMinimumAge.cacheTimeInterval)
+        let oldestOrphan = Date().addingTimeInterval(-configuration.orphanMinimumAge.timeInterval)
         for entry in listing where !entry.relativePath.hasSuffix(".json") {
             guard !described.contains(entry.relativePath), !retiredPaths.contains(entry.relativePath),
                 (entry.lastModified ?? .distantPast) < oldestOrphan
@@ -197,28 +197,18 @@ extension ObjectStorageMediaStore {
         let client = self.client
         var results: [(String, Data?)] = []
         var failure: CacheError?
-        await withTaskGroup(of: Result<(String, Data?), CacheError>.self) { group in
-            var next = 0
-            func addNext() {
-                guard next < paths.count else { return }
-                let path = paths[next]
-                next += 1
-                group.addTask {
-                    do throws(CacheError) {
-                        return .success((path, try await client.get(path, deadline: deadline)))
-                    } catch {
-                        return .failure(error)
-                    }
-                }
+        await withBoundedConcurrency(over: paths, width: 8) { path -> Result<Data?, CacheError> in
+            do throws(CacheError) {
+                return .success(try await client.get(path, deadline: deadline))
+            } catch {
+                return .failure(error)
             }
-            for _ in 0..<8 { addNext() }
-            while let result = await group.next() {
-                switch result {
-                case .success(let pair): results.append(pair)
-                case .failure(let error): failure = failure ?? error
-                }
-                if failure == nil { addNext() }
+        } onEach: { path, result in
+            switch result {
+            case .success(let data): results.append((path, data))
+            case .failure(let error): failure = failure ?? error
             }
+            return failure == nil
         }
         if let failure { throw failure }
         return results

@@ -93,7 +93,7 @@ extension FileMediaStore {
                 guard CacheFileSystem.status(path) != nil else { continue }
             } else {
                 guard let status = CacheFileSystem.status(path),
-                    now.timeIntervalSince(status.modifiedAt) > disk.configuration.temporaryFileMaximumAge.cacheTimeInterval
+                    now.timeIntervalSince(status.modifiedAt) > disk.configuration.temporaryFileMaximumAge.timeInterval
                 else { continue }
             }
             report.temporaryLeftovers.append(relativePath)

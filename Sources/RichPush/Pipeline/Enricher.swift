@@ -81,7 +81,7 @@ public struct Enricher: Sendable {
     /// not store (expiration 0 or past) is delivered at once, so a day of retention is plenty.
     func retention(for job: NotificationJob, now: Date) -> Date {
         guard let expiration = job.apnsExpiration(now: now) else {
-            return now.addingTimeInterval(configuration.defaultRetention.seconds)
+            return now.addingTimeInterval(configuration.defaultRetention.timeInterval)
         }
         return max(Date(timeIntervalSince1970: TimeInterval(expiration)), now.addingTimeInterval(86_400))
     }
@@ -94,7 +94,7 @@ public struct Enricher: Sendable {
 
     /// Renders one source into the cache as `variant`, for prewarming; never throws.
     public func prewarm(source: String, variant: String, deadline: ContinuousClock.Instant, retainUntil: Date? = nil) async -> MediaResult {
-        let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.seconds)
+        let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.timeInterval)
         let item = media.item(source: source, pointer: "", variantName: variant)
         return await media.render(item, retainUntil: retainUntil, deadline: deadline)
     }
@@ -170,13 +170,5 @@ public struct Enricher: Sendable {
 
     private func milliseconds(since start: ContinuousClock.Instant) -> Int {
         max(0, Int((ContinuousClock.now - start) / .milliseconds(1)))
-    }
-}
-
-extension Duration {
-    /// Seconds as a floating-point number, for `Date` arithmetic.
-    var seconds: TimeInterval {
-        let (seconds, attoseconds) = components
-        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
     }
 }

@@ -150,7 +150,7 @@ final class RedisConnection {
     }
 
     private static func timeval(_ duration: Duration) -> Glibc.timeval {
-        let milliseconds = max(duration.wholeMilliseconds, 1)
+        let milliseconds = max(duration.roundedUpMilliseconds, 1)
         return Glibc.timeval(tv_sec: Int(milliseconds / 1_000), tv_usec: Int((milliseconds % 1_000) * 1_000))
     }
 }

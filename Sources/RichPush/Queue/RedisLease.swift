@@ -40,7 +40,7 @@ public final class RedisLease: CacheLease {
 
     public func acquire(_ name: String, timeToLive: Duration) async throws(CacheError) -> String? {
         let token = UUID().uuidString
-        let milliseconds = max(1, Int(timeToLive.components.seconds * 1000 + timeToLive.components.attoseconds / 1_000_000_000_000_000))
+        let milliseconds = max(1, timeToLive.roundedUpMilliseconds)
         let reply: RedisReply
         do {
             reply = try await session(for: name).perform(RedisCommand("SET", name, token, "NX", "PX", String(milliseconds)))

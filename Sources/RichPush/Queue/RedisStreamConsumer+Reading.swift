@@ -80,7 +80,7 @@ extension RedisStreamConsumer {
         let block = max(wait, .milliseconds(1))
         let command = RedisCommand(
             "XREADGROUP", "GROUP", configuration.group, configuration.consumer,
-            "COUNT", String(count), "BLOCK", String(block.wholeMilliseconds),
+            "COUNT", String(count), "BLOCK", String(block.roundedUpMilliseconds),
             "STREAMS", configuration.stream, ">"
         )
         let reply = try await reader.perform(command, extraTimeout: block)
@@ -96,7 +96,7 @@ extension RedisStreamConsumer {
     /// consumer claimed in between). Over-delivered entries are dead-lettered, the rest processed.
     /// Returns whether a full page was found (more may be waiting).
     private func claimIdleEntries(room: Int, into buffer: EntryBuffer) async throws(QueueError) -> Bool {
-        let minimumIdle = String(configuration.claimIdle.wholeMilliseconds)
+        let minimumIdle = String(configuration.claimIdle.roundedUpMilliseconds)
         let ownUnfinished = state.withLock { $0.unacknowledged }
         let pageSize = room + ownUnfinished.count
         let pendingReply = try await reader.perform(RedisCommand(
@@ -187,7 +187,7 @@ extension RedisStreamConsumer {
 
     private func deadLetter(_ entry: StreamEntry, info: PendingEntry) {
         let error = "delivered \(info.deliveries) times without an acknowledgement (maximum \(configuration.maximumDeliveries)); "
-            + "last delivered to consumer \(info.consumer), pending \(info.idle.wholeMilliseconds) ms: "
+            + "last delivered to consumer \(info.consumer), pending \(info.idle.roundedUpMilliseconds) ms: "
             + "each consumer it was given crashed, stalled or lost its connection before acknowledging it"
         var fields: [Data] = [
             Data("entry_id".utf8), Data(entry.id.utf8),

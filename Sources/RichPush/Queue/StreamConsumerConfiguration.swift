@@ -109,13 +109,3 @@ public struct StreamConsumerConfiguration: Sendable {
         try require(shutdownTimeout >= .zero, "shutdownTimeout must not be negative")
     }
 }
-
-extension Duration {
-    /// Whole milliseconds, rounded up so that a positive duration never becomes 0 (`BLOCK 0` blocks forever).
-    var wholeMilliseconds: Int64 {
-        let (seconds, attoseconds) = components
-        let milliseconds = seconds * 1_000 + attoseconds / 1_000_000_000_000_000
-        let remainder = attoseconds % 1_000_000_000_000_000
-        return remainder > 0 ? milliseconds + 1 : milliseconds
-    }
-}

@@ -19,8 +19,7 @@ public struct LatencyHistogram: Sendable, Hashable {
     }
 
     public mutating func observe(_ duration: Duration) {
-        let (seconds, attoseconds) = duration.components
-        observe(seconds: Double(seconds) + Double(attoseconds) / 1e18)
+        observe(seconds: duration.timeInterval)
     }
 
     public mutating func observe(seconds: Double) {
