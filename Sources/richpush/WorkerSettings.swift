@@ -40,6 +40,7 @@ struct WorkerSettings {
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
         OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
         OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh or pushfa. Default: detect."),
+        OptionDefinition("topic", .value, valueName: "BUNDLE_ID", help: "apns-topic for jobs whose input names none (the app's bundle id; VoIP pushes get .voip)."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
         OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow this app scheme in story links besides https, e.g. myapp."),
@@ -63,6 +64,7 @@ struct WorkerSettings {
     var negativeTTL: Duration = .seconds(300)
     var defaultRetention: Duration = .seconds(30 * 86_400)
     var shape: InputShape?
+    var topic: String?
     var strict = false
     var defaultTitle: String?
     var defaultBody: String?
@@ -109,6 +111,7 @@ struct WorkerSettings {
             self.shape = shape
         }
         strict = options.flag("strict")
+        topic = options.string("topic")
         defaultTitle = options.string("default-title")
         defaultBody = options.string("default-body")
         linkSchemes = options.strings("link-scheme").map { $0.lowercased().replacingOccurrences(of: ":", with: "") }
@@ -137,6 +140,7 @@ struct WorkerSettings {
         var options = PayloadOptions()
         options.strict = strict
         options.forcedShape = shape
+        options.topic = topic
         if let defaultTitle { options.defaultTitle = defaultTitle }
         if let defaultBody { options.defaultBody = defaultBody }
         options.allowedLinkSchemes.formUnion(linkSchemes)

@@ -51,7 +51,7 @@ final class ConsumeCommandTests: XCTestCase {
             let body = index == 11 ? String(repeating: "x", count: 300) : "B"   // over --max-line-bytes 200
             let job = index == 7
                 ? "{not json"
-                : #"{"id":"c\#(index)","payload":{"aps":{"alert":{"title":"T","body":"\#(body)"}}}}"#
+                : #"{"id":"c\#(index)","token":"tok\#(index)","topic":"com.example.app","payload":{"aps":{"alert":{"title":"T","body":"\#(body)"}}}}"#
             try redis(["XADD", "jobs", "*", "job", job])
         }
         let consumer = CommandRunner.makeProcess([
@@ -85,6 +85,10 @@ final class ConsumeCommandTests: XCTestCase {
             if let id = object["id"] as? String {
                 XCTAssertNil(statuses[id], "one result per job id")
                 statuses[id] = object["status"] as? String
+                // A queue consumer can send what it gets: the token and the topic are in the result.
+                XCTAssertEqual((object["target"] as? [String: Any])?["token"] as? String, "tok" + id.dropFirst())
+                let headers = (object["apns"] as? [String: Any])?["headers"] as? [String: Any]
+                XCTAssertEqual(headers?["apns-topic"] as? String, "com.example.app")
             } else {
                 XCTAssertEqual(object["status"] as? String, "rejected")
                 rejected += 1

@@ -49,6 +49,12 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertEqual(results.map { $0["status"] as? String }, ["enriched", "enriched", "fallback", "passthrough"])
         let story = try XCTUnwrap((results[0]["apns"] as? [String: Any])?["payload"] as? [String: Any])
         XCTAssertEqual((story["aps"] as? [String: Any])?["category"] as? String, "PW_STORIES")
+        for result in results {
+            let token = (result["target"] as? [String: Any])?["token"] as? String
+            XCTAssertEqual(token?.count, 64, "every sample result carries its device token")
+            let headers = (result["apns"] as? [String: Any])?["headers"] as? [String: Any]
+            XCTAssertEqual(headers?["apns-topic"] as? String, "com.example.shop")
+        }
         let logLines = output.standardError.split(separator: "\n")
         XCTAssertTrue(logLines.contains { $0.contains("\"event\":\"summary\"") }, output.standardError)
         XCTAssertFalse(output.standardError.contains("?"), "logs carry no URL query strings")

@@ -16,7 +16,7 @@ final class AdapterTests: XCTestCase {
         XCTAssertEqual(TestSupport.text(.object(job.payload)),
                        #"{"aps":{"alert":{"title":"Title","subtitle":"Sub","body":"Body"},"badge":3,"sound":"other.caf","category":"NEWS","thread-id":"t1"},"campaign":"c1","pw_stories":{"pages":[{"image":"https://m.example/p.jpg"}]},"attachment":"https://m.example/a.jpg","l":"https://example.com/x","root_extra":true}"#)
         XCTAssertEqual(job.headers.timeToLive, 3600)
-        XCTAssertEqual(job.passthrough.keys, ["send_date", "platforms"])
+        XCTAssertEqual(job.target.keys, ["send_date", "platforms"])
         XCTAssertTrue(job.isStory)
         XCTAssertEqual(job.media.map(\.pointer), ["/attachment", "/pw_stories/pages/0/image"])
         let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
@@ -27,7 +27,7 @@ final class AdapterTests: XCTestCase {
         let job = try XCTUnwrap(TestSupport.job(#"{"content":{"de":"Hallo","en":"Hello"},"ios_badges":"+1"}"#))
         XCTAssertEqual(job.payload["aps"]?.value(at: "/alert/body"), .string("Hello"))
         XCTAssertNil(job.payload["aps"]?.value(at: "/badge"))
-        XCTAssertEqual(job.passthrough["ios_badges"], .string("+1"))
+        XCTAssertEqual(job.target["ios_badges"], .string("+1"))
         XCTAssertEqual(Set(job.diagnostics.codes), ["badge_increment_unresolved", "localized_text_flattened"])
     }
 
@@ -50,7 +50,7 @@ final class AdapterTests: XCTestCase {
         XCTAssertEqual(job.id, "p-1")
         XCTAssertEqual(TestSupport.text(.object(job.payload)),
                        #"{"aps":{"alert":{"title":"Sale","body":"Half price"}},"image_url":"https://m.example/i.png","link_url":"https://shop.example/s","actions":[{"title":"Buy","url":"https://shop.example/buy"},{"title":"Later","url":"https://shop.example/later"}],"ackUrl":"https://t.example/ack","clickAckUrl":"https://t.example/click","order":7}"#)
-        XCTAssertEqual(job.passthrough.keys, ["sendTime", "alias"])
+        XCTAssertEqual(job.target.keys, ["sendTime", "alias"])
         XCTAssertEqual(job.headers.collapseID, "sale")
         XCTAssertEqual(job.headers.timeToLive, 60)
         XCTAssertEqual(job.diagnostics, [])

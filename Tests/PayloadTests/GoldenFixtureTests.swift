@@ -119,7 +119,7 @@ final class GoldenFixtureTests: XCTestCase {
             report["render"] = .object([
                 "status": .string("rendered"), "headers": .object(headers), "byte_count": .number(String(request.byteCount)),
                 "device_token": request.deviceToken.map(JSONValue.string) ?? .null,
-                "passthrough": .object(request.passthrough), "payload": request.payload,
+                "target": .object(request.target), "payload": request.payload,
                 "diagnostics": diagnosticsValue(diagnostics),
             ])
         case .rejected(let diagnostics):

@@ -30,7 +30,7 @@ final class ParserShapeTests: XCTestCase {
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"x":1},"title":"Hello"}"#, options: options))
         XCTAssertEqual(job.shape, .pushfa)
         XCTAssertEqual(job.payload["aps"]?.value(at: "/alert/title"), .string("Hello"))
-        XCTAssertEqual(job.passthrough["aps"], TestSupport.parse(#"{"x":1}"#))
+        XCTAssertEqual(job.target["aps"], TestSupport.parse(#"{"x":1}"#))
     }
 
     func testRejectionsAreClear() {
@@ -75,12 +75,12 @@ final class ParserShapeTests: XCTestCase {
         XCTAssertEqual(job.id, "42")
         XCTAssertEqual(job.deviceToken, "abc")
         XCTAssertEqual(job.headers, NotificationHeaders(topic: "com.example.app", collapseID: "c1", priority: 5, expiration: 1_900_000_000))
-        XCTAssertEqual(job.passthrough["tenant"], .string("t-9"))
+        XCTAssertEqual(job.target["tenant"], .string("t-9"))
         let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
         XCTAssertEqual(request.headers.map(\.name), ["apns-push-type", "apns-priority", "apns-topic", "apns-collapse-id", "apns-expiration"])
         XCTAssertEqual(request.header("apns-priority"), "5")
         XCTAssertEqual(request.header("apns-expiration"), "1900000000")
-        XCTAssertEqual(request.passthrough["tenant"], .string("t-9"))
+        XCTAssertEqual(request.target["tenant"], .string("t-9"))
     }
 
     func testCollapseIDLimit() {
@@ -105,10 +105,10 @@ final class ParserShapeTests: XCTestCase {
         let jobs = TestSupport.jobs(text)
         XCTAssertEqual(jobs.count, 2)
         XCTAssertEqual(jobs.map { $0.payload["aps"]?.value(at: "/alert/body") }, [.string("one"), .string("two")])
-        XCTAssertEqual(jobs[0].passthrough["send_date"], .string("now"))
-        XCTAssertEqual(jobs[1].passthrough["devices"], TestSupport.parse(#"["d"]"#))
-        XCTAssertEqual(jobs[0].passthrough["application"], .string("APP-1"))
-        XCTAssertNil(jobs[0].passthrough["auth"])
+        XCTAssertEqual(jobs[0].target["send_date"], .string("now"))
+        XCTAssertEqual(jobs[1].target["devices"], TestSupport.parse(#"["d"]"#))
+        XCTAssertEqual(jobs[0].target["application"], .string("APP-1"))
+        XCTAssertNil(jobs[0].target["auth"])
         XCTAssertTrue(jobs[0].diagnostics.codes.contains("credential_dropped"))
     }
 

@@ -123,3 +123,19 @@ final class EnricherTests: PipelineTestCase {
         XCTAssertEqual(Enricher.status(of: [media(.skipped), media(.failed)]), .fallback)
     }
 }
+
+final class ResultTargetTests: PipelineTestCase {
+    /// The result JSON that process, consume and validate print carries the addressing, before `apns`.
+    func testResultJSONCarriesTargetAndTopic() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, #"{"id":"e","token":"abcd","topic":"com.example.app","payload":{"aps":{"alert":"hi"}}}"#)
+        guard case .object(let json) = result.json else { return XCTFail("not an object") }
+        XCTAssertEqual(json.keys, ["id", "status", "target", "apns", "media", "diagnostics", "timings"])
+        XCTAssertEqual(json["target"], .object(["token": .string("abcd")]))
+        XCTAssertEqual(result.json.value(at: "/apns/headers/apns-topic"), .string("com.example.app"))
+
+        let rejected = await enricher.enrich(document: Data("{".utf8), line: 3)
+        XCTAssertEqual(rejected.first?.json.value(at: "/target"), .null)
+    }
+}

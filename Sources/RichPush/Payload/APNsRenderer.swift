@@ -70,7 +70,7 @@ public struct APNsRenderer: Sendable {
             return .rejected(diagnostics.items + [Diagnostic.payloadTooLarge(bytes: byteCount, limit: limit)])
         }
         let request = APNsRequest(headers: headers(for: job, now: now), payload: value, byteCount: byteCount,
-                                  deviceToken: job.deviceToken, passthrough: job.passthrough)
+                                  deviceToken: job.deviceToken, target: job.target)
         return .rendered(request, diagnostics: diagnostics.items)
     }
 
@@ -278,7 +278,10 @@ public struct APNsRenderer: Sendable {
         var headers = [APNsHeader(name: "apns-push-type", value: job.pushType.rawValue)]
         let priority = job.pushType == .background ? 5 : (job.headers.priority ?? 10)
         headers.append(APNsHeader(name: "apns-priority", value: String(priority)))
-        if let topic = job.headers.topic { headers.append(APNsHeader(name: "apns-topic", value: topic)) }
+        if var topic = job.headers.topic ?? options.topic {
+            if job.pushType == .voip && !topic.hasSuffix(".voip") { topic += ".voip" }
+            headers.append(APNsHeader(name: "apns-topic", value: topic))
+        }
         if let collapse = job.headers.collapseID { headers.append(APNsHeader(name: "apns-collapse-id", value: collapse)) }
         if let expiration = job.apnsExpiration(now: now) {
             headers.append(APNsHeader(name: "apns-expiration", value: String(expiration)))

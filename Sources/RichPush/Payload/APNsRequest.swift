@@ -16,16 +16,16 @@ public struct APNsRequest: Sendable {
     /// Compact UTF-8 size of `payload`, the number APNs checks.
     public var byteCount: Int
     public var deviceToken: String?
-    /// `NotificationJob.passthrough`, unchanged.
-    public var passthrough: JSONObject
+    /// `NotificationJob.target`, unchanged.
+    public var target: JSONObject
 
     public init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, deviceToken: String? = nil,
-                passthrough: JSONObject = JSONObject()) {
+                target: JSONObject = JSONObject()) {
         self.headers = headers
         self.payload = payload
         self.byteCount = byteCount
         self.deviceToken = deviceToken
-        self.passthrough = passthrough
+        self.target = target
     }
 
     /// The value of a header by name (case-insensitive), or nil.

@@ -4,7 +4,7 @@ struct AdaptedNotification {
     var headers = NotificationHeaders()
     var id: String?
     var deviceToken: String?
-    var passthrough = JSONObject()
+    var target = JSONObject()
     var explicitSilent = false
     var explicitPushType: PushType?
     var variantName: String?

@@ -1,10 +1,9 @@
 /// Reads a queue job envelope: `{"id", "token"|"device_token", "topic", "push_type", "priority", "collapse_id",
-/// "expiration", "ttl", "variant", "payload": {APNs payload}}`. Unknown envelope keys go to `passthrough`.
+/// "expiration", "ttl", "variant", "payload": {APNs payload}}`. The token keys and unknown envelope keys go to `target` verbatim.
 struct EnvelopeAdapter {
-    static let knownKeys: Set<String> = [
-        "id", "token", "device_token", "topic", "push_type", "priority", "collapse_id", "expiration", "ttl",
-        "variant", "payload", "silent",
-    ]
+    static let knownKeys = Set(InputKeyMapping.envelope.keys)
+    /// Consumed as the device token and also copied to `target` verbatim, since the sender needs them to send.
+    static let tokenKeys: Set<String> = ["token", "device_token"]
 
     func adapt(_ root: JSONObject, diagnostics: inout DiagnosticCollector) -> AdaptedNotification? {
         guard case .object(let payload)? = root["payload"] else {
@@ -13,8 +12,8 @@ struct EnvelopeAdapter {
             return nil
         }
         var result = AdaptedNotification(payload: payload)
-        for (key, value) in root where !EnvelopeAdapter.knownKeys.contains(key) {
-            result.passthrough[key] = value
+        for (key, value) in root where !EnvelopeAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
+            result.target[key] = value
         }
         if let id = root["id"] {
             if let text = id.identifierText { result.id = text } else {

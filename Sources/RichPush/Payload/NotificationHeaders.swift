@@ -1,6 +1,6 @@
 /// APNs header fields that come from the input rather than from rendering.
 public struct NotificationHeaders: Sendable, Hashable {
-    /// `apns-topic`, passed through from the envelope.
+    /// `apns-topic` from the input (envelope `topic`); the renderer falls back to `PayloadOptions.topic`.
     public var topic: String?
     /// `apns-collapse-id`, at most 64 bytes (checked while parsing).
     public var collapseID: String?

@@ -19,11 +19,14 @@ public struct NotificationJob: Sendable {
     /// The normalized APNs payload (root object) before any media rewrite.
     public var payload: JSONObject
     public var headers: NotificationHeaders
-    /// Envelope `token` / `device_token`.
+    /// The device token as text (envelope or Pushfa `token` / `device_token`, FCM `message.token`); the same key
+    /// is also in `target`, verbatim.
     public var deviceToken: String?
-    /// Input keys that have no meaning for APNs (unknown envelope keys, Pushwoosh/Pushfa scheduling and targeting
-    /// fields such as `send_date`, `sendTime`, `devices`, aliases). Carried to `APNsRequest.passthrough` unchanged.
-    public var passthrough: JSONObject
+    /// The input's addressing and scheduling fields, verbatim: the token keys, and every input key that is neither
+    /// part of the APNs payload nor in `InputKeyMapping` (unknown envelope keys; Pushwoosh `devices`, `users`,
+    /// `filter`, `platforms`, `send_date`, `campaign`, request keys such as `application`; Pushfa `sendTime`,
+    /// `subscriber_ids`, `label`/`values`, `only_last_device`, `topic`, aliases). Whoever sends the result needs them.
+    public var target: JSONObject
 
     /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else `now + timeToLive`
     /// (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until uses it.
@@ -36,7 +39,7 @@ public struct NotificationJob: Sendable {
     public init(id: String? = nil, lineNumber: Int? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
                 isStory: Bool, media: [MediaReference], diagnostics: [Diagnostic], payload: JSONObject,
                 headers: NotificationHeaders = NotificationHeaders(), deviceToken: String? = nil,
-                passthrough: JSONObject = JSONObject()) {
+                target: JSONObject = JSONObject()) {
         self.id = id
         self.lineNumber = lineNumber
         self.shape = shape
@@ -48,7 +51,7 @@ public struct NotificationJob: Sendable {
         self.payload = payload
         self.headers = headers
         self.deviceToken = deviceToken
-        self.passthrough = passthrough
+        self.target = target
     }
 }
 

@@ -11,6 +11,9 @@ public struct PayloadOptions: Sendable {
     public var strict: Bool
     /// Skips shape detection.
     public var forcedShape: InputShape?
+    /// The app's bundle id: `apns-topic` for jobs whose input names no topic (`--topic`). VoIP pushes get
+    /// `<topic>.voip`, as APNs requires.
+    public var topic: String?
     public var mediaKeys: [String]
     /// The category given to story pushes (the content extension's category).
     public var storyCategory: String
@@ -42,7 +45,7 @@ public struct PayloadOptions: Sendable {
     public var deliveryTrackingKeys: [String]
     public var maximumDepth: Int
 
-    public init(strict: Bool = false, forcedShape: InputShape? = nil,
+    public init(strict: Bool = false, forcedShape: InputShape? = nil, topic: String? = nil,
                 mediaKeys: [String] = PayloadOptions.defaultMediaKeys, storyCategory: String = "PW_STORIES",
                 storyKey: String = "pw_stories", maximumStoryPages: Int = 10, defaultTitle: String? = nil,
                 defaultBody: String = "Open to see more", allowedLinkSchemes: Set<String> = ["https"],
@@ -54,6 +57,7 @@ public struct PayloadOptions: Sendable {
                 deliveryTrackingKeys: [String] = ["messageId", "ackUrl"], maximumDepth: Int = 64) {
         self.strict = strict
         self.forcedShape = forcedShape
+        self.topic = topic
         self.mediaKeys = mediaKeys
         self.storyCategory = storyCategory
         self.storyKey = storyKey

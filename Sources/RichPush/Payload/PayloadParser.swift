@@ -27,7 +27,7 @@ public struct PayloadParser: Sendable {
     ]
     static let pushfaKeys: Set<String> = [
         "title", "body", "image_url", "link_url", "platform", "additional_data", "actions", "silent", "sendTime",
-        "ackUrl", "clickAckUrl", "collapse_id", "ttl",
+        "ackUrl", "clickAckUrl", "collapse_id", "ttl", "get_delivery_status", "subscriber_ids", "only_last_device",
     ]
     static let envelopeMarkers = ["token", "device_token", "id", "topic"]
 
@@ -69,7 +69,7 @@ public struct PayloadParser: Sendable {
         }
         if options.forcedShape == nil || options.forcedShape == .pushwoosh,
            case .object(let request)? = root["request"], let notifications = request["notifications"] {
-            return parsePushwooshRequest(request, notifications: notifications, leading: leading)
+            return parsePushwooshRequest(request, notifications: notifications, document: root, leading: leading)
         }
         var diagnostics = DiagnosticCollector()
         diagnostics.items = leading
@@ -96,7 +96,8 @@ public struct PayloadParser: Sendable {
         return .jobs([job])
     }
 
-    private func parsePushwooshRequest(_ request: JSONObject, notifications: JSONValue, leading: [Diagnostic]) -> ParseOutcome {
+    private func parsePushwooshRequest(_ request: JSONObject, notifications: JSONValue, document: JSONObject,
+                                       leading: [Diagnostic]) -> ParseOutcome {
         var shared = DiagnosticCollector()
         shared.items = leading
         guard case .array(let entries) = notifications else {
@@ -107,7 +108,9 @@ public struct PayloadParser: Sendable {
             shared.reject(.emptyNotificationList, "/request/notifications", "the request has no notifications; add at least one")
             return .rejected(shared.items)
         }
+        // Keys beside `request` and the request's own keys (`application`, ...) address every notification.
         var requestExtras = JSONObject()
+        for (key, value) in document where key != "request" { requestExtras[key] = value }
         for (key, value) in request where key != "notifications" {
             if key == "auth" {
                 shared.add(.info, .credentialDropped, "/request/auth", "the API token in \"auth\" is not copied into any output")
@@ -125,7 +128,7 @@ public struct PayloadParser: Sendable {
                 continue
             }
             var adapted = PushwooshAdapter(options: options).adapt(notification, at: base, diagnostics: &diagnostics)
-            for (key, value) in requestExtras where adapted.passthrough[key] == nil { adapted.passthrough[key] = value }
+            for (key, value) in requestExtras where adapted.target[key] == nil { adapted.target[key] = value }
             let job = makeJob(adapted, shape: .pushwoosh, diagnostics: &diagnostics)
             allDiagnostics.append(contentsOf: diagnostics)
             if var job, !diagnostics.rejects {
@@ -168,6 +171,6 @@ public struct PayloadParser: Sendable {
         return NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
                                isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
                                payload: payload, headers: adapted.headers, deviceToken: adapted.deviceToken,
-                               passthrough: adapted.passthrough)
+                               target: adapted.target)
     }
 }

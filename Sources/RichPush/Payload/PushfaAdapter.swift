@@ -1,14 +1,13 @@
 /// Maps a Pushfa-style send request onto an APNs payload.
 ///
-/// `title`/`body` → `aps.alert`; `image_url`, `link_url`, `actions`, `ackUrl`, `clickAckUrl`, `messageId` stay as
-/// root custom keys (the names the extension reads); `additional_data` members become root custom keys;
-/// `collapse_id`, `ttl` and `silent` become headers; `platform` must be "ios" or absent; `id` becomes the job id.
-/// `token`/`device_token` becomes the device token. Everything else (`sendTime`, aliases, ...) goes to `passthrough`.
+/// `title`/`body` → `aps.alert`; `image_url`, `image`, `link_url`, `url`, `actions`, `ackUrl`, `clickAckUrl`,
+/// `messageId` stay as root custom keys (the names the extension reads); `additional_data` members become root
+/// custom keys; `collapse_id`, `ttl` and `silent` become headers; `get_delivery_status: true` sets
+/// `mutable-content`; `platform` must be "ios" or absent; `id` becomes the job id. `token`/`device_token` becomes
+/// the device token and is kept in `target`. Everything else (`sendTime`, `subscriber_ids`, `label`, `values`,
+/// `only_last_device`, `topic`, aliases, ...) goes to `target`. `InputKeyMapping.pushfa` lists every mapped key.
 struct PushfaAdapter {
-    static let knownKeys: Set<String> = [
-        "title", "body", "image_url", "link_url", "actions", "collapse_id", "silent", "ttl", "additional_data",
-        "ackUrl", "clickAckUrl", "messageId", "platform", "id", "token", "device_token",
-    ]
+    static let knownKeys = Set(InputKeyMapping.pushfa.keys)
 
     let options: PayloadOptions
 
@@ -16,8 +15,8 @@ struct PushfaAdapter {
         var alert = JSONObject()
         var root = JSONObject()
         var result = AdaptedNotification(payload: JSONObject())
-        for (key, value) in request where !PushfaAdapter.knownKeys.contains(key) {
-            result.passthrough[key] = value
+        for (key, value) in request where !PushfaAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
+            result.target[key] = value
         }
         if let platform = request["platform"] {
             if platform.stringValue?.lowercased() != "ios" {
@@ -44,8 +43,11 @@ struct PushfaAdapter {
             result.explicitSilent = true
             aps["content-available"] = .number("1")
         }
+        // The Pushfa SDK reports delivery from its service extension, which only runs with mutable-content.
+        if request["get_delivery_status"]?.isTruthy == true { aps["mutable-content"] = .number("1") }
         root["aps"] = .object(aps)
-        for key in ["image_url", "link_url"] {
+        // `url` and `image` are the seed's reference-table names for `link_url` and `image_url`: kept the same way.
+        for key in ["image_url", "image", "link_url", "url"] {
             guard let value = request[key] else { continue }
             if value.stringValue != nil { root[key] = value } else {
                 diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a URL string; it was ignored")

@@ -6,7 +6,7 @@ import Foundation
 ///   A language map (`{"en": "...", "de": "..."}`) is flattened to "en", else its first entry (info).
 ///   An `ios_title` object holding APNs alert keys (`title-loc-key`, ...) is merged into `aps.alert`.
 /// - `ios_badges`: a number (or digit string) → `aps.badge`. "+N"/"-N" increments need the device's current
-///   count, which only Pushwoosh knows, so they are left out of `aps` and kept in `passthrough` (info).
+///   count, which only Pushwoosh knows, so they are left out of `aps` and kept in `target` (info).
 /// - `ios_sound` → `aps.sound`, `ios_category_custom` → `aps.category`, `ios_silent` → silent push,
 ///   `ios_attachment` → root `attachment` (the key the Pushwoosh SDK reads), `link` → root `l`,
 ///   `ios_ttl` → time to live.
@@ -14,12 +14,9 @@ import Foundation
 ///   extension reads it). Real Pushwoosh wraps custom data in `u` as a JSON string; a `data` string holding a
 ///   JSON object is unpacked the same way (info), any other string is kept at `u` as is.
 /// - `ios_root_params` is deep-merged into the root last (objects merge key by key, including `aps`).
-/// - Every other key (`send_date`, `platforms`, `devices`, ...) goes to `passthrough` unchanged.
+/// - Every other key (`send_date`, `platforms`, `devices`, ...) goes to `target` unchanged.
 struct PushwooshAdapter {
-    static let knownKeys: Set<String> = [
-        "content", "ios_title", "ios_subtitle", "ios_badges", "ios_sound", "ios_category_custom", "ios_root_params",
-        "data", "ios_ttl", "link", "ios_attachment", "ios_silent",
-    ]
+    static let knownKeys = Set(InputKeyMapping.pushwoosh.keys)
 
     let options: PayloadOptions
 
@@ -27,12 +24,12 @@ struct PushwooshAdapter {
         var aps = JSONObject()
         var alert = JSONObject()
         var root = JSONObject()
-        var passthrough = JSONObject()
+        var target = JSONObject()
         var headers = NotificationHeaders()
         var silent = false
 
         for (key, value) in notification where !PushwooshAdapter.knownKeys.contains(key) {
-            passthrough[key] = value
+            target[key] = value
         }
         if let content = notification["content"] {
             if let text = text(content, at: base + "/content", diagnostics: &diagnostics) { alert["body"] = .string(text) }
@@ -60,9 +57,9 @@ struct PushwooshAdapter {
             case .number:
                 aps["badge"] = badges
             case .string(let text) where text.hasPrefix("+") || text.hasPrefix("-"):
-                passthrough["ios_badges"] = badges
+                target["ios_badges"] = badges
                 diagnostics.add(.info, .badgeIncrementUnresolved, base + "/ios_badges",
-                                "badge increment \"\(text)\" needs the device's current count, which only Pushwoosh tracks; aps.badge was not set and the value is kept in passthrough")
+                                "badge increment \"\(text)\" needs the device's current count, which only Pushwoosh tracks; aps.badge was not set and the value is kept in the result's target")
             case .string(let text) where Int(text) != nil:
                 aps["badge"] = .number(String(Int(text) ?? 0))
             default:
@@ -119,7 +116,7 @@ struct PushwooshAdapter {
         }
         var result = AdaptedNotification(payload: root)
         result.headers = headers
-        result.passthrough = passthrough
+        result.target = target
         result.explicitSilent = silent
         if let id = notification["id"]?.identifierText ?? notification["message_id"]?.identifierText { result.id = id }
         return result

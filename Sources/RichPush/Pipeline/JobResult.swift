@@ -20,6 +20,10 @@ public struct JobResult: Sendable {
     /// 1-based input line, when the job came from a stream of lines.
     public var line: Int?
     public var status: JobStatus
+    /// The input's addressing and scheduling fields, verbatim (`NotificationJob.target`): the device token(s),
+    /// Pushwoosh `devices`/`users`/`filter`/`send_date`, Pushfa targeting keys, unknown envelope keys. Nil only
+    /// when the document could not be parsed into a job.
+    public var target: JSONObject?
     /// The request to send to APNs; absent when the job is rejected.
     public var apns: APNsRequest?
     public var media: [MediaResult] = []
@@ -36,6 +40,7 @@ public struct JobResult: Sendable {
     /// request when the renderer rejects, otherwise `status`.
     init(job: NotificationJob, media: [MediaResult], rendering: RenderOutcome, status: JobStatus) {
         self.init(id: job.id, status: status)
+        self.target = job.target
         self.media = media
         switch rendering {
         case .rejected(let diagnostics):
@@ -53,12 +58,14 @@ public struct JobResult: Sendable {
         self.line = line
     }
 
-    /// The JSON object printed by `process`, keys in a fixed order.
+    /// The JSON object printed by `process`, written by `consume` and reported by `validate --format json`, keys in
+    /// a fixed order: id, line, status, target, apns, media, diagnostics, timings.
     public var json: JSONValue {
         var object = JSONObject()
         object["id"] = id.map(JSONValue.string) ?? .null
         if let line { object["line"] = .number(String(line)) }
         object["status"] = .string(status.rawValue)
+        object["target"] = target.map(JSONValue.object) ?? .null
         if let apns {
             var headers = JSONObject()
             for header in apns.headers { headers[header.name] = .string(header.value) }
