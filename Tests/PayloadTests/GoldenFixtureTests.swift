@@ -69,7 +69,8 @@ final class GoldenFixtureTests: XCTestCase {
         guard case .rendered(let fallback, _)? = broken.first?.1 else { return XCTFail("broken image push held back") }
         XCTAssertNil(fallback.payload.value(at: "/image_url"))
         XCTAssertEqual(fallback.payload.value(at: "/aps/mutable-content"), .number("1"), "messageId keeps the extension running")
-        XCTAssertEqual(fallback.payload.value(at: "/aps/alert/body"), .string("Open to see more"))
+        XCTAssertEqual(fallback.payload.value(at: "/aps/alert"), .object(["title": .string("Photo from Sam")]),
+                       "an alert with text is sent as written, without fallback text")
     }
 
     static func fakeMedia(for job: NotificationJob) -> [String: MediaOutcome] {

@@ -88,8 +88,8 @@ final class RendererTests: XCTestCase {
 
     private func storyJob(pages: Int, category: String? = nil) -> NotificationJob? {
         let list = (0..<pages).map { #"{"image":"https://m.example/\#($0).jpg","title":"Page \#($0)","subtitle":"Sub \#($0)"}"# }
-        let categoryText = category.map { #","category":"\#($0)""# } ?? ""
-        return TestSupport.job(#"{"aps":{"alert":{"body":"B"}\#(categoryText)},"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
+        let apsText = category.map { #"{"category":"\#($0)"}"# } ?? "{}"
+        return TestSupport.job(#"{"aps":\#(apsText),"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
     }
 
     func testStoryGetsCategoryAndRewrittenPages() throws {
@@ -144,24 +144,64 @@ final class RendererTests: XCTestCase {
 
     // MARK: Fallback text, silent, headers
 
+    /// Input payload, expected `aps.alert` (nil: none) when no media renders. Fallback text only for a push that
+    /// had media or a story; empty texts count as absent.
     func testFallbackTextTable() throws {
-        let cases: [(String, String)] = [
+        let cases: [(String, String?)] = [
             (#"{"aps":{"alert":{"title":"T","body":"B"}}}"#, #"{"title":"T","body":"B"}"#),
             (#"{"aps":{"alert":"just body"}}"#, #""just body""#),
-            (#"{"aps":{"alert":{"title":"T"}}}"#, #"{"title":"T","body":"Open to see more"}"#),
-            (#"{"aps":{}}"#, #"{"body":"Open to see more"}"#),
+            (#"{"aps":{"alert":{"title":"T"}}}"#, #"{"title":"T"}"#),
+            (#"{"aps":{"alert":{"title":"T"}},"image":"https://m.example/1.jpg"}"#, #"{"title":"T"}"#),
+            (#"{"aps":{}}"#, nil),
+            (#"{"aps":{},"image":"https://m.example/1.jpg"}"#, #"{"body":"Open to see more"}"#),
+            (#"{"aps":{"alert":{"title":"","body":""}},"image":"https://m.example/1.jpg"}"#, #"{"body":"Open to see more"}"#),
+            (#"{"aps":{"alert":{"title":"","body":""}}}"#, nil),
+            (#"{"aps":{"alert":""}}"#, nil),
+            (#"{"aps":{"alert":{"title":"T","subtitle":"","body":"B"}}}"#, #"{"title":"T","body":"B"}"#),
             (#"{"aps":{"alert":{"loc-key":"K","title-loc-key":"TK"}}}"#, #"{"loc-key":"K","title-loc-key":"TK"}"#),
         ]
         for (text, alert) in cases {
             let job = try XCTUnwrap(TestSupport.job(text))
             let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-            XCTAssertEqual(request.payload.value(at: "/aps/alert"), TestSupport.parse(alert), text)
+            XCTAssertEqual(request.payload.value(at: "/aps/alert"), alert.map(TestSupport.parse), text)
         }
         var options = PayloadOptions()
         options.defaultTitle = "App"
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"just body"}}"#))
         let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:], options: options))
-        XCTAssertEqual(request.payload.value(at: "/aps/alert"), TestSupport.parse(#"{"title":"App","body":"just body"}"#))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert"), .string("just body"), "a written alert is left as written")
+    }
+
+    /// Issue 17 item 2: badge-, sound-, data-only and background pushes keep their meaning.
+    func testNonAlertPushesStayNonAlert() throws {
+        let cases: [(String, String)] = [
+            (#"{"aps":{"badge":3}}"#, #"{"aps":{"badge":3}}"#),
+            (#"{"aps":{"sound":"default"},"orderId":7}"#, #"{"aps":{"sound":"default"},"orderId":7}"#),
+            (#"{"aps":{"badge":1},"messageId":"m-1"}"#, #"{"aps":{"badge":1},"messageId":"m-1"}"#),
+            (#"{"token":"ab","payload":{"orderId":7}}"#, #"{"aps":{},"orderId":7}"#),
+            (#"{"token":"ab","payload":{"aps":{"content-available":1},"orderId":7}}"#, #"{"aps":{"content-available":1},"orderId":7}"#),
+        ]
+        for (text, expected) in cases {
+            let job = try XCTUnwrap(TestSupport.job(text))
+            let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+            XCTAssertEqual(TestSupport.text(request.payload), expected, text)
+            XCTAssertEqual(diagnostics, [], text)
+        }
+    }
+
+    func testStoryPageWithEmptyTextsGivesNoEmptyAlert() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"","subtitle":""}]}}"#))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert"), TestSupport.parse(#"{"body":"Open to see more"}"#))
+    }
+
+    func testPushfaDeliveryStatusSetsMutableContent() throws {
+        let job = try XCTUnwrap(TestSupport.job(#"{"title":"t","body":"b","get_delivery_status":true}"#))
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"t","body":"b"},"mutable-content":1}}"#)
+        let without = try XCTUnwrap(TestSupport.job(#"{"title":"t","body":"b","get_delivery_status":false}"#))
+        let (plain, _) = try XCTUnwrap(TestSupport.render(without, media: [:]))
+        XCTAssertNil(plain.payload.value(at: "/aps/mutable-content"))
     }
 
     func testSilentPushRendering() throws {

@@ -49,8 +49,6 @@ public struct APNsRenderer: Sendable {
             aps.remove("mutable-content")
             aps["content-available"] = .number("1")
         } else if job.pushType == .alert {
-            let tracked = options.deliveryTrackingKeys.contains { root[$0] != nil }
-            if renderedCount > 0 || tracked { aps["mutable-content"] = .number("1") }
             if isStory {
                 if let existing = aps["category"]?.stringValue, existing != options.storyCategory {
                     diagnostics.add(.info, .storyCategoryReplaced, "/aps/category",
@@ -58,7 +56,13 @@ public struct APNsRenderer: Sendable {
                 }
                 aps["category"] = .string(options.storyCategory)
             }
-            applyFallbackText(&aps, root: root, diagnostics: &diagnostics)
+            // Only a push that had something rich to show gets fallback text: badge-, sound- and data-only pushes
+            // must not turn into alerts.
+            let hadRichContent = !job.media.isEmpty || job.isStory
+            let visible = settleAlert(&aps, root: root, hadRichContent: hadRichContent, diagnostics: &diagnostics)
+            // The service extension runs only for a visible alert, so mutable-content means nothing without one.
+            let tracked = options.deliveryTrackingKeys.contains { root[$0] != nil }
+            if visible && (renderedCount > 0 || tracked) { aps["mutable-content"] = .number("1") }
         }
         root["aps"] = .object(aps)
 
@@ -233,43 +237,63 @@ public struct APNsRenderer: Sendable {
 
     // MARK: - Text
 
-    private func applyFallbackText(_ aps: inout JSONObject, root: JSONObject, diagnostics: inout DiagnosticCollector) {
+    /// Alert keys iOS shows as text.
+    private static let alertTextKeys = ["title", "subtitle", "body", "title-loc-key", "subtitle-loc-key", "loc-key"]
+
+    /// Removes empty alert texts (an empty string counts as absent, and no alert is sent with empty text), then,
+    /// for a push that had media or a story and whose alert is now empty, adds fallback text: the first surviving
+    /// page's `title` / `subtitle`, else `defaultTitle` / `defaultBody`. Returns whether the alert shows any text.
+    private func settleAlert(_ aps: inout JSONObject, root: JSONObject, hadRichContent: Bool,
+                             diagnostics: inout DiagnosticCollector) -> Bool {
         var alert: JSONObject
+        var isString = false
         switch aps["alert"] {
-        case .string(let body)?: alert = ["body": .string(body)]
+        case .string(let body)?:
+            alert = body.isEmpty ? JSONObject() : ["body": .string(body)]
+            isString = true
         case .object(let object)?: alert = object
-        default: alert = JSONObject()
+        case nil: alert = JSONObject()
+        default: return true   // A wrong type is the sender's; it is left as it was.
         }
-        let hasTitle = alert["title"] != nil || alert["title-loc-key"] != nil
-        let hasBody = alert["body"] != nil || alert["loc-key"] != nil
-        if hasTitle && hasBody { return }
-        var firstPage: JSONObject?
-        if case .object(let story)? = root[options.storyKey], case .array(let pages)? = story["pages"] {
-            firstPage = pages.first?.objectValue
+        let emptied = Self.alertTextKeys.filter { alert[$0]?.stringValue?.isEmpty == true }
+        for key in emptied { alert.remove(key) }
+        if !emptied.isEmpty || (isString && alert.isEmpty) {
+            diagnostics.add(.info, .emptyAlertTextRemoved, "/aps/alert",
+                            "empty alert text (\(emptied.isEmpty ? "body" : emptied.joined(separator: ", "))) counts as absent and was removed; iOS would show a blank line")
         }
+        var visible = Self.alertTextKeys.contains { alert[$0] != nil }
         var used: [String] = []
-        var updated = JSONObject()
-        if !hasTitle, let title = firstPage?["title"]?.stringValue ?? options.defaultTitle {
-            updated["title"] = .string(title)
-            used.append("title")
-        }
-        for (key, value) in alert { updated[key] = value }
-        if !hasBody {
-            let body = firstPage?["subtitle"]?.stringValue ?? options.defaultBody
-            if let titleIndex = updated.keys.firstIndex(of: "title") {
-                updated.set(.string(body), for: "body", after: updated.keys[titleIndex])
-            } else {
-                updated["body"] = .string(body)
+        if !visible && hadRichContent {
+            var firstPage: JSONObject?
+            if case .object(let story)? = root[options.storyKey], case .array(let pages)? = story["pages"] {
+                firstPage = pages.first?.objectValue
             }
-            used.append("body")
+            func text(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
+            var updated = JSONObject()
+            if let title = text(firstPage?["title"]?.stringValue) ?? text(options.defaultTitle) {
+                updated["title"] = .string(title)
+                used.append("title")
+            }
+            if let body = text(firstPage?["subtitle"]?.stringValue) ?? text(options.defaultBody) {
+                updated["body"] = .string(body)
+                used.append("body")
+            }
+            for (key, value) in alert { updated[key] = value }
+            alert = updated
+            visible = !used.isEmpty
+            if visible {
+                diagnostics.add(.info, .fallbackTextUsed, "/aps/alert",
+                                "alert \(used.joined(separator: " and ")) added from \(firstPage != nil ? "the first story page or " : "")the configured defaults, because iOS runs the extension that shows the media only for a visible alert")
+            }
         }
-        if case .string? = aps["alert"], used.isEmpty { return }
-        if !used.isEmpty {
-            diagnostics.add(.info, .fallbackTextUsed, "/aps/alert",
-                            "alert \(used.joined(separator: " and ")) added from \(firstPage != nil ? "the first story page or " : "")the configured defaults, so the push reads well if the extension does not run")
+        if alert.isEmpty {
+            aps.remove("alert")
+        } else if isString && used.isEmpty && alert.count == 1, let body = alert["body"] {
+            aps["alert"] = body
+        } else {
+            aps["alert"] = .object(alert)
         }
-        aps.set(.object(updated), for: "alert", after: "")
-        aps["alert"] = .object(updated)
+        return visible
     }
 
     // MARK: - Headers

@@ -81,6 +81,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case storyRemoved = "story_removed"
     case storyCategoryReplaced = "story_category_replaced"
     case fallbackTextUsed = "fallback_text_used"
+    case emptyAlertTextRemoved = "empty_alert_text_removed"
     case silentContentRemoved = "silent_content_removed"
     case originalKeyOverwritten = "original_key_overwritten"
     case payloadShortened = "payload_shortened"
