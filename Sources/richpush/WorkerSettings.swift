@@ -44,6 +44,7 @@ struct WorkerSettings {
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
         OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow this app scheme in story links besides https, e.g. myapp."),
+        OptionDefinition("source-keys", .flag, help: "Also write each rewritten media URL's original, redacted (no query or user-info), into the device payload (e.g. image_url_source); the first thing dropped when the payload must shrink."),
         OptionDefinition("strict", .flag, help: "Treat payload warnings (e.g. Pushfa length limits) as errors."),
         logLevel,
     ]
@@ -66,6 +67,7 @@ struct WorkerSettings {
     var shape: InputShape?
     var topic: String?
     var strict = false
+    var sourceKeys = false
     var defaultTitle: String?
     var defaultBody: String?
     var linkSchemes: [String] = []
@@ -111,6 +113,7 @@ struct WorkerSettings {
             self.shape = shape
         }
         strict = options.flag("strict")
+        sourceKeys = options.flag("source-keys")
         topic = options.string("topic")
         defaultTitle = options.string("default-title")
         defaultBody = options.string("default-body")
@@ -141,6 +144,9 @@ struct WorkerSettings {
         options.strict = strict
         options.forcedShape = shape
         options.topic = topic
+        options.includesSourceKeys = sourceKeys
+        // Our own cached objects are never fetched again, so a result fed back in comes out the same.
+        options.ownMediaBaseURL = publicBaseURL
         if let defaultTitle { options.defaultTitle = defaultTitle }
         if let defaultBody { options.defaultBody = defaultBody }
         options.allowedLinkSchemes.formUnion(linkSchemes)

@@ -7,6 +7,12 @@ final class RendererTests: XCTestCase {
         .rendered(publicURL: url, width: 1038, height: 1038, bytes: bytes, format: "jpeg")
     }
 
+    private var sourceKeys: PayloadOptions {
+        var options = PayloadOptions()
+        options.includesSourceKeys = true
+        return options
+    }
+
     // MARK: SDK shapes (issue 8 item 1)
 
     func testPushwooshAttachmentRewrittenInPlace() throws {
@@ -14,11 +20,11 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(job.media, [MediaReference(pointer: "/attachment", url: "https://m.example/a.jpg", role: .attachment, variantName: "attachment")])
         let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/attachment": rendered("https://cdn.example/a.jpg")]))
         XCTAssertEqual(TestSupport.text(request.payload),
-                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"attachment":"https://cdn.example/a.jpg","attachment_source":"https://m.example/a.jpg","p":"x"}"#)
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"attachment":"https://cdn.example/a.jpg","p":"x"}"#)
     }
 
     func testOneSignalAttDictionaryEveryEntryRewritten() throws {
-        let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}}"#
+        let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://m.example/1.jpg","id2":"https://user:pw@m.example/2.png?X-Amz-Signature=s","id3":"https://m.example/3.gif"}}"#
         let job = try XCTUnwrap(TestSupport.job(text))
         XCTAssertEqual(job.media.map(\.pointer), ["/att/id1", "/att/id2", "/att/id3"])
         let media: [String: MediaOutcome] = [
@@ -27,7 +33,11 @@ final class RendererTests: XCTestCase {
         ]
         let (request, _) = try XCTUnwrap(TestSupport.render(job, media: media))
         XCTAssertEqual(TestSupport.text(request.payload),
-                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://cdn.example/1.jpg","id2":"https://cdn.example/2.png","id3":"https://cdn.example/3.gif"},"att_source":{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}}"#)
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://cdn.example/1.jpg","id2":"https://cdn.example/2.png","id3":"https://cdn.example/3.gif"}}"#)
+        // --source-keys puts the originals back beside the container, redacted: no signature, no password.
+        let (withSources, _) = try XCTUnwrap(TestSupport.render(job, media: media, options: sourceKeys))
+        XCTAssertEqual(withSources.payload.value(at: "/att_source"),
+                       TestSupport.parse(#"{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}"#))
     }
 
     func testFCMImageRewrittenInPlace() throws {
@@ -35,7 +45,10 @@ final class RendererTests: XCTestCase {
         let job = try XCTUnwrap(TestSupport.job(text))
         let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")]))
         XCTAssertEqual(TestSupport.text(request.payload),
-                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://cdn.example/f.jpg","image_source":"https://m.example/f.jpg"},"gcm.message_id":"123"}"#)
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://cdn.example/f.jpg"},"gcm.message_id":"123"}"#)
+        let (withSources, _) = try XCTUnwrap(TestSupport.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")], options: sourceKeys))
+        XCTAssertEqual(withSources.payload.value(at: "/fcm_options"),
+                       TestSupport.parse(#"{"image":"https://cdn.example/f.jpg","image_source":"https://m.example/f.jpg"}"#))
     }
 
     func testAttAsStringAndAsURLObject() throws {
@@ -43,7 +56,7 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(string.media.map(\.pointer), ["/att"])
         let object = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":{"url":"https://m.example/1.jpg","type":"jpg"}}"#))
         XCTAssertEqual(object.media.map(\.pointer), ["/att/url"])
-        let (request, _) = try XCTUnwrap(TestSupport.render(object, media: ["/att/url": rendered("https://cdn.example/1.jpg")]))
+        let (request, _) = try XCTUnwrap(TestSupport.render(object, media: ["/att/url": rendered("https://cdn.example/1.jpg")], options: sourceKeys))
         XCTAssertEqual(request.payload.value(at: "/att"), TestSupport.parse(#"{"url":"https://cdn.example/1.jpg","type":"jpg"}"#))
         XCTAssertEqual(request.payload.value(at: "/att_source"), TestSupport.parse(#"{"url":"https://m.example/1.jpg"}"#))
     }
@@ -52,7 +65,8 @@ final class RendererTests: XCTestCase {
         var options = PayloadOptions()
         options.mediaKeys = ["data.pics[].src"]
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"image":"https://m.example/i.jpg","data":{"pics":[{"src":"https://m.example/1.jpg"},{"src":"nope"}]}}"#, options: options))
-        XCTAssertEqual(job.media.map(\.pointer), ["/data/pics/0/src"])
+        XCTAssertEqual(job.media.map(\.pointer), ["/data/pics/0/src", "/data/pics/1/src"])
+        XCTAssertEqual(job.media.map { $0.invalidReason != nil }, [false, true])
         XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, ["media_url_invalid@/data/pics/1/src"])
     }
 
@@ -65,14 +79,17 @@ final class RendererTests: XCTestCase {
                                              "/image_url": .skipped(reason: "deadline")]
         let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
         XCTAssertEqual(TestSupport.text(request.payload),
-                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"att":{"a":"https://cdn.example/1.jpg"},"att_source":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url_source":"https://m.example/3.jpg"}"#)
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"att":{"a":"https://cdn.example/1.jpg"}}"#)
         XCTAssertEqual(diagnostics.codes, ["media_failed", "media_skipped"])
+        let (withSources, _) = try XCTUnwrap(TestSupport.render(job, media: media, options: sourceKeys))
+        XCTAssertEqual(TestSupport.text(withSources.payload),
+                       #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"att":{"a":"https://cdn.example/1.jpg"},"att_source":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url_source":"https://m.example/3.jpg"}"#)
     }
 
     func testNothingRenderedKeepsSenderMutableContentAndAddsNone() throws {
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"image":"https://m.example/1.jpg"}"#))
         let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"T","body":"B"}},"image_source":"https://m.example/1.jpg"}"#)
+        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"T","body":"B"}}}"#)
         XCTAssertEqual(diagnostics.codes, ["media_missing"])
     }
 
@@ -98,7 +115,7 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("PW_STORIES"))
         XCTAssertEqual(request.payload.value(at: "/aps/mutable-content"), .number("1"))
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/1"),
-                       TestSupport.parse(#"{"image":"https://cdn.example.com/m/1.jpg","image_source":"https://m.example/1.jpg","title":"Page 1","subtitle":"Sub 1"}"#))
+                       TestSupport.parse(#"{"image":"https://cdn.example.com/m/1.jpg","title":"Page 1","subtitle":"Sub 1"}"#))
         XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("Page 0"))
         XCTAssertEqual(diagnostics.codes, ["story_category_replaced", "fallback_text_used"])
     }
@@ -227,17 +244,69 @@ final class RendererTests: XCTestCase {
 
     // MARK: Size
 
-    func testOversizedStoryIsShortenedInOrder() throws {
-        let long = String(repeating: "Lorem ipsum dolor sit amet ", count: 12)
+    /// Story texts are never cut: a story too large as sent is rejected, naming its largest keys.
+    func testOversizedStoryIsRejectedNotCut() throws {
+        let long = String(repeating: "Lorem ipsum dolor sit amet ", count: 15)
         let pages = (0..<10).map { #"{"image":"https://m.example/\#($0).jpg","title":"Title \#($0)","subtitle":"\#(long)"}"# }
         let text = #"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
         let job = try XCTUnwrap(TestSupport.job(text))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job, bytes: 1000)))
+        guard case .rejected(let diagnostics) = APNsRenderer().render(job, media: TestSupport.renderedMedia(for: job, bytes: 1000)) else {
+            return XCTFail("a story that cannot fit must be rejected, not cut")
+        }
+        let last = try XCTUnwrap(diagnostics.last)
+        XCTAssertEqual(last.code, "payload_too_large")
+        XCTAssertTrue(last.message.contains("over the APNs limit of 4096"), last.message)
+        XCTAssertTrue(last.message.contains("largest keys are /pw_stories ("), last.message)
+    }
+
+    /// Issue 17 item 3: a 10-page story that fits as sent still fits after the rewrite, with every text intact.
+    func testStoryThatFitsAsSentKeepsEveryText() throws {
+        let pages = (0..<10).map {
+            #"{"image":"https://media.example.com/stories/autumn-\#($0).jpg","title":"Page title number \#($0)","subtitle":"A subtitle that says a little more about page \#($0) of the story","duration":5,"link":"https://shop.example.com/autumn/p\#($0)","button_title":"Shop now"}"#
+        }
+        let text = #"{"aps":{"alert":{"title":"Autumn","body":"Swipe through this week's picks"},"sound":"default"},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
+        XCTAssertLessThan(text.utf8.count, 4096)
+        let job = try XCTUnwrap(TestSupport.job(text))
+        var media: [String: MediaOutcome] = [:]
+        for reference in job.media {
+            media[reference.pointer] = rendered("https://cdn.example.com/richpush/objects/1e/77/" + String(repeating: "a", count: 64) + ".jpg")
+        }
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
         XCTAssertLessThanOrEqual(request.byteCount, 4096)
-        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 10, "subtitles alone should be enough")
-        XCTAssertNotNil(request.payload.value(at: "/pw_stories/pages/0/subtitle"), "subtitles go from the last page first")
-        XCTAssertNil(request.payload.value(at: "/pw_stories/pages/9/subtitle"))
-        XCTAssertEqual(diagnostics.filter { $0.code == "payload_shortened" }.count, 1)
+        let input = TestSupport.parse(text)
+        for index in 0..<10 {
+            for key in ["title", "subtitle", "link", "button_title"] {
+                XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/\(index)/\(key)"),
+                               input.value(at: "/pw_stories/pages/\(index)/\(key)"), "page \(index) \(key)")
+            }
+        }
+        XCTAssertEqual(request.payload.value(at: "/aps/alert"), input.value(at: "/aps/alert"))
+        XCTAssertFalse(TestSupport.text(request.payload).contains("_source"))
+        // Cached URLs are longer than these originals: the last pages keep theirs rather than reject the push.
+        XCTAssertTrue(diagnostics.allSatisfy { $0.code == "media_restored_to_fit" || $0.code == "story_category_replaced" }, "\(diagnostics)")
+    }
+
+    /// Only the alert body, then the subtitle, are cut, and never below 40 characters.
+    func testOnlyBodyThenSubtitleAreCutToAtLeastFortyCharacters() throws {
+        let body = String(repeating: "b", count: 3000)
+        let subtitle = String(repeating: "s", count: 4000)
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","subtitle":"\#(subtitle)","body":"\#(body)"}},"keep":"\#(String(repeating: "k", count: 100))"}"#))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        XCTAssertLessThanOrEqual(request.byteCount, 4096)
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue?.count, 40)
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue?.hasSuffix("…"), true)
+        XCTAssertLessThan(try XCTUnwrap(request.payload.value(at: "/aps/alert/subtitle")?.stringValue?.count), 4000)
+        XCTAssertEqual(request.payload.value(at: "/keep")?.stringValue?.count, 100, "custom keys are never cut")
+        XCTAssertEqual(diagnostics.map(\.pointer), ["/aps/alert/body", "/aps/alert/subtitle"])
+    }
+
+    func testSourceKeysAreDroppedFirstWhenThePayloadMustShrink() throws {
+        let body = String(repeating: "b", count: 3950)
+        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"body":"\#(body)"}},"image_url":"https://m.example/a-long-original-name.jpg"}"#))
+        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: ["/image_url": rendered("https://cdn.example/a.jpg")], options: sourceKeys))
+        XCTAssertNil(request.payload.value(at: "/image_url_source"))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue, body, "dropping the source key was enough")
+        XCTAssertEqual(diagnostics.codes, ["payload_shortened"])
     }
 
     func testLongBodyIsTruncatedAtGraphemeBoundary() throws {
@@ -266,8 +335,10 @@ final class RendererTests: XCTestCase {
         let blob = String(repeating: "x", count: 5000)
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"blob":"\#(blob)"}"#))
         guard case .rejected(let diagnostics) = APNsRenderer().render(job, media: [:]) else { return XCTFail("not rejected") }
-        XCTAssertEqual(diagnostics.last, Diagnostic.payloadTooLarge(bytes: 5052, limit: 4096))
+        XCTAssertEqual(diagnostics.last?.code, "payload_too_large")
         XCTAssertEqual(diagnostics.last?.severity, .error)
+        XCTAssertEqual(diagnostics.last?.message.hasPrefix("the payload is 5052 bytes, 956 over the APNs limit of 4096"), true)
+        XCTAssertEqual(diagnostics.last?.message.contains("largest keys are /blob (5009 bytes), /aps/alert ("), true, diagnostics.last?.message ?? "")
     }
 
     func testVoIPLimitIs5120() throws {
@@ -284,5 +355,7 @@ final class RendererTests: XCTestCase {
         XCTAssertNil(PayloadShortener.truncate("H", removingAtLeast: 5))
         XCTAssertEqual(PayloadShortener.truncate("é́é́é́", removingAtLeast: 1), "é́é́…")
         XCTAssertEqual(PayloadShortener.truncate("Hello…", removingAtLeast: 2), "Hel…", "no double ellipsis")
+        XCTAssertEqual(PayloadShortener.truncate("Hello world", removingAtLeast: 9, keeping: 6), "Hello…")
+        XCTAssertNil(PayloadShortener.truncate("Hello", removingAtLeast: 3, keeping: 6), "never below the minimum")
     }
 }

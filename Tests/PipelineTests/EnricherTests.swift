@@ -52,7 +52,8 @@ final class EnricherTests: PipelineTestCase {
         XCTAssertNotNil(result.apns, "fail open: the job is still sent")
         XCTAssertEqual(result.payloadValue(at: "/aps/alert/body"), .string("Flash sale"))
         XCTAssertNil(result.payloadValue(at: "/attachment"), "the failed attachment is removed")
-        XCTAssertEqual(result.payloadValue(at: "/attachment_source"), .string("https://media.example.com/broken.jpg"))
+        XCTAssertNil(result.payloadValue(at: "/attachment_source"), "originals stay out of the device payload")
+        XCTAssertEqual(result.media.first?.source, "https://media.example.com/broken.jpg")
 
         // The failure is remembered: the second job fails fast from the negative entry.
         let again = try await enrichOne(enricher, """
@@ -137,5 +138,23 @@ final class ResultTargetTests: PipelineTestCase {
 
         let rejected = await enricher.enrich(document: Data("{".utf8), line: 3)
         XCTAssertEqual(rejected.first?.json.value(at: "/target"), .null)
+    }
+}
+
+final class InvalidMediaTests: PipelineTestCase {
+    /// An unfetchable media URL counts as failed media: the job is `fallback` (or `partial`), and it is not fetched.
+    func testUnfetchableMediaMakesTheJobFallbackOrPartial() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let only = try await enrichOne(enricher, #"{"id":"f","payload":{"aps":{},"image_url":"file:///etc/passwd"}}"#)
+        XCTAssertEqual(only.status, .fallback)
+        XCTAssertEqual(only.media.first?.errorCode, "media_url_invalid")
+        XCTAssertNil(only.payloadValue(at: "/image_url"))
+        XCTAssertEqual(only.payloadValue(at: "/aps/alert/body"), .string("Open to see more"))
+
+        let mixed = try await enrichOne(enricher, #"{"id":"m","payload":{"aps":{"alert":"x"},"att":{"a":"ftp://m.example/a.jpg","b":"https://media.example.com/hero.jpg"}}}"#)
+        XCTAssertEqual(mixed.status, .partial)
+        XCTAssertEqual(mixed.media.map(\.status), [.failed, .rendered])
+        XCTAssertNil(mixed.payloadValue(at: "/att/a"))
     }
 }

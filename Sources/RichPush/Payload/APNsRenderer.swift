@@ -3,7 +3,7 @@ import Foundation
 /// Renders a parsed job into the APNs request once the media results are known. Pure; never throws.
 ///
 /// Order of work: media rewrite (attachments, then story pages and the story byte budget), silent-push
-/// cleanup, `mutable-content`, story category, fallback text, size shortening, headers.
+/// cleanup, story category, alert text, `mutable-content`, size shortening, headers.
 /// Original-URL keys and the shortening order are documented in docs/diagnostic-codes.md.
 /// Cost: linear in the payload size per shortening step; at most a few dozen steps.
 public struct APNsRenderer: Sendable {
@@ -31,10 +31,12 @@ public struct APNsRenderer: Sendable {
         }
         var renderedCount = 0
         var isStory = job.isStory
+        var rewrites = MediaRewrites()
         if job.pushType == .alert && !job.isSilent {
-            renderedCount += rewriteAttachments(job, media: media, root: &root, diagnostics: &diagnostics)
+            renderedCount += rewriteAttachments(job, media: media, root: &root, rewrites: &rewrites, diagnostics: &diagnostics)
             if isStory {
-                let (pages, keptStory) = rewriteStory(job, media: media, root: &root, diagnostics: &diagnostics)
+                let (pages, keptStory) = rewriteStory(job, media: media, root: &root, rewrites: &rewrites,
+                                                      diagnostics: &diagnostics)
                 renderedCount += pages
                 isStory = keptStory
             }
@@ -67,11 +69,12 @@ public struct APNsRenderer: Sendable {
         root["aps"] = .object(aps)
 
         let limit = job.pushType == .voip ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
-        var shortener = PayloadShortener(options: options, limit: limit)
+        let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites)
         let value = shortener.shorten(root, diagnostics: &diagnostics)
         let byteCount = value.compactByteCount
         if byteCount > limit {
-            return .rejected(diagnostics.items + [Diagnostic.payloadTooLarge(bytes: byteCount, limit: limit)])
+            return .rejected(diagnostics.items + [Diagnostic.payloadTooLarge(
+                bytes: byteCount, limit: limit, largestKeys: PayloadShortener.largestKeys(of: value))])
         }
         let request = APNsRequest(headers: headers(for: job, now: now), payload: value, byteCount: byteCount,
                                   deviceToken: job.deviceToken, target: job.target)
@@ -81,16 +84,22 @@ public struct APNsRenderer: Sendable {
     // MARK: - Media
 
     private func rewriteAttachments(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
-                                    diagnostics: inout DiagnosticCollector) -> Int {
+                                    rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> Int {
         var tree = JSONValue.object(root)
         var rendered = 0
         var removals: [String] = []
         for reference in job.media where reference.role == .attachment {
             guard let tokens = JSONPointer.tokens(reference.pointer), !tokens.isEmpty,
                   tree.value(at: reference.pointer)?.stringValue == reference.url else { continue }
+            // Unfetchable URLs never reach a phone; the parser already reported them.
+            if reference.invalidReason != nil {
+                removals.append(reference.pointer)
+                continue
+            }
             switch media[reference.pointer] {
             case .rendered(let publicURL, _, _, _, _)?:
                 tree.setValue(.string(publicURL), at: reference.pointer)
+                rewrites.media.append(.init(pointer: reference.pointer, cachedURL: publicURL, originalURL: reference.url))
                 rendered += 1
             case .failed(let code, let message)?:
                 removals.append(reference.pointer)
@@ -103,7 +112,9 @@ public struct APNsRenderer: Sendable {
                 removals.append(reference.pointer)
                 diagnostics.add(.warning, .mediaMissing, reference.pointer, "no media result was supplied; the push is sent without it")
             }
-            keepOriginal(reference.url, tokens: tokens, tree: &tree, diagnostics: &diagnostics)
+            if options.includesSourceKeys {
+                keepOriginal(reference.url, tokens: tokens, tree: &tree, rewrites: &rewrites, diagnostics: &diagnostics)
+            }
         }
         // Reverse order keeps earlier array indices valid while later elements are removed.
         for pointer in removals.reversed() {
@@ -132,12 +143,15 @@ public struct APNsRenderer: Sendable {
         }
     }
 
-    /// Writes the original URL next to the reference, by the rules in docs/diagnostic-codes.md:
+    /// Writes the original URL, redacted, next to the reference, by the rules in docs/diagnostic-codes.md:
     /// a URL that is the key's whole value gets sibling `<key><suffix>` in the same object; a URL inside a
     /// container (OneSignal `att` dictionary, `{"url":…}` object, URL array) gets `<container><suffix>`, an object
     /// beside the container mapping the same member name (or array index) to the original, because the SDKs
     /// treat every member of the container as an attachment.
-    private func keepOriginal(_ url: String, tokens: [String], tree: inout JSONValue, diagnostics: inout DiagnosticCollector) {
+    private func keepOriginal(_ original: String, tokens: [String], tree: inout JSONValue, rewrites: inout MediaRewrites,
+                              diagnostics: inout DiagnosticCollector) {
+        // Every phone gets these keys: signed query strings and user-info stay out.
+        let url = URLRedaction.redact(original)
         let suffix = options.originalURLKeySuffix
         let last = tokens[tokens.count - 1]
         let parentTokens = Array(tokens.dropLast())
@@ -157,6 +171,7 @@ public struct APNsRenderer: Sendable {
             holder.set(.object(originals), for: siblingKey, after: containerKey)
             holder[siblingKey] = .object(originals)
             tree.setValue(.object(holder), at: JSONPointer.make(holderTokens))
+            rewrites.addSourceKey(JSONPointer.make(holderTokens + [siblingKey]))
         } else {
             guard case .object(var holder)? = tree.value(at: JSONPointer.make(parentTokens)) else { return }
             let siblingKey = last + suffix
@@ -167,6 +182,7 @@ public struct APNsRenderer: Sendable {
             holder.set(.string(url), for: siblingKey, after: last)
             holder[siblingKey] = .string(url)
             tree.setValue(.object(holder), at: JSONPointer.make(parentTokens))
+            rewrites.addSourceKey(JSONPointer.make(parentTokens + [siblingKey]))
         }
     }
 
@@ -183,7 +199,7 @@ public struct APNsRenderer: Sendable {
 
     /// Returns (pages with rendered media, whether the story survived).
     private func rewriteStory(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
-                              diagnostics: inout DiagnosticCollector) -> (Int, Bool) {
+                              rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> (Int, Bool) {
         let key = options.storyKey
         let base = "/" + JSONPointer.escape(key) + "/pages/"
         guard case .object(var story)? = root[key], case .array(let pages)? = story["pages"] else { return (0, false) }
@@ -191,18 +207,20 @@ public struct APNsRenderer: Sendable {
         for reference in job.media {
             if case .storyPage(let index) = reference.role { references[index] = reference }
         }
-        var kept: [(page: JSONValue, bytes: Int, index: Int, rendered: Bool)] = []
+        var kept: [(page: JSONValue, bytes: Int, index: Int, rewrite: MediaRewrites.Rewrite?)] = []
         for (index, pageValue) in pages.enumerated() {
             guard case .object(var page) = pageValue, let reference = references[index],
                   let tokens = JSONPointer.tokens(reference.pointer), let field = tokens.last else {
-                kept.append((pageValue, 0, index, false))
+                kept.append((pageValue, 0, index, nil))
                 continue
             }
             switch media[reference.pointer] {
             case .rendered(let publicURL, _, _, let bytes, _)?:
                 page[field] = .string(publicURL)
-                page.set(.string(reference.url), for: field + options.originalURLKeySuffix, after: field)
-                kept.append((.object(page), bytes, index, true))
+                if options.includesSourceKeys {
+                    page.set(.string(URLRedaction.redact(reference.url)), for: field + options.originalURLKeySuffix, after: field)
+                }
+                kept.append((.object(page), bytes, index, .init(pointer: field, cachedURL: publicURL, originalURL: reference.url)))
             case .failed(let code, let message)?:
                 diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
                                 "story page \(index + 1) was dropped: its image failed (\(code)): \(message)")
@@ -232,7 +250,16 @@ public struct APNsRenderer: Sendable {
         }
         story["pages"] = .array(kept.map(\.page))
         root[key] = .object(story)
-        return (kept.filter(\.rendered).count, true)
+        for (position, page) in kept.enumerated() {
+            guard var rewrite = page.rewrite else { continue }
+            let field = rewrite.pointer
+            rewrite.pointer = base + "\(position)/" + JSONPointer.escape(field)
+            rewrites.media.append(rewrite)
+            if options.includesSourceKeys {
+                rewrites.addSourceKey(base + "\(position)/" + JSONPointer.escape(field + options.originalURLKeySuffix))
+            }
+        }
+        return (kept.filter { $0.rewrite != nil }.count, true)
     }
 
     // MARK: - Text

@@ -26,15 +26,20 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         pointer.isEmpty ? "\(severity.rawValue): \(message)" : "\(severity.rawValue): \(pointer): \(message)"
     }
 
-    /// The rendered payload is larger than APNs accepts even after every shortening step.
+    /// The document is longer than the input limit (`--max-line-bytes`).
     public static func lineTooLong(limit: Int) -> Diagnostic {
         Diagnostic(.error, .lineTooLong, "",
                    "the document is longer than the \(limit)-byte input limit (--max-line-bytes) and was not read; a push is at most about 5 KB of payload plus its envelope")
     }
 
-    public static func payloadTooLarge(bytes: Int, limit: Int) -> Diagnostic {
-        Diagnostic(.error, .payloadTooLarge, "",
-                   "the payload is \(bytes) bytes after shortening, over the APNs limit of \(limit); move data out of the push (fetch it in the app) or send fewer story pages")
+    /// The rendered payload is larger than APNs accepts even after every shortening step; the message says by
+    /// how much and names the largest keys (`PayloadShortener.largestKeys`), so the sender knows what to move.
+    public static func payloadTooLarge(bytes: Int, limit: Int, largestKeys: [(pointer: String, bytes: Int)] = []) -> Diagnostic {
+        let largest = largestKeys.map { "\($0.pointer) (\($0.bytes) bytes)" }.joined(separator: ", ")
+        return Diagnostic(.error, .payloadTooLarge, "",
+                          "the payload is \(bytes) bytes, \(bytes - limit) over the APNs limit of \(limit), after cutting the alert body and subtitle"
+                            + (largest.isEmpty ? "" : "; its largest keys are \(largest)")
+                            + "; move data out of the push (fetch it in the app) or send fewer story pages")
     }
 }
 
@@ -85,5 +90,6 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case silentContentRemoved = "silent_content_removed"
     case originalKeyOverwritten = "original_key_overwritten"
     case payloadShortened = "payload_shortened"
+    case mediaRestoredToFit = "media_restored_to_fit"
     case payloadTooLarge = "payload_too_large"
 }

@@ -2,10 +2,13 @@
 ///
 /// A key path is dotted from the root; a segment ending in `[]` walks every element of that array
 /// (`pw_stories.pages[].image`). At the end of the path:
-/// - a string is one reference (an http(s) URL; anything else gets a `media_url_invalid` warning),
+/// - a string is one reference,
 /// - an object contributes every member whose value is an http(s) URL string (OneSignal `att`: id → URL,
-///   or `{"url": ...}`); other members are left alone,
-/// - an array contributes every http(s) URL string element.
+///   or `{"url": ...}`), or a string with another scheme; other members (`"type": "jpg"`) are left alone,
+/// - an array contributes its string elements the same way.
+/// A reference that cannot be fetched (`ftp:`, `file:`, `data:`, relative, control characters) gets a
+/// `media_url_invalid` warning and an `invalidReason`: it is never fetched and the renderer removes it, so it
+/// never reaches a phone. A URL under `ownMediaBaseURL` is our own cached object and is not a reference at all.
 /// References under the story key's `pages` are story pages (variant "story"); the rest are attachments.
 struct MediaDiscovery {
     let options: PayloadOptions
@@ -14,13 +17,25 @@ struct MediaDiscovery {
                     diagnostics: inout DiagnosticCollector) -> [MediaReference] {
         var found: [MediaReference] = []
         var seen = Set<String>()
-        func add(_ url: String, tokens: [String]) {
+        /// `whole` is true when the string is the key's whole value: any string there is meant as a URL.
+        func consider(_ url: String, tokens: [String], whole: Bool) {
+            if options.isOwnMedia(url) { return }
+            if PayloadOptions.isHTTPURL(url) {
+                add(url, tokens: tokens, invalidReason: nil)
+            } else if whole || PayloadOptions.scheme(of: url) != nil {
+                let reason = "\"\(URLRedaction.redact(url))\" is not an absolute http(s) URL, so it cannot be fetched; it was removed from the payload (write an absolute https:// URL)"
+                diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens), reason)
+                add(url, tokens: tokens, invalidReason: reason)
+            }
+        }
+        func add(_ url: String, tokens: [String], invalidReason: String?) {
             let pointer = JSONPointer.make(tokens)
             guard seen.insert(pointer).inserted else { return }
             if tokens.count >= 3, tokens[0] == options.storyKey, tokens[1] == "pages", let index = Int(tokens[2]) {
                 found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: "story"))
             } else {
-                found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant))
+                found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant,
+                                            invalidReason: invalidReason))
             }
         }
         for keyPath in options.mediaKeys {
@@ -32,19 +47,14 @@ struct MediaDiscovery {
             walk(.object(payload), segments[...], tokens: [], keyPath: keyPath) { tokens, value in
                 switch value {
                 case .string(let url):
-                    if PayloadOptions.isHTTPURL(url) {
-                        add(url, tokens: tokens)
-                    } else {
-                        diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens),
-                                        "\"\(URLRedaction.redact(url))\" is not an http(s) URL, so it is not fetched; write an absolute https:// URL")
-                    }
+                    consider(url, tokens: tokens, whole: true)
                 case .object(let object):
                     for (key, member) in object {
-                        if let url = member.stringValue, PayloadOptions.isHTTPURL(url) { add(url, tokens: tokens + [key]) }
+                        if let url = member.stringValue { consider(url, tokens: tokens + [key], whole: false) }
                     }
                 case .array(let elements):
                     for (index, element) in elements.enumerated() {
-                        if let url = element.stringValue, PayloadOptions.isHTTPURL(url) { add(url, tokens: tokens + [String(index)]) }
+                        if let url = element.stringValue { consider(url, tokens: tokens + [String(index)], whole: false) }
                     }
                 default:
                     diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens),

@@ -12,11 +12,15 @@ public struct MediaReference: Sendable, Hashable {
     public var role: Role
     /// "attachment", "story", or the variant the job named in its envelope (`variant`).
     public var variantName: String
+    /// Why the URL cannot be fetched (`ftp:`, `data:`, relative, control characters, ...), or nil. Such a reference
+    /// is never fetched: it fails with `media_url_invalid` and is removed from the device payload.
+    public var invalidReason: String?
 
-    public init(pointer: String, url: String, role: Role, variantName: String) {
+    public init(pointer: String, url: String, role: Role, variantName: String, invalidReason: String? = nil) {
         self.pointer = pointer
         self.url = url
         self.role = role
         self.variantName = variantName
+        self.invalidReason = invalidReason
     }
 }

@@ -30,8 +30,16 @@ public struct PayloadOptions: Sendable {
     public var allowedLinkSchemes: Set<String>
     /// Total rendered bytes of one story's pages; pages past it are dropped from the end.
     public var storyByteBudget: Int
+    /// Writes each rewritten media reference's original URL, redacted (no query, fragment or user-info), into the
+    /// device payload at a sibling key (`--source-keys`; see docs/diagnostic-codes.md). Off by default: devices
+    /// never read these keys, and the result's `media[]` already holds every original. They are the first thing
+    /// dropped when the payload must shrink.
+    public var includesSourceKeys: Bool
     /// Suffix of the sibling key that keeps an original URL after a rewrite (see docs/diagnostic-codes.md).
     public var originalURLKeySuffix: String
+    /// Where the cache's objects are served (the cache's `publicBaseURL`). A media URL under it is one of our own
+    /// cached objects, left as it is and never fetched again, so feeding a result back in gives the same payload.
+    public var ownMediaBaseURL: String?
     public var maximumStoryTitleLength: Int
     public var maximumStorySubtitleLength: Int
     public var maximumButtonTitleLength: Int
@@ -49,7 +57,8 @@ public struct PayloadOptions: Sendable {
                 mediaKeys: [String] = PayloadOptions.defaultMediaKeys, storyCategory: String = "PW_STORIES",
                 storyKey: String = "pw_stories", maximumStoryPages: Int = 10, defaultTitle: String? = nil,
                 defaultBody: String = "Open to see more", allowedLinkSchemes: Set<String> = ["https"],
-                storyByteBudget: Int = 3_000_000, originalURLKeySuffix: String = "_source",
+                storyByteBudget: Int = 3_000_000, includesSourceKeys: Bool = false,
+                originalURLKeySuffix: String = "_source", ownMediaBaseURL: String? = nil,
                 maximumStoryTitleLength: Int = 60, maximumStorySubtitleLength: Int = 120,
                 maximumButtonTitleLength: Int = 30, storyDurationRange: ClosedRange<Int> = 1...30,
                 maximumPushfaTitleLength: Int = 35, maximumPushfaBodyLength: Int = 150, maximumActions: Int = 2,
@@ -66,7 +75,9 @@ public struct PayloadOptions: Sendable {
         self.defaultBody = defaultBody
         self.allowedLinkSchemes = allowedLinkSchemes
         self.storyByteBudget = storyByteBudget
+        self.includesSourceKeys = includesSourceKeys
         self.originalURLKeySuffix = originalURLKeySuffix
+        self.ownMediaBaseURL = ownMediaBaseURL
         self.maximumStoryTitleLength = maximumStoryTitleLength
         self.maximumStorySubtitleLength = maximumStorySubtitleLength
         self.maximumButtonTitleLength = maximumButtonTitleLength
@@ -93,6 +104,13 @@ public struct PayloadOptions: Sendable {
             return rest.first.map { $0 != 0x2F } ?? false && !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
         }
         return false
+    }
+
+    /// Whether `url` is one of our own cached objects (under `ownMediaBaseURL`).
+    func isOwnMedia(_ url: String) -> Bool {
+        guard let base = ownMediaBaseURL, !base.isEmpty else { return false }
+        let prefix = base.hasSuffix("/") ? base : base + "/"
+        return url.hasPrefix(prefix)
     }
 
     /// The scheme of a link, lowercased, or nil when it has none.

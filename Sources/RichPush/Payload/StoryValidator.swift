@@ -80,7 +80,8 @@ struct StoryValidator {
                             "every story page needs \"image\": an http(s) URL; the page was dropped")
             return nil
         }
-        for key in page.keys where !StoryValidator.knownPageKeys.contains(key) {
+        // Our own original-URL key (`--source-keys`) is known too, so a result fed back in raises no warning.
+        for key in page.keys where !StoryValidator.knownPageKeys.contains(key) && key != "image" + options.originalURLKeySuffix {
             diagnostics.add(.warning, .storyPageUnknownKey, base + "/" + JSONPointer.escape(key),
                             "\"\(key)\" is not a story page key the extension reads (image, title, subtitle, duration, link, button_title); it was kept")
         }

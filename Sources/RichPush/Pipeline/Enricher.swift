@@ -72,6 +72,11 @@ public struct Enricher: Sendable {
 
         var jobResult = JobResult(
             job: job, media: results, rendering: renderer.render(job, media: outcomes), status: Self.status(of: results))
+        // Media that kept its original URL so the payload fits was not enriched after all.
+        if jobResult.status == .enriched,
+           jobResult.diagnostics.contains(where: { $0.code == DiagnosticCode.mediaRestoredToFit.rawValue }) {
+            jobResult.status = .partial
+        }
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
         jobResult.timings.finish(since: started)
         return jobResult
@@ -110,6 +115,10 @@ public struct Enricher: Sendable {
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
             guard distinct.insert(work).inserted else { continue }
+            if let reason = reference.invalidReason {
+                finished[work] = MediaResult(invalid: reference, reason: reason)
+                continue
+            }
             let item = media.item(source: reference.url, pointer: reference.pointer, variantName: work.variant)
             if ContinuousClock.now < deadline, let result = await media.immediateResult(for: item, retainUntil: retainUntil) {
                 finished[work] = result

@@ -53,6 +53,12 @@ public struct MediaResult: Sendable, Hashable {
         return FetchError.localFaultCodes.contains(errorCode) || ImageError.localFaultCodes.contains(errorCode)
     }
 
+    /// The failure of a reference whose URL cannot be fetched (`MediaReference.invalidReason`); nothing is fetched.
+    init(invalid reference: MediaReference, reason: String) {
+        self.init(pointer: reference.pointer, source: URLRedaction.redact(reference.url), variant: reference.variantName,
+                  status: .failed, milliseconds: 0, errorCode: DiagnosticCode.mediaURLInvalid.rawValue, errorMessage: reason)
+    }
+
     /// The same result for another reference to the same source, so each pointer gets its own entry.
     func at(pointer: String) -> MediaResult {
         var copy = self

@@ -23,9 +23,10 @@ public struct StructureCheck: Sendable {
                 for reference in job.media {
                     outcomes[reference.pointer] = .rendered(publicURL: reference.url, width: 0, height: 0, bytes: 0, format: "unknown")
                 }
-                let media = job.media.map {
-                    MediaResult(pointer: $0.pointer, source: $0.url, variant: $0.variantName, status: .skipped,
-                                milliseconds: 0, errorCode: nil, errorMessage: "not fetched (--no-fetch)")
+                let media = job.media.map { reference in
+                    if let reason = reference.invalidReason { return MediaResult(invalid: reference, reason: reason) }
+                    return MediaResult(pointer: reference.pointer, source: reference.url, variant: reference.variantName,
+                                       status: .skipped, milliseconds: 0, errorCode: nil, errorMessage: "not fetched (--no-fetch)")
                 }
                 // Nothing was enriched: the status says so even when every reference looks fine.
                 var result = JobResult(

@@ -1,0 +1,65 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Issue 17 item 3: a valid push never comes out worse (no device-useless keys, idempotent, no unfetchable URLs).
+final class SafeRewriteTests: XCTestCase {
+    private static let base = "https://cdn.example.com/richpush"
+
+    private func options(sourceKeys: Bool = false) -> PayloadOptions {
+        var options = PayloadOptions()
+        options.ownMediaBaseURL = Self.base
+        options.includesSourceKeys = sourceKeys
+        return options
+    }
+
+    /// Every reference renders to a cached URL under the base, as the pipeline would.
+    private func cachedMedia(for job: NotificationJob) -> [String: MediaOutcome] {
+        var media: [String: MediaOutcome] = [:]
+        for (index, reference) in job.media.enumerated() {
+            media[reference.pointer] = .rendered(publicURL: "\(Self.base)/objects/ab/cd/\(index).jpg", width: 1038,
+                                                 height: 1038, bytes: 1000, format: "jpeg")
+        }
+        return media
+    }
+
+    func testResultPayloadFedBackComesOutTheSame() throws {
+        let inputs = [
+            #"{"aps":{},"image_url":"https://m.example/a.jpg?token=secret","pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"One","duration":0},{"image":"https://m.example/2.jpg","subtitle":"Two"}]}}"#,
+            #"{"aps":{"alert":{"body":"\#(String(repeating: "long body ", count: 420))"}},"att":{"a":"https://m.example/1.jpg","t":"jpg"}}"#,
+            #"{"title":"t","body":"b","image_url":"https://m.example/i.jpg","actions":[{"title":"Go","url":"myapp://go"}]}"#,
+        ]
+        for sourceKeys in [false, true] {
+            let options = options(sourceKeys: sourceKeys)
+            for input in inputs {
+                let first = try XCTUnwrap(TestSupport.job(input, options: options))
+                let (once, _) = try XCTUnwrap(TestSupport.render(first, media: cachedMedia(for: first), options: options))
+                let again = try XCTUnwrap(TestSupport.job(TestSupport.text(once.payload), options: options))
+                XCTAssertEqual(again.media.count, 0, "our own cached objects are not fetched again: \(input)")
+                XCTAssertEqual(again.diagnostics.filter { $0.severity != .info }, [], "no warning about our own keys: \(input)")
+                let (twice, _) = try XCTUnwrap(TestSupport.render(again, media: [:], options: options))
+                XCTAssertEqual(TestSupport.text(twice.payload), TestSupport.text(once.payload), input)
+            }
+        }
+    }
+
+    func testUnfetchableMediaURLsNeverReachThePhone() throws {
+        let cases = [
+            "ftp://m.example/a.jpg", "file:///etc/passwd", "data:image/png;base64,iVBORw0KGgo=", "gopher://m.example/a",
+            "/images/a.jpg", "a.jpg", "https://m.example/a\\u0001.jpg", "https://m.example/a b.jpg",
+        ]
+        for url in cases {
+            let text = #"{"aps":{"alert":"x"},"image_url":"\#(url)","keep":1}"#
+            let job = try XCTUnwrap(TestSupport.job(text), url)
+            XCTAssertEqual(job.diagnostics.codes, ["media_url_invalid"], url)
+            XCTAssertNotNil(job.media.first?.invalidReason, url)
+            // Whatever the media map says, an invalid reference is removed.
+            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)), url)
+            XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":"x"},"keep":1}"#, url)
+        }
+        let container = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":{"a":"data:image/gif;base64,R0lG","type":"jpg","b":"https://m.example/b.jpg"}}"#))
+        XCTAssertEqual(container.media.map(\.pointer), ["/att/a", "/att/b"])
+        let (request, _) = try XCTUnwrap(TestSupport.render(container, media: ["/att/b": .rendered(publicURL: "https://cdn.example/b.jpg", width: 1, height: 1, bytes: 1, format: "jpeg")]))
+        XCTAssertEqual(request.payload.value(at: "/att"), TestSupport.parse(#"{"type":"jpg","b":"https://cdn.example/b.jpg"}"#))
+    }
+}
