@@ -43,7 +43,7 @@ struct WorkerSettings {
         OptionDefinition("topic", .value, valueName: "BUNDLE_ID", help: "apns-topic for jobs whose input names none (the app's bundle id; VoIP pushes get .voip)."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
-        OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow this app scheme in story links besides https, e.g. myapp."),
+        OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow only these link schemes (besides https), e.g. myapp. Default: https, http and any app scheme written scheme://; javascript:, data:, file:, vbscript:, about: and blob: are always refused."),
         OptionDefinition("source-keys", .flag, help: "Also write each rewritten media URL's original, redacted (no query or user-info), into the device payload (e.g. image_url_source); the first thing dropped when the payload must shrink."),
         OptionDefinition("strict", .flag, help: "Treat payload warnings (e.g. Pushfa length limits) as errors."),
         logLevel,
@@ -149,7 +149,8 @@ struct WorkerSettings {
         options.ownMediaBaseURL = publicBaseURL
         if let defaultTitle { options.defaultTitle = defaultTitle }
         if let defaultBody { options.defaultBody = defaultBody }
-        options.allowedLinkSchemes.formUnion(linkSchemes)
+        // --link-scheme narrows links to an allow-list; https stays allowed.
+        if !linkSchemes.isEmpty { options.allowedLinkSchemes = Set(linkSchemes).union(["https"]) }
         return options
     }
 

@@ -11,7 +11,6 @@ import XCTest
 final class GoldenFixtureTests: XCTestCase {
     static let options: PayloadOptions = {
         var options = PayloadOptions()
-        options.allowedLinkSchemes = ["https", "shopapp"]
         options.defaultTitle = "Example App"
         return options
     }()

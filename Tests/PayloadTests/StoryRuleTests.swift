@@ -22,7 +22,13 @@ final class StoryRuleTests: XCTestCase {
             ("{\(image),\"link\":\"javascript:alert(1)\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
             ("{\(image),\"link\":\"data:text/html,x\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
             ("{\(image),\"link\":\"file:///etc/passwd\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
-            ("{\(image),\"link\":\"http://e.example\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"http://e.example\"}", [], "{\(image),\"link\":\"http://e.example\"}"),
+            ("{\(image),\"link\":\"yourapp://page1\"}", [], "{\(image),\"link\":\"yourapp://page1\"}"),
+            ("{\(image),\"link\":\"about:blank\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"blob:https://e.example/x\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"mailto:a@e.example\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            ("{\(image),\"link\":\"javascript:x\",\"button_title\":\"Go\"}",
+             ["story_link_scheme_not_allowed@/pw_stories/pages/0/link", "story_button_title_removed@/pw_stories/pages/0/button_title"], "{\(image)}"),
             ("{\(image),\"button_title\":\"\(String(repeating: "b", count: 31))\"}", ["text_too_long@/pw_stories/pages/0/button_title"], nil),
             ("{\(image),\"title\":\"\(String(repeating: "t", count: 61))\"}", ["text_too_long@/pw_stories/pages/0/title"], nil),
             ("{\(image),\"subtitle\":\"\(String(repeating: "s", count: 121))\"}", ["text_too_long@/pw_stories/pages/0/subtitle"], nil),
@@ -40,13 +46,35 @@ final class StoryRuleTests: XCTestCase {
         }
     }
 
-    func testAppSchemesAreConfigurable() throws {
+    /// App schemes are allowed by default; an allow-list (`--link-scheme`) narrows links to its schemes.
+    func testLinkSchemesCanBeNarrowed() throws {
+        let page = "[{\(image),\"link\":\"myapp://open/1\"}]"
+        XCTAssertEqual(try XCTUnwrap(storyJob(page)).diagnostics, [])
         var options = PayloadOptions()
         options.allowedLinkSchemes = ["https", "myapp"]
-        let job = try XCTUnwrap(storyJob("[{\(image),\"link\":\"myapp://open/1\"}]", options: options))
-        XCTAssertEqual(job.diagnostics, [])
-        let other = try XCTUnwrap(storyJob("[{\(image),\"link\":\"myapp://open/1\"}]"))
-        XCTAssertEqual(other.diagnostics.codes, ["story_link_scheme_not_allowed"])
+        XCTAssertEqual(try XCTUnwrap(storyJob(page, options: options)).diagnostics, [])
+        options.allowedLinkSchemes = ["https"]
+        let narrowed = try XCTUnwrap(storyJob(page, options: options))
+        XCTAssertEqual(narrowed.diagnostics.codes, ["story_link_scheme_not_allowed"])
+        XCTAssertTrue(narrowed.diagnostics[0].message.contains("--link-scheme"), narrowed.diagnostics[0].message)
+        options.allowedLinkSchemes = ["https", "javascript"]
+        XCTAssertEqual(try XCTUnwrap(storyJob("[{\(image),\"link\":\"javascript:x\"}]", options: options)).diagnostics.codes,
+                       ["story_link_scheme_not_allowed"], "denied schemes stay denied")
+    }
+
+    /// Links elsewhere (Pushfa link_url, url, actions; click_action; Pushwoosh l) follow the same rule.
+    func testLinksEverywhereFollowTheSameRule() throws {
+        let pushfa = try XCTUnwrap(TestSupport.job(#"{"title":"t","link_url":"javascript:alert(1)","url":"data:text/html,x","actions":[{"title":"A","url":"myapp://a"},{"title":"B","url":"vbscript:x"}]}"#))
+        XCTAssertNil(pushfa.payload["link_url"])
+        XCTAssertNil(pushfa.payload["url"])
+        XCTAssertEqual(pushfa.payload["actions"], TestSupport.parse(#"[{"title":"A","url":"myapp://a"}]"#))
+        XCTAssertEqual(Set(pushfa.diagnostics.map { "\($0.code)@\($0.pointer)" }),
+                       ["link_scheme_not_allowed@/link_url", "link_scheme_not_allowed@/url", "action_invalid@/actions/1/url"])
+        let raw = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"click_action":"file:///x","l":"yourapp://page1","url":"/relative/path"}"#))
+        XCTAssertNil(raw.payload["click_action"])
+        XCTAssertEqual(raw.payload["l"], .string("yourapp://page1"))
+        XCTAssertEqual(raw.payload["url"], .string("/relative/path"), "a value without a scheme is the app's business")
+        XCTAssertEqual(raw.diagnostics.codes, ["link_scheme_not_allowed"])
     }
 
     func testInvalidPagesAreDroppedAndOthersKept() throws {

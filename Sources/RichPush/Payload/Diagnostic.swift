@@ -66,6 +66,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case credentialDropped = "credential_dropped"
     case emptyNotificationList = "empty_notification_list"
     case mediaURLInvalid = "media_url_invalid"
+    case linkSchemeNotAllowed = "link_scheme_not_allowed"
     // Stories
     case storyMalformed = "story_malformed"
     case storyJSONString = "story_json_string"
@@ -77,6 +78,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case storyDurationOutOfRange = "story_duration_out_of_range"
     case storyLinkSchemeNotAllowed = "story_link_scheme_not_allowed"
     case storyPageUnknownKey = "story_page_unknown_key"
+    case storyButtonTitleRemoved = "story_button_title_removed"
     // Rendering
     case mediaFailed = "media_failed"
     case mediaSkipped = "media_skipped"

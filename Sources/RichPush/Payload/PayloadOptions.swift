@@ -25,9 +25,10 @@ public struct PayloadOptions: Sendable {
     public var defaultTitle: String?
     /// Fallback `aps.alert.body`, always applied to alert pushes that have no body.
     public var defaultBody: String
-    /// Schemes a story page `link` or a Pushfa action may use, lowercased, without ":".
-    /// `javascript`, `data` and `file` are always refused.
-    public var allowedLinkSchemes: Set<String>
+    /// Schemes a link (story page `link`, `link_url`, `url`, `click_action`, `l`, Pushfa action `url`) may use,
+    /// lowercased, without ":". Nil (the default) allows `https`, `http` and app schemes written `scheme://`; a set
+    /// narrows links to exactly those schemes (`--link-scheme`). `deniedLinkSchemes` are refused either way.
+    public var allowedLinkSchemes: Set<String>?
     /// Total rendered bytes of one story's pages; pages past it are dropped from the end.
     public var storyByteBudget: Int
     /// Writes each rewritten media reference's original URL, redacted (no query, fragment or user-info), into the
@@ -56,7 +57,7 @@ public struct PayloadOptions: Sendable {
     public init(strict: Bool = false, forcedShape: InputShape? = nil, topic: String? = nil,
                 mediaKeys: [String] = PayloadOptions.defaultMediaKeys, storyCategory: String = "PW_STORIES",
                 storyKey: String = "pw_stories", maximumStoryPages: Int = 10, defaultTitle: String? = nil,
-                defaultBody: String = "Open to see more", allowedLinkSchemes: Set<String> = ["https"],
+                defaultBody: String = "Open to see more", allowedLinkSchemes: Set<String>? = nil,
                 storyByteBudget: Int = 3_000_000, includesSourceKeys: Bool = false,
                 originalURLKeySuffix: String = "_source", ownMediaBaseURL: String? = nil,
                 maximumStoryTitleLength: Int = 60, maximumStorySubtitleLength: Int = 120,
@@ -122,21 +123,30 @@ public struct PayloadOptions: Sendable {
         return scheme.lowercased()
     }
 
-    /// Nil when the link is allowed, otherwise the reason it is not.
+    /// Schemes never allowed in a link, whatever `allowedLinkSchemes` says: they run code or read local data.
+    public static let deniedLinkSchemes: Set<String> = ["javascript", "data", "file", "vbscript", "about", "blob"]
+
+    /// Root payload keys that hold a link the app opens.
+    static let rootLinkKeys = ["link_url", "url", "click_action", "l"]
+
+    /// Nil when the link is allowed, otherwise the reason it is not (naming the CLI flag, since authors read it).
     func linkProblem(_ link: String) -> String? {
         // Only leading blanks can hide the scheme; newlines are not blanks (as in Foundation's `.whitespaces`).
-        guard let scheme = PayloadOptions.scheme(of: String(link.drop { $0.isWhitespace && !$0.isNewline })) else {
-            return "link \"\(link)\" has no scheme; write an absolute https:// URL or an app link such as myapp://"
+        let trimmed = link.drop { $0.isWhitespace && !$0.isNewline }
+        guard let scheme = PayloadOptions.scheme(of: String(trimmed)) else {
+            return "link \"\(URLRedaction.redact(link))\" has no scheme; write an absolute https:// URL or an app link such as myapp://"
         }
-        if ["javascript", "data", "file", "vbscript"].contains(scheme) {
+        if PayloadOptions.deniedLinkSchemes.contains(scheme) {
             return "link scheme \"\(scheme):\" is never allowed; use https:// or one of the app's schemes"
         }
-        if !allowedLinkSchemes.contains(scheme) {
-            let allowed = allowedLinkSchemes.sorted().map { $0 + "://" }.joined(separator: ", ")
-            return "link scheme \"\(scheme):\" is not allowed; use one of \(allowed) (configure app schemes with allowedLinkSchemes)"
+        if let allowed = allowedLinkSchemes {
+            guard allowed.contains(scheme) else {
+                let list = allowed.sorted().map { $0 + "://" }.joined(separator: ", ")
+                return "link scheme \"\(scheme):\" is not allowed; use one of \(list) (allow more with --link-scheme)"
+            }
+            return nil
         }
-        return nil
+        if scheme == "https" || scheme == "http" || trimmed.dropFirst(scheme.count + 1).hasPrefix("//") { return nil }
+        return "link scheme \"\(scheme):\" is not allowed; use https://, http:// or an app link written scheme:// (e.g. myapp://)"
     }
 }
-
-import Foundation

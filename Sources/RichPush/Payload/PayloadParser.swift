@@ -139,6 +139,18 @@ public struct PayloadParser: Sendable {
         return allDiagnostics.rejects ? .rejected(allDiagnostics.items) : .jobs(jobs)
     }
 
+    /// Removes root links (`link_url`, `url`, `click_action`, `l`) whose scheme is denied or not allowed, whatever
+    /// the shape: the app would open them. A value without a scheme is the app's own business and is left alone.
+    private func removeDisallowedLinks(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector) {
+        for key in PayloadOptions.rootLinkKeys {
+            guard let link = payload[key]?.stringValue,
+                  PayloadOptions.scheme(of: String(link.drop { $0.isWhitespace && !$0.isNewline })) != nil,
+                  let problem = options.linkProblem(link) else { continue }
+            payload.remove(key)
+            diagnostics.add(.error, .linkSchemeNotAllowed, "/" + JSONPointer.escape(key), problem + "; the link was removed")
+        }
+    }
+
     /// Checks common to every shape, story validation and media discovery.
     private func makeJob(_ adapted: AdaptedNotification, shape: InputShape,
                          diagnostics: inout DiagnosticCollector) -> NotificationJob? {
@@ -153,6 +165,7 @@ public struct PayloadParser: Sendable {
                                "collapse id is \(collapse.utf8.count) bytes; APNs allows at most 64")
         }
         let isStory = StoryValidator(options: options).validate(&payload, diagnostics: &diagnostics)
+        removeDisallowedLinks(&payload, diagnostics: &diagnostics)
         let aps = payload["aps"]?.objectValue ?? JSONObject()
         let hasAlert = aps["alert"] != nil
         let contentAvailable = aps["content-available"]?.isTruthy == true

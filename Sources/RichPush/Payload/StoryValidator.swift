@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Pages that cannot be shown (not an object, no http(s) `image`) are dropped with an error; fixable problems
 /// are fixed (numeric-string durations become numbers, out-of-range durations are clamped, disallowed links are
-/// removed) and reported. If no page is left, or the story is missing/empty/malformed, `pw_stories` is removed
+/// removed with their `button_title`) and reported. If no page is left, or the story is missing/empty/malformed, `pw_stories` is removed
 /// (and a story category with it) so the push renders as a plain alert, as the content extension would.
 /// A `pw_stories` given as a JSON string holding an object is accepted and written back as an object (info).
 /// Diagnostics point at pages as the sender numbered them.
@@ -97,6 +97,11 @@ struct StoryValidator {
             } else {
                 diagnostics.add(.error, .wrongType, base + "/link", "link must be a URL string; it was removed")
                 page.remove("link")
+            }
+            // A button with nowhere to go would do nothing when tapped.
+            if page["link"] == nil, page.remove("button_title") != nil {
+                diagnostics.add(.warning, .storyButtonTitleRemoved, base + "/button_title",
+                                "the page's link was removed, so its button_title was removed too (the button would do nothing)")
             }
         }
         let limits = [("title", options.maximumStoryTitleLength), ("subtitle", options.maximumStorySubtitleLength),
