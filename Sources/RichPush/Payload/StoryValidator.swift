@@ -3,7 +3,8 @@ import Foundation
 /// Checks `pw_stories` and normalizes it in place.
 ///
 /// Pages that cannot be shown (not an object, no http(s) `image`) are dropped with an error; fixable problems
-/// are fixed (numeric-string durations become numbers, out-of-range durations are clamped, disallowed links are
+/// are fixed (numeric-string durations become numbers, durations ≤ 0 are removed and other out-of-range ones
+/// clamped, disallowed links are
 /// removed with their `button_title`) and reported. If no page is left, or the story is missing/empty/malformed, `pw_stories` is removed
 /// (and a story category with it) so the push renders as a plain alert, as the content extension would.
 /// A `pw_stories` given as a JSON string holding an object is accepted and written back as an object (info).
@@ -147,6 +148,12 @@ struct StoryValidator {
             return nil
         }
         guard number.isFinite else { return nil }
+        // A clamp to 1 s would flash the page by; without a duration the SDK shows it for its default, about 5 s.
+        if number <= 0 {
+            diagnostics.add(.warning, .storyDurationOutOfRange, pointer,
+                            "duration \(number.formatted()) is not a positive number of seconds; it was removed, so the SDK's default (about 5 s) applies")
+            return nil
+        }
         if number < Double(range.lowerBound) || number > Double(range.upperBound) {
             let clamped = min(max(number, Double(range.lowerBound)), Double(range.upperBound))
             diagnostics.add(.warning, .storyDurationOutOfRange, pointer,
