@@ -39,7 +39,7 @@ struct WorkerSettings {
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest source accepted, e.g. 10MB. Default 10MB."),
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
         OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
-        OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh or pushfa. Default: detect."),
+        OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh, pushfa or fcm. Default: detect; an unrecognized document is rejected (unknown_shape)."),
         OptionDefinition("topic", .value, valueName: "BUNDLE_ID", help: "apns-topic for jobs whose input names none (the app's bundle id; VoIP pushes get .voip)."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
@@ -108,7 +108,7 @@ struct WorkerSettings {
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
             guard let shape = InputShape(rawValue: raw) else {
-                throw .invalidValue(option: "shape", value: raw, expected: "apns, envelope, pushwoosh or pushfa")
+                throw .invalidValue(option: "shape", value: raw, expected: "apns, envelope, pushwoosh, pushfa or fcm")
             }
             self.shape = shape
         }

@@ -103,7 +103,7 @@ final class KeyPreservationPropertyTests: XCTestCase {
 /// Seeded documents of every input shape, with one or two extra keys of random names and values in every object.
 struct DocumentGenerator {
     enum Shape: CaseIterable {
-        case apns, envelope, pushwoosh, pushfa
+        case apns, envelope, pushwoosh, pushfa, firebase
 
         /// The mapped keys per level of the generated document.
         var mappedLevels: [[String]: Set<String>] {
@@ -111,6 +111,11 @@ struct DocumentGenerator {
             case .apns: return [:]
             case .envelope: return [[]: Set(InputKeyMapping.envelope.keys)]
             case .pushfa: return [[]: Set(InputKeyMapping.pushfa.keys)]
+            case .firebase:
+                return [[]: Set(InputKeyMapping.firebase.keys), ["message"]: Set(InputKeyMapping.firebaseMessage.keys),
+                        ["message", "notification"]: Set(InputKeyMapping.firebaseNotification.keys),
+                        ["message", "apns"]: Set(InputKeyMapping.firebaseAPNs.keys),
+                        ["message", "apns", "headers"]: Set(InputKeyMapping.firebaseHeaders.keys)]
             case .pushwoosh:
                 return [[]: ["request"], ["request"]: Set(InputKeyMapping.pushwooshRequest.keys),
                         ["request", "notifications", "[]"]: Set(InputKeyMapping.pushwoosh.keys)]
@@ -154,6 +159,20 @@ struct DocumentGenerator {
             if chance() { request["topic"] = .string("news") }
             if chance() { request["get_delivery_status"] = .bool(true) }
             return extras(request)
+        case .firebase:
+            var message: JSONObject = ["token": .string("fcm\(next(1000))")]
+            if chance() { message["topic"] = .string("news") }
+            if chance() {
+                var notification: JSONObject = ["title": .string("T"), "body": .string("B")]
+                if chance() { notification["image"] = .string(Self.mediaPrefix + "n\(next(100)).jpg") }
+                message["notification"] = .object(extras(notification))
+            }
+            if chance() { message["data"] = .object(extras(["order": .string("7")])) }
+            var apns: JSONObject = ["headers": .object(extras(["apns-priority": .string("10"), "apns-topic": .string("com.example.app")])),
+                                    "payload": .object(apnsPayload())]
+            if chance() { apns["fcm_options"] = .object(extras(["image": .string(Self.mediaPrefix + "f\(next(100)).jpg")])) }
+            message["apns"] = .object(extras(apns))
+            return extras(["message": .object(extras(message))])
         case .pushwoosh:
             var notification: JSONObject = ["content": .string("Body"), "ios_title": .string("Title"),
                                             "send_date": .string("now"), "platforms": .array([.number("1")])]

@@ -12,16 +12,21 @@ final class ParserShapeTests: XCTestCase {
             (#"{"platforms":[1],"content":"x"}"#, .pushwoosh),
             (#"{"title":"t","body":"b","image_url":"https://x.example/a.jpg"}"#, .pushfa),
             (#"{"body":"b","platform":"ios"}"#, .pushfa),
+            (#"{"message":{"token":"t","notification":{"title":"T"}}}"#, .firebase),
         ]
         for (text, shape) in cases {
             XCTAssertEqual(TestSupport.job(text)?.shape, shape, text)
         }
     }
 
-    func testUnrecognizedShapeIsReadAsAPNsWithWarning() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"custom":1}"#))
+    /// Guessing would turn an unknown body (an FCM message, a data dictionary) into a visible alert.
+    func testUnrecognizedShapeIsRejectedUnlessForced() throws {
+        XCTAssertEqual(TestSupport.rejection(#"{"custom":1}"#)?.codes, ["unknown_shape"])
+        var options = PayloadOptions()
+        options.forcedShape = .apns
+        let job = try XCTUnwrap(TestSupport.job(#"{"custom":1}"#, options: options))
         XCTAssertEqual(job.shape, .apns)
-        XCTAssertTrue(job.diagnostics.codes.contains("shape_unrecognized"))
+        XCTAssertEqual(job.diagnostics, [])
     }
 
     func testForcedShape() throws {

@@ -50,7 +50,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case lineTooLong = "line_too_long"
     case notAnObject = "not_an_object"
     case duplicateKey = "duplicate_key"
-    case shapeUnrecognized = "shape_unrecognized"
+    case unknownShape = "unknown_shape"
     case wrongType = "wrong_type"
     case invalidPushType = "invalid_push_type"
     case invalidPriority = "invalid_priority"

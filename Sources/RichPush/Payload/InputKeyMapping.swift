@@ -66,6 +66,43 @@ public enum InputKeyMapping {
         "device_token": "the device token (and target, verbatim)",
     ]
 
+    /// The FCM HTTP v1 body's root keys; every other root key goes to target.
+    public static let firebase: [String: String] = [
+        "message": "the notification",
+    ]
+
+    /// Keys of an FCM `message`; every other member (`topic`, `condition`, `android`, `webpush`, ...) goes to
+    /// target, and so does `token`.
+    public static let firebaseMessage: [String: String] = [
+        "token": "the device token (and target, verbatim)",
+        "data": "its members join the payload root",
+        "notification": "see firebaseNotification",
+        "apns": "see firebaseAPNs",
+    ]
+
+    /// Keys of an FCM `message.notification`; other members go to target's `notification`.
+    public static let firebaseNotification: [String: String] = [
+        "title": "aps.alert.title, unless the APNs payload has one",
+        "body": "aps.alert.body, unless the APNs payload has one",
+        "image": "fcm_options.image (media), unless apns.fcm_options has one",
+    ]
+
+    /// Keys of an FCM `message.apns`; other members go to target's `apns`.
+    public static let firebaseAPNs: [String: String] = [
+        "headers": "see firebaseHeaders",
+        "payload": "the APNs payload",
+        "fcm_options": "the payload's fcm_options (image is media)",
+    ]
+
+    /// The `message.apns.headers` RichPush uses; other headers go to target's `apns.headers`.
+    public static let firebaseHeaders: [String: String] = [
+        "apns-topic": "apns-topic",
+        "apns-push-type": "apns-push-type",
+        "apns-priority": "apns-priority",
+        "apns-collapse-id": "apns-collapse-id",
+        "apns-expiration": "apns-expiration",
+    ]
+
     /// The mapped keys of an input object of `shape` (its root object; for Pushwoosh, one notification).
     public static func mappedKeys(for shape: InputShape) -> [String: String] {
         switch shape {
@@ -73,6 +110,7 @@ public enum InputKeyMapping {
         case .envelope: return envelope
         case .pushwoosh: return pushwoosh
         case .pushfa: return pushfa
+        case .firebase: return firebase
         }
     }
 }

@@ -5,10 +5,12 @@ import Foundation
 /// Shape detection (unless `PayloadOptions.forcedShape` is set), in this order:
 /// 1. `{"request": {"notifications": [...]}}` → Pushwoosh, one job per notification;
 /// 2. a root `aps` → raw APNs payload;
-/// 3. a `payload` object plus `token`/`device_token`/`id`/`topic` → job envelope;
-/// 4. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
-/// 5. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
-/// 6. otherwise a raw APNs payload, with a `shape_unrecognized` warning.
+/// 3. a `message` object → FCM HTTP v1 body;
+/// 4. a `payload` object plus `token`/`device_token`/`id`/`topic` → job envelope;
+/// 5. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
+/// 6. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
+/// 7. otherwise the document is rejected with `unknown_shape`: guessing would turn an unknown body into a push
+///    that means something else.
 ///
 /// Duplicate keys keep the last value and get a `duplicate_key` warning.
 /// A Pushwoosh request with any invalid notification is rejected as a whole (the diagnostics say which one),
@@ -50,16 +52,17 @@ public struct PayloadParser: Sendable {
         parse(value, leading: [])
     }
 
-    /// Which shape a document would be read as, without parsing it further.
-    public func detectShape(_ root: JSONObject) -> (shape: InputShape, guessed: Bool) {
-        if let forced = options.forcedShape { return (forced, false) }
-        if root["aps"] != nil { return (.apns, false) }
+    /// Which shape a document would be read as, without parsing it further; nil when it is not recognized.
+    public func detectShape(_ root: JSONObject) -> InputShape? {
+        if let forced = options.forcedShape { return forced }
+        if root["aps"] != nil { return .apns }
+        if root["message"]?.objectValue != nil { return .firebase }
         if root["payload"] != nil, PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
-            return (.envelope, false)
+            return .envelope
         }
-        if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return (.pushwoosh, false) }
-        if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return (.pushfa, false) }
-        return (.apns, true)
+        if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return .pushwoosh }
+        if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return .pushfa }
+        return nil
     }
 
     private func parse(_ value: JSONValue, leading: [Diagnostic]) -> ParseOutcome {
@@ -73,10 +76,10 @@ public struct PayloadParser: Sendable {
         }
         var diagnostics = DiagnosticCollector()
         diagnostics.items = leading
-        let (shape, guessed) = detectShape(root)
-        if guessed {
-            diagnostics.add(.warning, .shapeUnrecognized, "",
-                            "no aps, envelope, Pushwoosh or Pushfa keys found; the document was read as a raw APNs payload")
+        guard let shape = detectShape(root) else {
+            diagnostics.reject(.unknownShape, "",
+                               "no aps, FCM message, envelope, Pushwoosh or Pushfa keys found, so what this push means is unknown; add \"aps\", or force the shape with --shape")
+            return .rejected(diagnostics.items)
         }
         let adapted: AdaptedNotification?
         switch shape {
@@ -89,6 +92,7 @@ public struct PayloadParser: Sendable {
             }
         case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
         case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
+        case .firebase: adapted = FirebaseAdapter().adapt(root, diagnostics: &diagnostics)
         }
         guard let adapted, let job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
             return .rejected(diagnostics.items)

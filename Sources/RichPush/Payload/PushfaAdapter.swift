@@ -59,7 +59,12 @@ struct PushfaAdapter {
         }
         if let additional = request["additional_data"] {
             if case .object(let object) = additional {
-                for (key, value) in object where root[key] == nil { root[key] = value }
+                // A member that would overwrite a mapped key is kept in target rather than lost.
+                var clashing = JSONObject()
+                for (key, value) in object {
+                    if root[key] == nil { root[key] = value } else { clashing[key] = value }
+                }
+                if !clashing.isEmpty { result.target["additional_data"] = .object(clashing) }
             } else {
                 diagnostics.add(.warning, .wrongType, "/additional_data", "additional_data must be an object of custom keys; it was ignored")
             }
