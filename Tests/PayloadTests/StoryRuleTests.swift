@@ -87,8 +87,13 @@ final class StoryRuleTests: XCTestCase {
         ])
         XCTAssertTrue(job.diagnostics.allSatisfy { $0.severity == .error })
         XCTAssertEqual(job.payload["pw_stories"]?.value(at: "/pages")?.arrayValue?.count, 1)
-        XCTAssertEqual(job.media, [MediaReference(pointer: "/pw_stories/pages/0/image", url: "https://m.example/1.jpg",
+        // The media pointer uses the sender's page number (page 2), not the position after dropping.
+        XCTAssertEqual(job.media, [MediaReference(pointer: "/pw_stories/pages/2/image", url: "https://m.example/1.jpg",
                                                   role: .storyPage(index: 0), variantName: "story")])
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
+        XCTAssertNil(request.payload.value(at: "/pw_stories"))
+        let (_, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
+        XCTAssertTrue(diagnostics.contains { $0.code == "story_page_dropped" && $0.pointer == "/pw_stories/pages/2" && $0.message.hasPrefix("story page 3 ") }, "\(diagnostics)")
     }
 
     func testTooManyPagesAreCut() throws {
@@ -118,10 +123,37 @@ final class StoryRuleTests: XCTestCase {
         }
     }
 
-    func testStoryAsJSONStringIsAccepted() throws {
+    func testStoryAsJSONStringIsAcceptedAndSentBackAsAString() throws {
         let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"pw_stories":"{\"pages\":[{\"image\":\"https://m.example/1.jpg\"}]}"}"#))
         XCTAssertTrue(job.isStory)
         XCTAssertEqual(job.diagnostics.codes, ["story_json_string"])
-        XCTAssertNotNil(job.payload["pw_stories"]?.objectValue)
+        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
+        XCTAssertEqual(request.payload.value(at: "/pw_stories"), .string(#"{"pages":[{"image":"https://cdn.example.com/m/0.jpg"}]}"#))
+    }
+
+    /// Issue 17 item 5: the Pushwoosh SDK also reads the story from `u` or `userdata`, as an object or a JSON string.
+    func testStoriesUnderUOrUserdataAreRewrittenInPlaceAndForm() throws {
+        let story = #"{"pages":[{"image":"https://m.example/1.jpg","title":"One"}]}"#
+        let escaped = story.replacingOccurrences(of: "\"", with: "\\\"")
+        let rendered = #"{"pages":[{"image":"https://cdn.example.com/m/0.jpg","title":"One"}]}"#
+        let cases: [(String, String, JSONValue)] = [
+            (#"{"aps":{"category":"PW_STORIES"},"u":{"pw_stories":\#(story),"k":1}}"#, "/u",
+             TestSupport.parse(#"{"pw_stories":\#(rendered),"k":1}"#)),
+            (#"{"aps":{"category":"PW_STORIES"},"userdata":{"pw_stories":\#(story)}}"#, "/userdata",
+             TestSupport.parse(#"{"pw_stories":\#(rendered)}"#)),
+            (#"{"aps":{"category":"PW_STORIES"},"u":"{\"k\":1,\"pw_stories\":\#(escaped)}"}"#, "/u",
+             .string(#"{"k":1,"pw_stories":\#(rendered)}"#)),
+            (#"{"aps":{"category":"PW_STORIES"},"u":{"pw_stories":"\#(escaped)"}}"#, "/u",
+             .object(["pw_stories": .string(rendered)])),
+        ]
+        for (text, container, expected) in cases {
+            let job = try XCTUnwrap(TestSupport.job(text), text)
+            XCTAssertTrue(job.isStory, text)
+            XCTAssertEqual(job.media.map(\.pointer), [container + "/pw_stories/pages/0/image"], text)
+            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)), text)
+            XCTAssertEqual(request.payload.value(at: container), expected, text)
+            XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("PW_STORIES"), text)
+            XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("One"), text)
+        }
     }
 }

@@ -61,12 +61,14 @@ public struct APNsRenderer: Sendable {
             // Only a push that had something rich to show gets fallback text: badge-, sound- and data-only pushes
             // must not turn into alerts.
             let hadRichContent = !job.media.isEmpty || job.isStory
-            let visible = settleAlert(&aps, root: root, hadRichContent: hadRichContent, diagnostics: &diagnostics)
+            let visible = settleAlert(&aps, root: root, story: job.story, hadRichContent: hadRichContent, diagnostics: &diagnostics)
             // The service extension runs only for a visible alert, so mutable-content means nothing without one.
             let tracked = options.deliveryTrackingKeys.contains { root[$0] != nil }
             if visible && (renderedCount > 0 || tracked) { aps["mutable-content"] = .number("1") }
         }
         root["aps"] = .object(aps)
+        // The story goes back where it was and in the form it came (the SDK reads strings and objects alike).
+        job.story?.restoreForm(in: &root, storyKey: options.storyKey)
 
         let limit = job.pushType == .voip ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
         let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites)
@@ -200,9 +202,13 @@ public struct APNsRenderer: Sendable {
     /// Returns (pages with rendered media, whether the story survived).
     private func rewriteStory(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
                               rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> (Int, Bool) {
-        let key = options.storyKey
-        let base = "/" + JSONPointer.escape(key) + "/pages/"
-        guard case .object(var story)? = root[key], case .array(let pages)? = story["pages"] else { return (0, false) }
+        let storyPointer = JSONPointer.make(job.story?.tokens(storyKey: options.storyKey) ?? [options.storyKey])
+        let base = storyPointer + "/pages/"
+        var tree = JSONValue.object(root)
+        guard case .object(var story)? = tree.value(at: storyPointer), case .array(let pages)? = story["pages"] else { return (0, false) }
+        // Findings name pages as the sender numbered them.
+        let senderIndices = job.story?.senderPageIndices ?? []
+        func senderIndex(_ index: Int) -> Int { senderIndices.indices.contains(index) ? senderIndices[index] : index }
         var references: [Int: MediaReference] = [:]
         for reference in job.media {
             if case .storyPage(let index) = reference.role { references[index] = reference }
@@ -222,34 +228,36 @@ public struct APNsRenderer: Sendable {
                 }
                 kept.append((.object(page), bytes, index, .init(pointer: field, cachedURL: publicURL, originalURL: reference.url)))
             case .failed(let code, let message)?:
-                diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
-                                "story page \(index + 1) was dropped: its image failed (\(code)): \(message)")
+                diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
+                                "story page \(senderIndex(index) + 1) was dropped: its image failed (\(code)): \(message)")
             case .skipped(let reason)?:
-                diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
-                                "story page \(index + 1) was dropped: its image was skipped (\(reason))")
+                diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
+                                "story page \(senderIndex(index) + 1) was dropped: its image was skipped (\(reason))")
             case nil:
-                diagnostics.add(.warning, .storyPageDropped, base + "\(index)",
-                                "story page \(index + 1) was dropped: no media result was supplied for its image")
+                diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
+                                "story page \(senderIndex(index) + 1) was dropped: no media result was supplied for its image")
             }
         }
         var total = kept.reduce(0) { $0 + $1.bytes }
         while total > options.storyByteBudget, let last = kept.popLast() {
-            diagnostics.add(.warning, .storyByteBudgetExceeded, base + "\(last.index)",
-                            "story page \(last.index + 1) was dropped: the story's images total \(total) bytes, over the \(options.storyByteBudget)-byte budget the extension can hold in memory")
+            diagnostics.add(.warning, .storyByteBudgetExceeded, base + "\(senderIndex(last.index))",
+                            "story page \(senderIndex(last.index) + 1) was dropped: the story's images total \(total) bytes, over the \(options.storyByteBudget)-byte budget the extension can hold in memory")
             total -= last.bytes
         }
         guard !kept.isEmpty else {
-            root.remove(key)
+            tree.setValue(nil, at: storyPointer)
+            root = tree.objectValue ?? root
             if case .object(var aps)? = root["aps"], aps["category"]?.stringValue == options.storyCategory {
                 aps.remove("category")
                 root["aps"] = .object(aps)
             }
-            diagnostics.add(.warning, .storyRemoved, "/" + JSONPointer.escape(key),
+            diagnostics.add(.warning, .storyRemoved, storyPointer,
                             "no story page is left, so the story was removed and the push is sent as a plain alert")
             return (0, false)
         }
         story["pages"] = .array(kept.map(\.page))
-        root[key] = .object(story)
+        tree.setValue(.object(story), at: storyPointer)
+        root = tree.objectValue ?? root
         for (position, page) in kept.enumerated() {
             guard var rewrite = page.rewrite else { continue }
             let field = rewrite.pointer
@@ -270,7 +278,7 @@ public struct APNsRenderer: Sendable {
     /// Removes empty alert texts (an empty string counts as absent, and no alert is sent with empty text), then,
     /// for a push that had media or a story and whose alert is now empty, adds fallback text: the first surviving
     /// page's `title` / `subtitle`, else `defaultTitle` / `defaultBody`. Returns whether the alert shows any text.
-    private func settleAlert(_ aps: inout JSONObject, root: JSONObject, hadRichContent: Bool,
+    private func settleAlert(_ aps: inout JSONObject, root: JSONObject, story: StoryPlacement?, hadRichContent: Bool,
                              diagnostics: inout DiagnosticCollector) -> Bool {
         var alert: JSONObject
         var isString = false
@@ -291,10 +299,8 @@ public struct APNsRenderer: Sendable {
         var visible = Self.alertTextKeys.contains { alert[$0] != nil }
         var used: [String] = []
         if !visible && hadRichContent {
-            var firstPage: JSONObject?
-            if case .object(let story)? = root[options.storyKey], case .array(let pages)? = story["pages"] {
-                firstPage = pages.first?.objectValue
-            }
+            let storyPointer = JSONPointer.make(story?.tokens(storyKey: options.storyKey) ?? [options.storyKey])
+            let firstPage = JSONValue.object(root).value(at: storyPointer + "/pages/0")?.objectValue
             func text(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
             var updated = JSONObject()
             if let title = text(firstPage?["title"]?.stringValue) ?? text(options.defaultTitle) {

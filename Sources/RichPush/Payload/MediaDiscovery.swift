@@ -9,14 +9,22 @@
 /// A reference that cannot be fetched (`ftp:`, `file:`, `data:`, relative, control characters) gets a
 /// `media_url_invalid` warning and an `invalidReason`: it is never fetched and the renderer removes it, so it
 /// never reaches a phone. A URL under `ownMediaBaseURL` is our own cached object and is not a reference at all.
-/// References under the story key's `pages` are story pages (variant "story"); the rest are attachments.
+/// References under the story's `pages` (wherever `StoryPlacement` found it: the root, `u` or `userdata`) are story
+/// pages (variant "story"), with pointers that use the sender's page numbers; the rest are attachments.
 struct MediaDiscovery {
     let options: PayloadOptions
 
-    func references(in payload: JSONObject, attachmentVariant: String,
+    func references(in payload: JSONObject, story: StoryPlacement?, attachmentVariant: String,
                     diagnostics: inout DiagnosticCollector) -> [MediaReference] {
         var found: [MediaReference] = []
         var seen = Set<String>()
+        let storyPages = (story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]) + ["pages"]
+        var keyPaths = options.mediaKeys
+        // A story inside `u` or `userdata` is read there; its images are media when story images are.
+        let storyKeyPath = options.storyKey + ".pages[].image"
+        if let container = story?.container, keyPaths.contains(storyKeyPath) {
+            keyPaths = keyPaths.filter { $0 != storyKeyPath } + [container + "." + storyKeyPath]
+        }
         /// `whole` is true when the string is the key's whole value: any string there is meant as a URL.
         func consider(_ url: String, tokens: [String], whole: Bool) {
             if options.isOwnMedia(url) { return }
@@ -29,16 +37,22 @@ struct MediaDiscovery {
             }
         }
         func add(_ url: String, tokens: [String], invalidReason: String?) {
+            if tokens.count > storyPages.count, tokens.starts(with: storyPages), let index = Int(tokens[storyPages.count]) {
+                // The pointer names the page as the sender numbered it, before invalid pages were dropped.
+                var senderTokens = tokens
+                let senderIndices = story?.senderPageIndices ?? []
+                senderTokens[storyPages.count] = String(senderIndices.indices.contains(index) ? senderIndices[index] : index)
+                let pointer = JSONPointer.make(senderTokens)
+                guard seen.insert(pointer).inserted else { return }
+                found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: "story"))
+                return
+            }
             let pointer = JSONPointer.make(tokens)
             guard seen.insert(pointer).inserted else { return }
-            if tokens.count >= 3, tokens[0] == options.storyKey, tokens[1] == "pages", let index = Int(tokens[2]) {
-                found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: "story"))
-            } else {
-                found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant,
-                                            invalidReason: invalidReason))
-            }
+            found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant,
+                                        invalidReason: invalidReason))
         }
-        for keyPath in options.mediaKeys {
+        for keyPath in keyPaths {
             // A payload holds one or two of the configured keys; looking for the first segment is far cheaper than
             // splitting every path.
             let root = keyPath.prefix { $0 != "." }

@@ -5,7 +5,8 @@ public struct MediaReference: Sendable, Hashable {
         case storyPage(index: Int)
     }
 
-    /// RFC 6901 pointer into the *output APNs payload* (before rendering drops anything) where the URL lives.
+    /// RFC 6901 pointer into the *output APNs payload* (before rendering drops anything) where the URL lives; a story
+    /// page is numbered as the sender numbered it (`role` holds its index after invalid pages were dropped).
     /// It is also the key of `APNsRenderer.render`'s media map.
     public var pointer: String
     public var url: String

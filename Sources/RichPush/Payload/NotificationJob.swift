@@ -10,8 +10,10 @@ public struct NotificationJob: Sendable {
     public var pushType: PushType
     /// True for background pushes: no alert, sound, badge or media.
     public var isSilent: Bool
-    /// True when `pw_stories` survived validation with at least one page.
+    /// True when `pw_stories` survived validation with at least one page (and the push is an alert).
     public var isStory: Bool
+    /// Where the story is (root, `u` or `userdata`), in which form, and which sender pages it kept; nil without one.
+    public var story: StoryPlacement?
     /// Media to fetch; empty for silent and VoIP pushes.
     public var media: [MediaReference]
     /// Findings from parsing (warnings and infos; errors that reject come back as `ParseOutcome.rejected`).
@@ -39,7 +41,7 @@ public struct NotificationJob: Sendable {
     public init(id: String? = nil, lineNumber: Int? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
                 isStory: Bool, media: [MediaReference], diagnostics: [Diagnostic], payload: JSONObject,
                 headers: NotificationHeaders = NotificationHeaders(), deviceToken: String? = nil,
-                target: JSONObject = JSONObject()) {
+                target: JSONObject = JSONObject(), story: StoryPlacement? = nil) {
         self.id = id
         self.lineNumber = lineNumber
         self.shape = shape
@@ -52,6 +54,7 @@ public struct NotificationJob: Sendable {
         self.headers = headers
         self.deviceToken = deviceToken
         self.target = target
+        self.story = story
     }
 }
 

@@ -168,7 +168,8 @@ public struct PayloadParser: Sendable {
             diagnostics.reject(.collapseIDTooLong, "/collapse_id",
                                "collapse id is \(collapse.utf8.count) bytes; APNs allows at most 64")
         }
-        let isStory = StoryValidator(options: options).validate(&payload, diagnostics: &diagnostics)
+        let story = StoryValidator(options: options).validate(&payload, diagnostics: &diagnostics)
+        let isStory = story != nil
         removeDisallowedLinks(&payload, diagnostics: &diagnostics)
         let aps = payload["aps"]?.objectValue ?? JSONObject()
         let hasAlert = aps["alert"] != nil
@@ -183,11 +184,11 @@ public struct PayloadParser: Sendable {
         var media: [MediaReference] = []
         if pushType == .alert {
             media = MediaDiscovery(options: options).references(
-                in: payload, attachmentVariant: adapted.variantName ?? "attachment", diagnostics: &diagnostics)
+                in: payload, story: story, attachmentVariant: adapted.variantName ?? "attachment", diagnostics: &diagnostics)
         }
         return NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
                                isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
                                payload: payload, headers: adapted.headers, deviceToken: adapted.deviceToken,
-                               target: adapted.target)
+                               target: adapted.target, story: story)
     }
 }

@@ -1,40 +1,53 @@
 import Foundation
 
-/// Checks `pw_stories` and normalizes it in place.
+/// Checks `pw_stories` and normalizes it in place, wherever the SDK would read it (`StoryPlacement`: the root,
+/// `u` or `userdata`).
 ///
 /// Pages that cannot be shown (not an object, no http(s) `image`) are dropped with an error; fixable problems
 /// are fixed (numeric-string durations become numbers, durations ≤ 0 are removed and other out-of-range ones
-/// clamped, disallowed links are
-/// removed with their `button_title`) and reported. If no page is left, or the story is missing/empty/malformed, `pw_stories` is removed
-/// (and a story category with it) so the push renders as a plain alert, as the content extension would.
-/// A `pw_stories` given as a JSON string holding an object is accepted and written back as an object (info).
+/// clamped, disallowed links are removed with their `button_title`) and reported. If no page is left, or the story
+/// is missing/empty/malformed, `pw_stories` is removed (and a story category with it) so the push renders as a
+/// plain alert, as the content extension would. A story (or its container) given as a JSON string holding an
+/// object is checked as an object and written back as a string by the renderer (info).
 /// Diagnostics point at pages as the sender numbered them.
 struct StoryValidator {
     static let knownPageKeys: Set<String> = ["image", "title", "subtitle", "duration", "link", "button_title"]
 
     let options: PayloadOptions
 
-    /// Returns true when a story with at least one page remains in `payload`.
-    func validate(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector) -> Bool {
+    /// Returns where the story is when one with at least one page remains in `payload`, else nil.
+    func validate(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector) -> StoryPlacement? {
         let key = options.storyKey
-        let base = "/" + JSONPointer.escape(key)
-        guard var raw = payload[key] else {
+        guard var placement = StoryPlacement.locate(in: &payload, options: options) else {
             removeStoryCategory(&payload, diagnostics: &diagnostics, reason: "there is no \(key)")
-            return false
+            return nil
+        }
+        let base = JSONPointer.make(placement.tokens(storyKey: key))
+        var tree = JSONValue.object(payload)
+        guard var raw = tree.value(at: base) else { return nil }
+        func fallBack(_ pointer: String, _ reason: String) -> StoryPlacement? {
+            diagnostics.add(.warning, .storyMalformed, pointer, "\(reason); the push is sent as a plain alert")
+            tree.setValue(nil, at: base)
+            payload = tree.objectValue ?? payload
+            placement.storyIsString = false
+            placement.restoreForm(in: &payload, storyKey: key)
+            removeStoryCategory(&payload, diagnostics: &diagnostics, reason: "the story was removed")
+            return nil
         }
         if case .string(let text) = raw,
            case .object(let parsed)? = try? JSONParser.parse(Data(text.utf8), maximumDepth: options.maximumDepth) {
             raw = .object(parsed)
-            diagnostics.add(.info, .storyJSONString, base, "\(key) was a JSON string; it is sent as an object")
+            placement.storyIsString = true
+            diagnostics.add(.info, .storyJSONString, base, "\(key) was a JSON string; it was checked as an object and is sent back as a string, as it came")
         }
         guard case .object(var story) = raw else {
-            return fallBack(&payload, base, "\(key) is \(raw.typeDescription), not an object with \"pages\"", &diagnostics)
+            return fallBack(base, "\(key) is \(raw.typeDescription), not an object with \"pages\"")
         }
         guard case .array(var pages)? = story["pages"] else {
-            return fallBack(&payload, base + "/pages", "\(key) has no \"pages\" array", &diagnostics)
+            return fallBack(base + "/pages", "\(key) has no \"pages\" array")
         }
         guard !pages.isEmpty else {
-            return fallBack(&payload, base + "/pages", "\(key).pages is empty", &diagnostics)
+            return fallBack(base + "/pages", "\(key).pages is empty")
         }
         if pages.count > options.maximumStoryPages {
             diagnostics.add(.warning, .storyTooManyPages, base + "/pages/\(options.maximumStoryPages)",
@@ -45,22 +58,16 @@ struct StoryValidator {
         for (index, page) in pages.enumerated() {
             if let valid = validatePage(page, at: base + "/pages/\(index)", diagnostics: &diagnostics) {
                 kept.append(.object(valid))
+                placement.senderPageIndices.append(index)
             }
         }
         guard !kept.isEmpty else {
-            return fallBack(&payload, base + "/pages", "no story page has a usable image", &diagnostics)
+            return fallBack(base + "/pages", "no story page has a usable image")
         }
         story["pages"] = .array(kept)
-        payload[key] = .object(story)
-        return true
-    }
-
-    private func fallBack(_ payload: inout JSONObject, _ pointer: String, _ reason: String,
-                          _ diagnostics: inout DiagnosticCollector) -> Bool {
-        diagnostics.add(.warning, .storyMalformed, pointer, "\(reason); the push is sent as a plain alert")
-        payload.remove(options.storyKey)
-        removeStoryCategory(&payload, diagnostics: &diagnostics, reason: "the story was removed")
-        return false
+        tree.setValue(.object(story), at: base)
+        payload = tree.objectValue ?? payload
+        return placement
     }
 
     private func removeStoryCategory(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector, reason: String) {
