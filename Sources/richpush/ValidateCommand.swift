@@ -20,6 +20,7 @@ enum ValidateCommand: Command {
         let settings = try WorkerSettings(options)
         var failed = false
         var reports: [JSONValue] = []
+        var allResults: [JobResult] = []
 
         let structure = StructureCheck(options: settings.payloadOptions)
         var enricher: Enricher?
@@ -48,6 +49,7 @@ enum ValidateCommand: Command {
                 }
             }
             if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
+            allResults += results
             if format == "json" {
                 reports.append(jsonReport(file: path, results: results))
             } else {
@@ -55,8 +57,13 @@ enum ValidateCommand: Command {
             }
         }
         try? await store?.flushUsage()
+        // The summary ends the report; with --format json it goes to standard error so standard output stays JSON.
+        let summary = ValidationReport.summary(allResults)
         if format == "json" {
             StandardOutput.writeLine(JSONValue.array(reports).serialized(pretty: true))
+            StandardError.write(summary + "\n")
+        } else {
+            StandardOutput.write(summary + "\n")
         }
         return failed ? 1 : 0
     }
@@ -69,12 +76,17 @@ enum ValidateCommand: Command {
         return .object(report)
     }
 
-    /// Errors always fail; warnings fail with `--strict`; media that did not render is an error for an author.
+    /// Errors always fail; so does anything after which the push would not be shown as written (a story removed,
+    /// text cut, media or a link removed: `DiagnosticCode.changesWhatIsShown`), and media that did not render;
+    /// other warnings fail with `--strict`.
     static func fails(_ result: JobResult, strict: Bool) -> Bool {
         if result.status == .rejected { return true }
         if result.media.contains(where: { $0.status == .failed || ($0.status == .skipped && $0.errorCode != nil) }) {
             return true
         }
-        return result.diagnostics.contains { $0.severity == .error || (strict && $0.severity == .warning) }
+        return result.diagnostics.contains { diagnostic in
+            diagnostic.severity == .error || (strict && diagnostic.severity == .warning)
+                || DiagnosticCode(rawValue: diagnostic.code).map(DiagnosticCode.changesWhatIsShown.contains) == true
+        }
     }
 }

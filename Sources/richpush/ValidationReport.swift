@@ -3,6 +3,18 @@ import RichPush
 
 /// The plain-text form of a `validate` report.
 enum ValidationReport {
+    /// The last line of a report: "N errors, M warnings, K media" over every job, with failed media counted apart.
+    static func summary(_ results: [JobResult]) -> String {
+        let diagnostics = results.flatMap(\.diagnostics)
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        let warnings = diagnostics.filter { $0.severity == .warning }.count
+        let media = results.flatMap(\.media)
+        let failed = media.filter { $0.status == .failed }.count
+        func plural(_ count: Int, _ noun: String) -> String { "\(count) \(noun)\(count == 1 ? "" : "s")" }
+        return "summary: \(plural(errors, "error")), \(plural(warnings, "warning")), \(media.count) media"
+            + (failed > 0 ? " (\(failed) failed)" : "")
+    }
+
     static func text(file: String, results: [JobResult], fetched: Bool) -> String {
         var text = "\(file)\n"
         for result in results {

@@ -21,6 +21,9 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
         self.init(severity: severity, pointer: pointer, code: code.rawValue, message: message)
     }
 
+    /// What to do about it (`DiagnosticCode.fix`), or nil for a code this version does not know.
+    public var fix: String? { DiagnosticCode(rawValue: code)?.fix }
+
     /// "pointer: message", the form the CLI prints.
     public var description: String {
         pointer.isEmpty ? "\(severity.rawValue): \(message)" : "\(severity.rawValue): \(pointer): \(message)"
@@ -94,4 +97,68 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case payloadShortened = "payload_shortened"
     case mediaRestoredToFit = "media_restored_to_fit"
     case payloadTooLarge = "payload_too_large"
+}
+
+extension DiagnosticCode {
+    /// Findings after which the push would not be shown as its author wrote it (a story or page removed, text cut,
+    /// media or a link removed), though the job is still sent. `richpush validate` fails on them as on errors.
+    public static let changesWhatIsShown: Set<DiagnosticCode> = [
+        .storyMalformed, .storyRemoved, .storyTooManyPages, .storyPageNotObject, .storyPageImageInvalid,
+        .storyPageDropped, .storyByteBudgetExceeded, .storyLinkSchemeNotAllowed, .storyButtonTitleRemoved,
+        .linkSchemeNotAllowed, .actionInvalid, .tooManyActions, .mediaURLInvalid, .mediaFailed, .mediaSkipped,
+        .mediaMissing, .mediaRestoredToFit, .payloadShortened, .silentContentRemoved, .badgeIncrementUnresolved,
+    ]
+
+    /// What the author should do about it, in one sentence; the JSON reports carry it as `fix`. The table in
+    /// docs/diagnostic-codes.md shows the same text (a test keeps the two equal).
+    public var fix: String {
+        switch self {
+        case .invalidJSON: return "Fix the JSON at the given position."
+        case .lineTooLong: return "A push is at most about 5 KB of payload plus its envelope: send one push per line."
+        case .notAnObject: return "Send one JSON object per document."
+        case .duplicateKey: return "Remove the duplicates."
+        case .unknownShape: return "Add aps, or force the shape with --shape."
+        case .wrongType: return "Use the type named in the message."
+        case .invalidPushType: return "Use alert, background or voip."
+        case .invalidPriority: return "Use 10 (alert) or 5."
+        case .invalidExpiration: return "Write whole seconds as an integer."
+        case .collapseIDTooLong: return "Shorten the collapse id to 64 bytes."
+        case .platformNotIOS: return "Write \"ios\" or leave it out."
+        case .textTooLong: return "Shorten the text."
+        case .tooManyActions: return "Send at most 2."
+        case .actionInvalid: return "Give each action an https or app-scheme url."
+        case .badgeIncrementUnresolved: return "Send an absolute badge, or resolve it upstream."
+        case .localizedTextFlattened: return "Send one push per language."
+        case .dataJSONString: return "Send data as an object."
+        case .credentialDropped: return "None needed."
+        case .emptyNotificationList: return "Add at least one notification."
+        case .mediaURLInvalid: return "Write an absolute https:// URL."
+        case .linkSchemeNotAllowed: return "Use https:// or an app link such as myapp://."
+        case .storyMalformed: return "Fix pw_stories."
+        case .storyJSONString: return "None needed."
+        case .storyTooManyPages: return "Send at most 10."
+        case .storyPageNotObject: return "Make every page an object."
+        case .storyPageImageInvalid: return "Give every page an https image URL."
+        case .storyDurationString: return "Write the number without quotes."
+        case .storyDurationInvalid: return "Write seconds as a number, e.g. 5."
+        case .storyDurationOutOfRange: return "Use 1–30."
+        case .storyLinkSchemeNotAllowed: return "Use https://, http:// or an app scheme written myapp://."
+        case .storyPageUnknownKey: return "Check the spelling."
+        case .storyButtonTitleRemoved: return "Fix the link."
+        case .mediaFailed: return "See the media error code."
+        case .mediaSkipped: return "Prewarm the cache or raise the deadline."
+        case .mediaMissing: return "Pipeline bug or early stop."
+        case .storyPageDropped: return "See the media error."
+        case .storyByteBudgetExceeded: return "Fewer or smaller pages."
+        case .storyRemoved: return "Fix the images."
+        case .storyCategoryReplaced: return "None needed."
+        case .fallbackTextUsed: return "Write the alert title and body yourself."
+        case .emptyAlertTextRemoved: return "Leave empty texts out."
+        case .silentContentRemoved: return "Leave alert, sound and badge out of silent pushes."
+        case .originalKeyOverwritten: return "Rename the sender's key."
+        case .payloadShortened: return "Send a shorter alert body or subtitle."
+        case .mediaRestoredToFit: return "Use shorter texts, or a shorter --public-base-url."
+        case .payloadTooLarge: return "Move data out of the push."
+        }
+    }
 }

@@ -117,6 +117,7 @@ extension Diagnostic {
         object["pointer"] = .string(pointer)
         object["code"] = .string(code)
         object["message"] = .string(message)
+        if let fix { object["fix"] = .string(fix) }
         return .object(object)
     }
 }
