@@ -8,6 +8,8 @@ final class ParserShapeTests: XCTestCase {
             (#"{"aps":{"alert":"hi"}}"#, .apns),
             (#"{"id":"j1","token":"ab","payload":{"aps":{"alert":"hi"}}}"#, .envelope),
             (#"{"device_token":"ab","payload":{"aps":{}}}"#, .envelope),
+            (#"{"tokens":["ab","cd"],"payload":{"orderId":7}}"#, .envelope),
+            (#"{"payload":{"aps":{"alert":"hi"}},"tenant":"t"}"#, .envelope),
             (#"{"content":"hi","ios_title":"t"}"#, .pushwoosh),
             (#"{"platforms":[1],"content":"x"}"#, .pushwoosh),
             (#"{"title":"t","body":"b","image_url":"https://x.example/a.jpg"}"#, .pushfa),

@@ -6,7 +6,8 @@ import Foundation
 /// 1. `{"request": {"notifications": [...]}}` → Pushwoosh, one job per notification;
 /// 2. a root `aps` → raw APNs payload;
 /// 3. a `message` object → FCM HTTP v1 body;
-/// 4. a `payload` object plus `token`/`device_token`/`id`/`topic` → job envelope;
+/// 4. a `payload` plus `token`/`device_token`/`tokens`/`id`/`topic`, or a `payload` object holding `aps` → job
+///    envelope;
 /// 5. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
 /// 6. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
 /// 7. otherwise the document is rejected with `unknown_shape`: guessing would turn an unknown body into a push
@@ -31,7 +32,7 @@ public struct PayloadParser: Sendable {
         "title", "body", "image_url", "link_url", "platform", "additional_data", "actions", "silent", "sendTime",
         "ackUrl", "clickAckUrl", "collapse_id", "ttl", "get_delivery_status", "subscriber_ids", "only_last_device",
     ]
-    static let envelopeMarkers = ["token", "device_token", "id", "topic"]
+    static let envelopeMarkers = ["token", "device_token", "tokens", "id", "topic"]
 
     /// Parses bytes (one JSON document).
     public func parse(_ data: Data) -> ParseOutcome {
@@ -60,6 +61,8 @@ public struct PayloadParser: Sendable {
         if root["payload"] != nil, PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
             return .envelope
         }
+        // A payload object holding `aps` is an envelope even without addressing keys.
+        if root["payload"]?.objectValue?["aps"] != nil { return .envelope }
         if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return .pushwoosh }
         if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return .pushfa }
         return nil
