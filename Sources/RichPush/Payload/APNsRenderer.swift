@@ -33,7 +33,8 @@ public struct APNsRenderer: Sendable {
         var isStory = job.isStory
         var rewrites = MediaRewrites()
         if job.pushType == .alert && !job.isSilent {
-            renderedCount += rewriteAttachments(job, media: media, root: &root, rewrites: &rewrites, diagnostics: &diagnostics)
+            renderedCount += rewriteAttachments(job, media: media, root: &root, rewrites: &rewrites,
+                                                diagnostics: &diagnostics)
             if isStory {
                 let (pages, keptStory) = rewriteStory(job, media: media, root: &root, rewrites: &rewrites,
                                                       diagnostics: &diagnostics)
@@ -61,7 +62,8 @@ public struct APNsRenderer: Sendable {
             // Only a push that had something rich to show gets fallback text: badge-, sound- and data-only pushes
             // must not turn into alerts.
             let hadRichContent = !job.media.isEmpty || job.isStory
-            let visible = settleAlert(&aps, root: root, story: job.story, hadRichContent: hadRichContent, diagnostics: &diagnostics)
+            let visible = settleAlert(&aps, root: root, story: job.story, hadRichContent: hadRichContent,
+                                      diagnostics: &diagnostics)
             // The service extension runs only for a visible alert, so mutable-content means nothing without one.
             let tracked = options.deliveryTrackingKeys.contains { root[$0] != nil }
             if visible && (renderedCount > 0 || tracked) { aps["mutable-content"] = .number("1") }
@@ -205,7 +207,9 @@ public struct APNsRenderer: Sendable {
         let storyPointer = JSONPointer.make(job.story?.tokens(storyKey: options.storyKey) ?? [options.storyKey])
         let base = storyPointer + "/pages/"
         var tree = JSONValue.object(root)
-        guard case .object(var story)? = tree.value(at: storyPointer), case .array(let pages)? = story["pages"] else { return (0, false) }
+        guard case .object(var story)? = tree.value(at: storyPointer), case .array(let pages)? = story["pages"] else {
+            return (0, false)
+        }
         // Findings name pages as the sender numbered them.
         let senderIndices = job.story?.senderPageIndices ?? []
         func senderIndex(_ index: Int) -> Int { senderIndices.indices.contains(index) ? senderIndices[index] : index }

@@ -1,5 +1,6 @@
 /// Reads a queue job envelope: `{"id", "token"|"device_token", "topic", "push_type", "priority", "collapse_id",
-/// "expiration", "ttl", "variant", "payload": {APNs payload}}`. The token keys and unknown envelope keys go to `target` verbatim.
+/// "expiration", "ttl", "variant", "payload": {APNs payload}}`. The token keys and unknown envelope keys (`tokens`,
+/// tenant ids, ...) go to `target` verbatim.
 struct EnvelopeAdapter {
     static let knownKeys = Set(InputKeyMapping.envelope.keys)
     /// Consumed as the device token and also copied to `target` verbatim, since the sender needs them to send.
@@ -12,7 +13,8 @@ struct EnvelopeAdapter {
             return nil
         }
         var result = AdaptedNotification(payload: payload)
-        for (key, value) in root where !EnvelopeAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
+        for (key, value) in root
+        where !EnvelopeAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
             result.target[key] = value
         }
         if let id = root["id"] {
