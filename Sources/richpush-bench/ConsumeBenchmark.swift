@@ -32,7 +32,7 @@ enum ConsumeBenchmark {
     static func run(_ arguments: [String]) async -> Int32 {
         var options = Options()
         guard let values = IntegerArguments.parse(arguments, known: ["--jobs", "--consumers", "--concurrency"]) else {
-            print("usage: richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]")
+            FileHandle.standardError.write(Data("usage: richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]\n".utf8))
             return 2
         }
         options.jobs = max(1, values["--jobs"] ?? options.jobs)

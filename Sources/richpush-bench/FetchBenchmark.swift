@@ -30,7 +30,7 @@ enum FetchBenchmark {
         guard let values = IntegerArguments.parse(
             arguments, known: ["--count", "--concurrency", "--file-bytes", "--rounds"])
         else {
-            print("usage: richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]")
+            FileHandle.standardError.write(Data("usage: richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]\n".utf8))
             return 2
         }
         options.count = values["--count"] ?? options.count

@@ -4,25 +4,24 @@ import RichPush
 /// `transform`: bytes in memory → render fit-within → bytes out, on one thread; prints
 /// `<file>\t<median ms>\t<output bytes>` per file.
 enum TransformBenchmark {
-    static func run(_ arguments: [String]) async {
-        var width = 1038, height = 1038, repeats = 5, quality = 85
-        var files: [String] = []
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            func value() -> Int? {
-                index += 1
-                return index < arguments.count ? Int(arguments[index]) : nil
-            }
-            switch argument {
-            case "--width": width = value() ?? width
-            case "--height": height = value() ?? height
-            case "--repeat": repeats = max(1, value() ?? repeats)
-            case "--quality": quality = value() ?? quality
-            default: files.append(argument)
-            }
-            index += 1
+    static let usage = "usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] FILE..."
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let optionNames: Set<String> = ["--width", "--height", "--repeat", "--quality"]
+        let files = arguments.enumerated().filter { index, argument in
+            !argument.hasPrefix("-") && (index == 0 || !optionNames.contains(arguments[index - 1]))
+        }.map(\.element)
+        let options = arguments.enumerated().filter { index, argument in
+            argument.hasPrefix("-") || (index > 0 && optionNames.contains(arguments[index - 1]))
+        }.map(\.element)
+        guard !files.isEmpty, let values = IntegerArguments.parse(options, known: optionNames),
+            values.values.allSatisfy({ $0 > 0 })
+        else {
+            FileHandle.standardError.write(Data((usage + "\n").utf8))
+            return 2
         }
+        let width = values["--width"] ?? 1038, height = values["--height"] ?? 1038
+        let repeats = values["--repeat"] ?? 5, quality = values["--quality"] ?? 85
         let variant = ImageVariant(name: "bench", width: width, height: height, fit: .contain, quality: quality)
         let pipeline = ImagePipeline()
         for file in files {
@@ -50,5 +49,6 @@ enum TransformBenchmark {
             let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
             print("\(file)\t\(String(format: "%.1f", median))\t\(outputBytes)")
         }
+        return 0
     }
 }

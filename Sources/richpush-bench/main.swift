@@ -1,18 +1,27 @@
 import Foundation
 import RichPush
 
-// Dispatch on the subcommand; each benchmark lives in its own file.
+// Dispatch on the subcommand; each benchmark lives in its own file. Usage mistakes exit 2, as in `richpush`.
+let usage = """
+    richpush-bench \(RichPush.version): benchmarks of RichPush's own paths
+    usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] FILE...
+           richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]
+           richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]
+
+    """
 let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    print(usage, terminator: "")
+    exit(0)
+}
 switch arguments.first {
 case "transform":
-    await TransformBenchmark.run(Array(arguments.dropFirst()))
+    exit(await TransformBenchmark.run(Array(arguments.dropFirst())))
 case "fetch":
     exit(await FetchBenchmark.run(Array(arguments.dropFirst())))
 case "consume":
     exit(await ConsumeBenchmark.run(Array(arguments.dropFirst())))
 default:
-    print("richpush-bench \(RichPush.version)")
-    print("usage: richpush-bench transform --width W --height H --repeat N [--quality Q] FILE...")
-    print("       richpush-bench fetch [--count N] [--concurrency N]")
-    print("       richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]")
+    FileHandle.standardError.write(Data(usage.utf8))
+    exit(2)
 }

@@ -40,7 +40,7 @@ enum CacheCommand: Command {
             print(try CacheReport(try await store.statistics()).rendered(json: json))
             return 0
         case "gc":
-            let maximumBytes = try options.byteCount("max-bytes")
+            let maximumBytes = try options.byteCount("max-bytes", allowsZero: true)
             let maximumAge = try options.duration("max-age")
             guard maximumBytes != nil || maximumAge != nil else { throw UsageError.missingArgument("--max-bytes or --max-age for gc") }
             let report = try await store.collectGarbage(maximumBytes: maximumBytes, maximumAge: maximumAge)

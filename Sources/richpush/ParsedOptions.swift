@@ -3,18 +3,41 @@ import RichPush
 
 /// The options of one command after merging flags, environment variables and the configuration file.
 struct ParsedOptions {
+    /// Where an option's value came from, so a usage error can name it.
+    enum Source: Equatable {
+        case commandLine
+        case environment(String)
+        case configuration(path: String)
+
+        /// ` (from RICHPUSH_X)` or ` (from the configuration file F)`; empty for the command line.
+        var note: String {
+            switch self {
+            case .commandLine: ""
+            case .environment(let variable): " (from \(variable))"
+            case .configuration(let path): " (from the configuration file \(path))"
+            }
+        }
+    }
+
     private(set) var values: [String: [String]] = [:]
+    private(set) var sources: [String: Source] = [:]
     private(set) var positionals: [String] = []
+
+    /// Where `name`'s value came from; nil when it was not given.
+    func source(of name: String) -> Source? { sources[name] }
 
     /// Parses `arguments` (without the command name) against `definitions`.
     ///
-    /// `--config FILE` (or `RICHPUSH_CONFIG`) names a JSON object whose keys are option names.
-    /// Precedence, highest first: flags, environment, configuration file.
+    /// `--config FILE` (or `RICHPUSH_CONFIG`) names a JSON object whose keys are option names. One file can serve
+    /// every command: keys in `otherCommandsOptions` are ignored here, and any other unknown key is an error.
+    /// Precedence, highest first: flags, environment, configuration file. Short options (`-c`) are refused, and a
+    /// flag set by the environment or the file must be `true` or `false` (or 1 or 0).
     static func parse(
         _ arguments: [String],
         command: String,
         definitions: [OptionDefinition],
-        environment: [String: String]
+        environment: [String: String],
+        otherCommandsOptions: Set<String> = []
     ) throws(UsageError) -> ParsedOptions {
         let byName = Dictionary(definitions.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         var flags: [String: [String]] = [:]
@@ -24,6 +47,9 @@ struct ParsedOptions {
         while index < arguments.count {
             let argument = arguments[index]
             index += 1
+            if !onlyPositionals, argument.hasPrefix("-"), !argument.hasPrefix("--"), argument != "-" {
+                throw .shortOption(argument, command: command)
+            }
             if onlyPositionals || !argument.hasPrefix("--") || argument == "-" {
                 positionals.append(argument)
                 continue
@@ -62,27 +88,44 @@ struct ParsedOptions {
             }
         }
 
-        var merged: [String: [String]] = [:]
+        var options = ParsedOptions()
         if let path = flags["config"]?.last ?? environment["RICHPUSH_CONFIG"] {
-            merged = try configurationValues(at: path, definitions: byName)
+            for (name, value) in try configurationValues(at: path, definitions: byName, ignoring: otherCommandsOptions) {
+                try options.set(name, value, from: .configuration(path: path), definitions: byName)
+            }
         }
         for definition in definitions {
             if let raw = environment[definition.environmentVariable], definition.name != "config" {
-                merged[definition.name] = definition.kind == .repeatedValue
+                let value = definition.kind == .repeatedValue
                     ? raw.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
                     : [raw]
+                try options.set(definition.name, value, from: .environment(definition.environmentVariable), definitions: byName)
             }
         }
-        for (name, value) in flags { merged[name] = value }
-        var options = ParsedOptions()
-        options.values = merged
+        for (name, value) in flags { try options.set(name, value, from: .commandLine, definitions: byName) }
         options.positionals = positionals
         return options
     }
 
+    /// Records a value and its source; a flag's value from the environment or the file must be a boolean.
+    private mutating func set(
+        _ name: String, _ value: [String], from source: Source, definitions: [String: OptionDefinition]
+    ) throws(UsageError) {
+        var value = value
+        if definitions[name]?.kind == .flag {
+            guard let raw = value.last, let flag = ["true": true, "1": true, "false": false, "0": false][raw.lowercased()] else {
+                throw .invalidValue(option: name, value: value.last ?? "", expected: "true or false" + source.note)
+            }
+            value = [flag ? "true" : "false"]
+        }
+        values[name] = value
+        sources[name] = source
+    }
+
     private static func configurationValues(
         at path: String,
-        definitions: [String: OptionDefinition]
+        definitions: [String: OptionDefinition],
+        ignoring otherCommandsOptions: Set<String>
     ) throws(UsageError) -> [String: [String]] {
         let root: JSONValue
         do {
@@ -95,6 +138,7 @@ struct ParsedOptions {
         }
         var values: [String: [String]] = [:]
         for member in object.members {
+            if definitions[member.key] == nil, otherCommandsOptions.contains(member.key) { continue }
             guard definitions[member.key] != nil else {
                 throw .unreadableConfiguration(path: path, reason: "unknown key '\(member.key)'")
             }
@@ -138,11 +182,12 @@ struct ParsedOptions {
         return duration
     }
 
-    /// Accepts `10MB`, `512KB`, `2GB` (powers of 1024), or a plain number of bytes.
-    func byteCount(_ name: String) throws(UsageError) -> Int? {
+    /// Accepts `10MB`, `512KB`, `2GB` (powers of 1024), or a plain number of bytes; zero only with `allowsZero`
+    /// (a limit of zero would refuse everything).
+    func byteCount(_ name: String, allowsZero: Bool = false) throws(UsageError) -> Int? {
         guard let raw = string(name) else { return nil }
-        guard let bytes = Self.parseByteCount(raw) else {
-            throw .invalidValue(option: name, value: raw, expected: "a size such as 500KB, 10MB or 2GB")
+        guard let bytes = Self.parseByteCount(raw), allowsZero || bytes > 0 else {
+            throw .invalidValue(option: name, value: raw, expected: "a size above zero such as 500KB, 10MB or 2GB")
         }
         return bytes
     }

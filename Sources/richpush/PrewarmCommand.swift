@@ -24,6 +24,10 @@ enum PrewarmCommand: Command {
         let settings = try WorkerSettings(options)
         settings.logger.started(name, settings.startupFields)
         let paths = options.positionals.isEmpty ? ["-"] : options.positionals
+        let known = settings.enricherConfiguration.variants.keys.sorted()
+        for variant in options.strings("variant") where !known.contains(variant) {
+            throw UsageError.invalidValue(option: "variant", value: variant, expected: known.joined(separator: " or "))
+        }
         let items = try collectItems(paths: paths, urls: options.flag("urls"), variants: options.strings("variant"), settings: settings)
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }

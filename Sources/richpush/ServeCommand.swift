@@ -19,9 +19,6 @@ enum ServeCommand: Command {
         var configuration = HTTPServer.Configuration()
         (configuration.address, configuration.port) = try listenAddress(options.string("listen") ?? "127.0.0.1:8080")
         configuration.maximumBodyBytes = try options.byteCount("max-body") ?? configuration.maximumBodyBytes
-        guard configuration.maximumBodyBytes > 0 else {
-            throw UsageError.invalidValue(option: "max-body", value: options.string("max-body") ?? "", expected: "a size above zero, e.g. 1MB")
-        }
         configuration.connectionTimeout = try options.duration("request-timeout") ?? configuration.connectionTimeout
         guard configuration.connectionTimeout >= .seconds(1) else {
             throw UsageError.invalidValue(option: "request-timeout", value: options.string("request-timeout") ?? "", expected: "at least 1s")

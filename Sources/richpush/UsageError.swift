@@ -2,11 +2,20 @@
 enum UsageError: Error, CustomStringConvertible {
     case unknownCommand(String)
     case unknownOption(String, command: String)
+    case shortOption(String, command: String)
     case missingValue(option: String)
     case invalidValue(option: String, value: String, expected: String)
     case unexpectedValue(option: String)
     case missingArgument(String)
     case unreadableConfiguration(path: String, reason: String)
+
+    /// The option the error is about, when there is one.
+    var option: String? {
+        switch self {
+        case .missingValue(let option), .invalidValue(let option, _, _), .unexpectedValue(let option): option
+        default: nil
+        }
+    }
 
     var description: String {
         switch self {
@@ -14,6 +23,8 @@ enum UsageError: Error, CustomStringConvertible {
             return "unknown command '\(name)'; run 'richpush --help' for the list of commands"
         case .unknownOption(let name, let command):
             return "unknown option '\(name)' for '\(command)'; run 'richpush \(command) --help'"
+        case .shortOption(let token, let command):
+            return "'\(token)': short options are not supported; write the long form (run 'richpush \(command) --help')"
         case .missingValue(let option):
             return "option '--\(option)' needs a value"
         case .invalidValue(let option, let value, let expected):

@@ -28,7 +28,8 @@ struct WorkerSettings {
     static let options: [OptionDefinition] = [
         configuration,
         OptionDefinition("concurrency", .value, valueName: "N", help: "Jobs (or media items) in flight at once. Default 16."),
-        OptionDefinition("deadline", .value, valueName: "DURATION", help: "Hard per-job deadline, e.g. 25s or 800ms. Default 25s."),
+        OptionDefinition("deadline", .value, valueName: "DURATION", help: "Hard per-job deadline, e.g. 25s or 800ms; at most 30s (the service extension's limit). Default 25s."),
+        OptionDefinition("allow-long-deadline", .flag, help: "Accept a --deadline over 30s (for prewarm jobs that no device waits for)."),
         cacheDirectory,
         publicBaseURL,
     ] + storageOptions + [
@@ -76,8 +77,16 @@ struct WorkerSettings {
     init(_ options: ParsedOptions) throws(UsageError) {
         concurrency = try options.integer("concurrency", range: 1...4096) ?? concurrency
         deadline = try options.duration("deadline") ?? deadline
+        if deadline <= .zero || (deadline > .seconds(30) && !options.flag("allow-long-deadline")) {
+            throw .invalidValue(
+                option: "deadline", value: options.string("deadline") ?? "",
+                expected: "a duration above 0 and at most 30s, the time iOS gives the service extension (--allow-long-deadline for more)")
+        }
         cacheDirectory = options.string("cache-dir") ?? cacheDirectory
         publicBaseURL = options.string("public-base-url") ?? publicBaseURL
+        if let problem = Self.problem(withBaseURL: publicBaseURL) {
+            throw .invalidValue(option: "public-base-url", value: publicBaseURL, expected: problem)
+        }
         cacheURL = options.string("cache-url")
         storageEndpoint = options.string("s3-endpoint")
         let environment = ProcessInfo.processInfo.environment
@@ -98,12 +107,12 @@ struct WorkerSettings {
             }
         }
         let hosts = options.strings("allow-host")
+        for host in hosts where !Self.isHostName(host) {
+            throw .invalidValue(option: "allow-host", value: host, expected: "a host name such as media.example.com, .example.com for its subdomains, or an IP address")
+        }
         allowHosts = hosts.isEmpty ? nil : Set(hosts.map { $0.lowercased() })
         maximumSourceBytes = try options.byteCount("max-source-bytes") ?? maximumSourceBytes
         maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
-        if maximumLineBytes < 1 {
-            throw .invalidValue(option: "max-line-bytes", value: options.string("max-line-bytes") ?? "", expected: "a size of at least 1 byte, e.g. 1MB")
-        }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
@@ -123,6 +132,26 @@ struct WorkerSettings {
                 throw .invalidValue(option: "log-level", value: raw, expected: "debug, info, warning or error")
             }
             logger = Logger(minimumLevel: level)
+        }
+    }
+
+    /// Why `base` cannot be the public base URL, or nil: an absolute http(s) URL with a host and no query or fragment.
+    static func problem(withBaseURL base: String) -> String? {
+        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty
+        else { return "an absolute http(s) URL such as https://cdn.example.com/richpush" }
+        if components.query != nil || components.fragment != nil { return "a URL without a query or fragment" }
+        return nil
+    }
+
+    /// A DNS name (letters, digits, hyphens, dots; a leading dot means its subdomains) or an IP literal.
+    static func isHostName(_ host: String) -> Bool {
+        if (try? IPNetwork(host.contains(":") ? host + "/128" : host + "/32")) != nil { return true }
+        let name = host.hasPrefix(".") ? host.dropFirst() : Substring(host)
+        let labels = name.split(separator: ".", omittingEmptySubsequences: false)
+        return !name.isEmpty && name.count <= 253 && labels.allSatisfy { label in
+            !label.isEmpty && label.count <= 63 && !label.hasPrefix("-") && !label.hasSuffix("-")
+                && label.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }
         }
     }
 

@@ -39,13 +39,18 @@ let commands: [any Command.Type] = [
         print(command.help, terminator: "")
         return 0
     }
+    var parsed: ParsedOptions?
     do {
+        let everyOption = Set(commands.flatMap { $0.options.map(\.name) })
         let options = try ParsedOptions.parse(
             arguments, command: command.name, definitions: command.options,
-            environment: ProcessInfo.processInfo.environment)
+            environment: ProcessInfo.processInfo.environment, otherCommandsOptions: everyOption)
+        parsed = options
         return try await command.run(options)
     } catch let error as UsageError {
-        StandardError.write("richpush \(command.name): \(error)\n")
+        // A value from the environment or the configuration file is named as such: a flag is not where to look.
+        let note = error.option.flatMap { parsed?.source(of: $0)?.note } ?? ""
+        StandardError.write("richpush \(command.name): \(error)\(note)\n")
         return 2
     } catch {
         StandardError.write("richpush \(command.name): \(error)\n")
