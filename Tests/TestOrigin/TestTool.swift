@@ -14,6 +14,8 @@ public enum TestTool: String, CaseIterable, Sendable {
     case motoServer = "moto_server"
     case python3
     case curl
+    case systemdAnalyze = "systemd-analyze"
+    case readelf
 
     /// What installs it: a Debian package, or a PyPI requirement (`moto[server]`).
     public var package: Package {
@@ -25,6 +27,8 @@ public enum TestTool: String, CaseIterable, Sendable {
         case .motoServer: .python("moto[server]")
         case .python3: .debian("python3")
         case .curl: .debian("curl")
+        case .systemdAnalyze: .debian("systemd")
+        case .readelf: .debian("binutils")
         }
     }
 

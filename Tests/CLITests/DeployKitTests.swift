@@ -1,0 +1,115 @@
+import Foundation
+import TestOrigin
+import XCTest
+
+/// deploy/: the systemd units pass `systemd-analyze verify`, the example configuration serves every command, the
+/// nginx snippet passes `nginx -t`, and the Dockerfile installs what the binary links.
+final class DeployKitTests: XCTestCase {
+    private let root = CommandRunner.packageRoot
+    private var deploy: URL { root.appendingPathComponent("deploy") }
+
+    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    func testSystemdUnitsVerifyCleanly() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-units-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let units = try FileManager.default.contentsOfDirectory(atPath: deploy.path)
+            .filter { $0.hasSuffix(".service") || $0.hasSuffix(".timer") }.sorted()
+        XCTAssertEqual(units, ["richpush-cache-gc.service", "richpush-cache-gc.timer", "richpush-consume.service", "richpush-serve.service"])
+        // verify checks that ExecStart exists: point it at the binary under test.
+        for unit in units {
+            let text = try String(contentsOf: deploy.appendingPathComponent(unit), encoding: .utf8)
+                .replacingOccurrences(of: "/usr/local/bin/richpush", with: CommandRunner.executable.path)
+            try text.write(to: directory.appendingPathComponent(unit), atomically: true, encoding: .utf8)
+        }
+        let result = try run(try TestTool.systemdAnalyze.path(), ["verify"] + units.map { directory.appendingPathComponent($0).path })
+        XCTAssertEqual(result.status, 0, result.output)
+        XCTAssertEqual(result.output, "", "systemd-analyze warns about nothing")
+    }
+
+    func testExampleConfigurationServesEveryCommand() throws {
+        let config = deploy.appendingPathComponent("richpush.json").path
+        let validate = try CommandRunner.run(["validate", "--no-fetch", "--config", config, "Fixtures/jobs/sample.ndjson"])
+        XCTAssertNotEqual(validate.status, 2, validate.standardError)
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-none-\(UUID().uuidString)").path
+        let gc = try CommandRunner.run(["cache", "gc", "--config", config, "--cache-dir", missing])
+        XCTAssertEqual(gc.status, 1, "parsed, then refused the missing cache: \(gc.standardError)")
+        XCTAssertTrue(gc.standardError.contains("no cache at"), gc.standardError)
+    }
+
+    func testNginxSnippetPassesTheConfigurationTest() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-nginx-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let prefix = directory.path
+        let config = """
+            daemon off;
+            pid \(prefix)/nginx.pid;
+            error_log \(prefix)/error.log warn;
+            events {}
+            http {
+                access_log off;
+                client_body_temp_path \(prefix)/client_body;
+                proxy_temp_path \(prefix)/proxy;
+                fastcgi_temp_path \(prefix)/fastcgi;
+                uwsgi_temp_path \(prefix)/uwsgi;
+                scgi_temp_path \(prefix)/scgi;
+                server {
+                    listen 127.0.0.1:8;
+                    include \(deploy.appendingPathComponent("nginx-richpush.conf").path);
+                }
+            }
+            """
+        try config.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
+        let result = try run(try TestTool.nginx.path(), ["-t", "-c", directory.appendingPathComponent("nginx.conf").path, "-p", prefix + "/"])
+        XCTAssertEqual(result.status, 0, result.output)
+    }
+
+    func testDockerfileInstallsWhatTheBinaryLinks() throws {
+        let dockerfile = try String(contentsOf: deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let stages = dockerfile.components(separatedBy: "\nFROM ")
+        XCTAssertEqual(stages.count, 3, "a build stage and a runtime stage")
+        let (build, runtime) = (stages[1], stages[2])
+        XCTAssertTrue(runtime.hasPrefix("debian:12-slim"))
+        let manifest = try String(contentsOf: root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let providers = try NSRegularExpression(pattern: #"\.apt\(\["([^"]+)"\]\)"#)
+            .matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest))
+            .compactMap { Range($0.range(at: 1), in: manifest).map { String(manifest[$0]) } }
+        XCTAssertFalse(providers.isEmpty)
+        for package in providers {
+            XCTAssertTrue(build.contains(" \(package)"), "the build stage does not install \(package)")
+        }
+        // Each shared library the binary needs (outside the Swift runtime, linked statically there) comes from a
+        // Debian package that the runtime stage installs.
+        let needed = try run(try TestTool.readelf.path(), ["-d", CommandRunner.executable.path]).output
+            .split(separator: "\n").compactMap { line -> String? in
+                guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
+                return String(line[line.index(after: open)..<close])
+            }
+        var checked = 0
+        for library in needed where !library.hasPrefix("libswift") && !library.hasPrefix("libFoundation")
+            && !["libdispatch.so", "libBlocksRuntime.so"].contains(library)
+        {
+            // With merged /usr a file is registered under one of its two paths; ask for both.
+            let candidates = ["/usr/lib/x86_64-linux-gnu/\(library)", "/lib/x86_64-linux-gnu/\(library)", "/lib64/\(library)"]
+            let owners = try candidates.map { try run("/usr/bin/dpkg", ["-S", $0]) }.filter { $0.status == 0 }
+            let package = try XCTUnwrap(owners.first?.output.split(separator: ":").first.map(String.init), "no package owns \(library)")
+            if ["libc6"].contains(package) { continue }   // in every Debian image
+            XCTAssertTrue(runtime.contains(" \(package)"), "\(library) comes from \(package), which the runtime stage does not install")
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 6, "the binary links curl, png, jpeg, webp, hiredis, crypto and microhttpd")
+    }
+}
