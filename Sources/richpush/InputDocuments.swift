@@ -1,4 +1,5 @@
 import Foundation
+import RichPush
 
 /// The JSON documents in a file: `.ndjson` and `.jsonl` files (and standard input) hold one per line, any
 /// other file holds exactly one.
@@ -10,7 +11,7 @@ struct InputDocuments {
         var data: Data
     }
 
-    static func read(_ path: String) throws -> [Document] {
+    static func read(_ path: String, maximumLineBytes: Int) throws -> [Document] {
         let data: Data
         if path == "-" {
             data = FileHandle.standardInput.readDataToEndOfFile()
@@ -19,16 +20,8 @@ struct InputDocuments {
         }
         let lineDelimited = path == "-" || path.hasSuffix(".ndjson") || path.hasSuffix(".jsonl")
         guard lineDelimited else { return [Document(file: path, line: nil, data: data)] }
-        var documents: [Document] = []
-        var lineNumber = 0
-        for line in data.split(separator: 0x0A, omittingEmptySubsequences: false) {
-            lineNumber += 1
-            var line = Data(line)
-            if line.last == 0x0D { line.removeLast() }
-            documents.append(Document(file: path, line: lineNumber, data: line))
+        return LineSplitter.lines(of: data, maximumLineBytes: maximumLineBytes).enumerated().map { index, line in
+            Document(file: path, line: index + 1, data: line)
         }
-        // A final newline does not start another document.
-        if let last = documents.last, last.data.isEmpty, data.last == 0x0A { documents.removeLast() }
-        return documents
     }
 }

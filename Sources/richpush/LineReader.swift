@@ -1,4 +1,5 @@
 import Foundation
+import RichPush
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -82,38 +83,18 @@ final class LineReader: @unchecked Sendable {
         }
         defer { close(descriptor) }
         let chunkSize = 64 * 1024
-        let chunk = UnsafeMutablePointer<UInt8>.allocate(capacity: chunkSize)
+        let chunk = UnsafeMutableRawPointer.allocate(byteCount: chunkSize, alignment: 16)
         defer { chunk.deallocate() }
-        // The line so far, holding at most `maximumLineBytes + 1` bytes: enough for the enricher to reject a longer
-        // line as `line_too_long` while the rest of it is skipped unbuffered.
-        var line = Data()
-        var lineIsOpen = false
+        var splitter = LineSplitter(maximumLineBytes: maximumLineBytes)
         while true {
             let count = read(descriptor, chunk, chunkSize)
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 if count < 0 { failure = "cannot read \(path): \(String(cString: strerror(errno)))" }
-                // A last line without a newline is still a line.
-                if lineIsOpen { _ = handOver(Self.trimmingCarriageReturn(line)) }
+                splitter.finish { handOver($0) }
                 return count == 0
             }
-            var start = 0
-            while start < count {
-                let newline = memchr(chunk + start, 0x0A, count - start)
-                let end = newline.map { $0.assumingMemoryBound(to: UInt8.self) - chunk } ?? count
-                let room = maximumLineBytes + 1 - line.count
-                if room > 0 { line.append(chunk + start, count: min(end - start, room)) }
-                lineIsOpen = true
-                guard newline != nil else { break }
-                guard handOver(Self.trimmingCarriageReturn(line)) else { return false }
-                line = Data()
-                lineIsOpen = false
-                start = end + 1
-            }
+            guard splitter.feed(UnsafeRawBufferPointer(start: chunk, count: count), emit: { handOver($0) }) else { return false }
         }
-    }
-
-    private static func trimmingCarriageReturn(_ line: Data) -> Data {
-        line.last == 0x0D ? line.dropLast() : line
     }
 }

@@ -85,7 +85,7 @@ enum PrewarmCommand: Command {
                 }
                 continue
             }
-            for document in try InputDocuments.read(path) {
+            for document in try InputDocuments.read(path, maximumLineBytes: settings.maximumLineBytes) {
                 switch parser.parse(document.data) {
                 case .rejected(let diagnostics):
                     let place = document.line.map { "\(path):\($0)" } ?? path

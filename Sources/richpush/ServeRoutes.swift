@@ -50,9 +50,9 @@ struct ServeRoutes: Sendable {
     private func enrichLines(_ body: Data) -> HTTPResponse {
         let (output, continuation) = AsyncStream.makeStream(of: Data.self)
         let (lines, input) = AsyncStream.makeStream(of: Data.self)
-        var documents = body.split(separator: 0x0A, omittingEmptySubsequences: false)
-        if documents.last?.isEmpty == true { documents.removeLast() }
-        for document in documents { input.yield(Data(document.last == 0x0D ? document.dropLast() : document)) }
+        for line in LineSplitter.lines(of: body, maximumLineBytes: enricher.configuration.maximumDocumentBytes) {
+            input.yield(line)
+        }
         input.finish()
         let processor = LineProcessor(enricher: enricher, concurrency: concurrency)
         let (metrics, logger) = (self.metrics, self.logger)

@@ -34,7 +34,7 @@ enum ValidateCommand: Command {
         for path in options.positionals {
             let documents: [InputDocuments.Document]
             do {
-                documents = try InputDocuments.read(path)
+                documents = try InputDocuments.read(path, maximumLineBytes: settings.maximumLineBytes)
             } catch {
                 StandardError.write("richpush: cannot read \(path): \(error.localizedDescription)\n")
                 failed = true
