@@ -60,26 +60,8 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertEqual(try CommandRunner.run(["validate"]).status, 2)
         XCTAssertEqual(try CommandRunner.run(["validate", "--format", "yaml", "x.json"]).status, 2)
     }
-}
 
-/// Issue 17 item 7: `validate` tells authors the truth.
-final class ValidateTruthTests: XCTestCase {
-    var temporaryDirectory: URL!
-
-    override func setUpWithError() throws {
-        temporaryDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-validate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: temporaryDirectory)
-    }
-
-    private func write(_ name: String, _ text: String) throws -> String {
-        let url = temporaryDirectory.appendingPathComponent(name)
-        try Data(text.utf8).write(to: url)
-        return url.path
-    }
+    // `validate` tells authors the truth (issue 17, item 7).
 
     func testRemovedStoryFailsAndTheReportEndsWithASummary() throws {
         let file = try write("garbage.json", #"{"aps":{"alert":{"title":"Hello","body":"World"}},"pw_stories":"garbage"}"#)
