@@ -12,7 +12,8 @@ struct MHD_Daemon *richpush_http_start(const char *address, uint16_t port, unsig
     struct sockaddr_in6 address6;
     struct sockaddr_in address4;
     const struct sockaddr *socket_address;
-    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME;
+    // TURBO: read, write and accept optimistically before asking epoll, saving a system call per step.
+    unsigned int flags = MHD_USE_EPOLL_INTERNAL_THREAD | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_TURBO;
     memset(&address6, 0, sizeof address6);
     memset(&address4, 0, sizeof address4);
     if (inet_pton(AF_INET, address, &address4.sin_addr) == 1) {
