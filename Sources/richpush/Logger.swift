@@ -38,23 +38,16 @@ struct Logger: LogSink {
     }
 
     /// One line per job outcome (debug; warning when rejected): id, line, status and milliseconds, nothing from
-    /// the payload. A media failure of our own is an error line of its own.
+    /// the payload. (A media failure of our own is logged by the enricher, through this logger as its `LogSink`.)
     func jobFinished(_ result: JobResult) {
         let level: Level = result.status == .rejected ? .warning : .debug
-        if level >= minimumLevel {
-            var fields: [(String, JSONValue)] = [
-                ("id", result.id.map(JSONValue.string) ?? .null),
-                ("status", .string(result.status.rawValue)),
-                ("ms", .number(String(result.timings.totalMilliseconds))),
-            ]
-            if let line = result.line { fields.insert(("line", .number(String(line))), at: 1) }
-            write(level, "job", fields)
-        }
-        for media in result.media where media.isLocalFault {
-            log(.error, "local_fault", [
-                ("id", result.id.map(JSONValue.string) ?? .null), ("code", .string(media.errorCode ?? "")),
-                ("message", .string(media.errorMessage ?? "")),
-            ])
-        }
+        guard level >= minimumLevel else { return }
+        var fields: [(String, JSONValue)] = [
+            ("id", result.id.map(JSONValue.string) ?? .null),
+            ("status", .string(result.status.rawValue)),
+            ("ms", .number(String(result.timings.totalMilliseconds))),
+        ]
+        if let line = result.line { fields.insert(("line", .number(String(line))), at: 1) }
+        write(level, "job", fields)
     }
 }

@@ -204,7 +204,7 @@ struct WorkerSettings {
         imageLimits.maximumSourceBytes = maximumSourceBytes
         return EnricherConfiguration(
             jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
-            maximumDocumentBytes: maximumLineBytes)
+            maximumDocumentBytes: maximumLineBytes, log: logger)
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import XCTest
 @testable import RichPush
 
@@ -6,6 +7,7 @@ import XCTest
 /// remembered as a negative entry, so a healthy worker on the same cache is not refused the URL, and it is counted.
 final class LocalFaultTests: PipelineTestCase {
     private let job = #"{"aps":{"alert":"Hi"},"image_url":"https://media.example.com/hero.jpg"}"#
+    private let log = RecordingLog()
     private let brokenJob = #"{"aps":{"alert":"Hi"},"image_url":"https://media.example.com/broken.jpg"}"#
 
     private func makeEnricher(variant: ImageVariant) throws -> (Enricher, Fetcher, FileMediaStore) {
@@ -14,7 +16,7 @@ final class LocalFaultTests: PipelineTestCase {
         let fetcher = try Fetcher(configuration: fetch)
         let root = temporaryDirectory.appendingPathComponent("cache", isDirectory: true)
         let store = try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: Self.publicBase))
-        let configuration = EnricherConfiguration(variants: ["attachment": variant, "story": .story])
+        let configuration = EnricherConfiguration(variants: ["attachment": variant, "story": .story], log: log)
         return (Enricher(configuration: configuration, store: store, fetcher: fetcher), fetcher, store)
     }
 
@@ -40,6 +42,7 @@ final class LocalFaultTests: PipelineTestCase {
         let metrics = JobMetrics()
         metrics.record(result)
         XCTAssertTrue(metrics.prometheusText().contains("richpush_local_faults_total{code=\"unsupported_variant\"} 1"))
+        XCTAssertEqual(log.events, ["error local_fault unsupported_variant"], "reported at error level through the sink")
     }
 
     func testWhatTheImageItselfIsStillRemembered() async throws {
@@ -56,6 +59,7 @@ final class LocalFaultTests: PipelineTestCase {
         let metrics = JobMetrics()
         metrics.record(result)
         XCTAssertFalse(metrics.prometheusText().contains("richpush_local_faults_total{"))
+        XCTAssertEqual(log.events, [], "the origin's answer is no fault of ours")
     }
 
     func testFetchFaultsOfOurOwnAreNeverPermanent() {
@@ -64,5 +68,17 @@ final class LocalFaultTests: PipelineTestCase {
         XCTAssertTrue(FetchError.internalFailure(url: "https://a.test/x", reason: "y").isLocalFault)
         XCTAssertFalse(FetchError.httpStatus(url: "https://a.test/x", code: 404).isLocalFault)
         XCTAssertTrue(FetchError.httpStatus(url: "https://a.test/x", code: 404).isPermanent)
+    }
+}
+
+/// Keeps `level event code` of every event.
+final class RecordingLog: LogSink {
+    private let recorded = Mutex<[String]>([])
+
+    var events: [String] { recorded.withLock { $0 } }
+
+    func log(_ level: LogLevel, _ event: String, _ fields: [(String, JSONValue)]) {
+        let code = fields.first { $0.0 == "code" }?.1.stringValue ?? ""
+        recorded.withLock { $0.append("\(level.name) \(event) \(code)") }
     }
 }

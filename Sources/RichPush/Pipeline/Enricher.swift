@@ -67,6 +67,12 @@ public struct Enricher: Sendable {
         let retainUntil = retention(for: job, now: Date())
         let results = await renderMedia(of: job, retainUntil: retainUntil, started: started, deadline: deadline)
         let mediaFinished = ContinuousClock.now
+        for media in results where media.isLocalFault {
+            configuration.log.log(.error, "local_fault", [
+                ("id", job.id.map(JSONValue.string) ?? .null), ("code", .string(media.errorCode ?? "")),
+                ("message", .string(media.errorMessage ?? "")),
+            ])
+        }
         var outcomes: [String: MediaOutcome] = [:]
         for result in results { outcomes[result.pointer] = result.outcome }
 

@@ -8,6 +8,9 @@ public struct EnricherConfiguration: Sendable {
     public var variants: [String: ImageVariant]
     public var imageLimits: ImageLimits
     public var payload: PayloadOptions
+    /// Where the enricher reports faults of its own (`local_fault`, error level): a configuration or library
+    /// failure that no origin caused. Results carry every other outcome.
+    public var log: any LogSink
     /// The largest input document accepted (a `process` line, a stream entry's `job`); a longer one is rejected
     /// with `line_too_long` before it is parsed. A push is at most about 5 KB of payload plus its envelope.
     public var maximumDocumentBytes: Int
@@ -20,8 +23,10 @@ public struct EnricherConfiguration: Sendable {
         imageLimits: ImageLimits = ImageLimits(),
         payload: PayloadOptions = PayloadOptions(),
         defaultRetention: Duration = .seconds(30 * 86_400),
-        maximumDocumentBytes: Int = 1 << 20
+        maximumDocumentBytes: Int = 1 << 20,
+        log: any LogSink = DiscardingLogSink()
     ) {
+        self.log = log
         self.maximumDocumentBytes = maximumDocumentBytes
         self.jobDeadline = jobDeadline
         self.variants = variants
