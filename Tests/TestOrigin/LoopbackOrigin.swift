@@ -278,6 +278,20 @@ public final class LoopbackOrigin: @unchecked Sendable {
             let chunk = [UInt8](repeating: 2, count: 0x10000)
             while !isStopped.load(ordering: .sequentiallyConsistent), send(descriptor, chunk) {}
             return false
+        case "typed" where parts.count == 3:
+            // /typed/<format>/<size>: a MediaSamples file of that format, padded to <size> bytes, with its length.
+            guard let sample = MediaSamples.all[parts[1]] else { return sendBody(descriptor, status: 404, type: "text/plain", Data()) }
+            let size = max(sample.count, Int(parts[2]) ?? 0)
+            return sendBody(descriptor, type: "application/octet-stream", sample + Data(count: size - sample.count))
+        case "endless-typed" where parts.count == 2:
+            // /endless-typed/<format>: a MediaSamples file's first bytes, then an endless chunked body.
+            guard let sample = MediaSamples.all[parts[1]] else { return sendBody(descriptor, status: 404, type: "text/plain", Data()) }
+            send(descriptor, head(200, [("Content-Type", "application/octet-stream"), ("Transfer-Encoding", "chunked")]))
+            let first = Array(String(sample.count, radix: 16).utf8) + Array("\r\n".utf8) + [UInt8](sample) + Array("\r\n".utf8)
+            guard send(descriptor, first) else { return false }
+            let chunk = Array("10000\r\n".utf8) + [UInt8](repeating: 1, count: 0x10000) + Array("\r\n".utf8)
+            while !isStopped.load(ordering: .sequentiallyConsistent), send(descriptor, chunk) {}
+            return false
         case "huge-length":
             send(descriptor, head(200, [("Content-Type", "image/jpeg"), ("Content-Length", "50000000")]))
             send(descriptor, [UInt8](repeating: 3, count: 1000))

@@ -8,15 +8,45 @@ extension CurlTransfer {
     func receiveBody(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
         lastActivity = .now
         bodyBytesSeen += count
-        if bodyBytesSeen > policy.maximumBytes {
+        let isKept = (200..<300).contains(status) || policy.keepsErrorBodies
+        if isKept, byteCap != nil {
+            guard admitMediaBytes(data, count: count) else { return 0 }
+        } else if bodyBytesSeen > policy.maximumBytes {
             recordedFailure = .tooLarge(url: url, limit: policy.maximumBytes)
             return 0
         }
         // Error bodies are only counted against the cap, never kept.
-        if (200..<300).contains(status) || policy.keepsErrorBodies, let data, count > 0 {
+        if isKept, let data, count > 0 {
             body.append(UnsafeRawPointer(data), count: count)
         }
         return count
+    }
+
+    /// Applies the cap of the media body's kind (`SniffedByteCap`): refuses a kind the request does not accept,
+    /// and a body, or its announced length, over its kind's cap. Preallocates the announced length once the kind
+    /// allows it. False when the transfer must stop.
+    private func admitMediaBytes(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Bool {
+        guard var cap = byteCap else { return true }
+        defer { byteCap = cap }
+        if let data, count > 0, cap.observe(UnsafeRawBufferPointer(start: data, count: count)), let kind = cap.kind {
+            if cap.isRefused {
+                recordedFailure = .kindNotAccepted(url: url, kind: kind, accepted: cap.limits.keys.sorted { $0.rawValue < $1.rawValue })
+                return false
+            }
+            if let length = announcedLength {
+                if length > cap.current {
+                    recordedFailure = .tooLarge(url: url, kind: kind, limit: cap.current)
+                    return false
+                }
+                body.expect(length: length)
+            }
+        }
+        if bodyBytesSeen > cap.current {
+            recordedFailure = cap.kind.map { .tooLarge(url: url, kind: $0, limit: cap.current) }
+                ?? .tooLarge(url: url, limit: cap.current)
+            return false
+        }
+        return true
     }
 
     func receiveHeader(_ data: UnsafeMutablePointer<CChar>?, count: Int) -> Int {
@@ -34,6 +64,8 @@ extension CurlTransfer {
             headers = [:]
             body.reset()
             bodyBytesSeen = 0
+            byteCap?.reset()
+            announcedLength = nil
             status = Self.statusCode(in: UnsafeRawBufferPointer(rebasing: line[0..<end]))
             return count
         }
@@ -74,11 +106,13 @@ extension CurlTransfer {
         else { return true }
         // With decoding on, the announced length is the encoded size; the write callback caps decoded bytes.
         if policy.decodesContent, headers["content-encoding"] != nil { return true }
-        if length > policy.maximumBytes {
-            recordedFailure = .tooLarge(url: url, limit: policy.maximumBytes)
+        let limit = byteCap?.ceiling ?? policy.maximumBytes
+        if length > limit {
+            recordedFailure = .tooLarge(url: url, limit: limit)
             return false
         }
-        body.expect(length: length)
+        // A media body's own cap depends on its first bytes: allocate once they have shown its kind.
+        if byteCap != nil { announcedLength = length } else { body.expect(length: length) }
         return true
     }
 

@@ -37,7 +37,7 @@ extension CurlTransfer {
         case CURLE_COULDNT_RESOLVE_HOST:
             return .failure(TransferFailure(error: .dns(url: url, reason: reason)))
         case CURLE_FILESIZE_EXCEEDED:
-            return .failure(TransferFailure(error: .tooLarge(url: url, limit: policy.maximumBytes)))
+            return .failure(TransferFailure(error: .tooLarge(url: url, limit: byteCap?.ceiling ?? policy.maximumBytes)))
         case CURLE_GOT_NOTHING, CURLE_SEND_ERROR, CURLE_RECV_ERROR:
             return .failure(TransferFailure(error: .connection(url: url, reason: reason), isRetryable: true))
         case CURLE_PARTIAL_FILE:

@@ -29,6 +29,10 @@ final class CurlTransfer: @unchecked Sendable {
     var status = 0
     var headers: [String: String] = [:]
     var recordedFailure: FetchError?
+    /// The cap of a media body, by the kind its first bytes show; nil for service requests (`policy.maximumBytes`).
+    var byteCap: SniffedByteCap?
+    /// A media body's `Content-Length`, kept until its kind (and so its cap) is known, then preallocated.
+    var announcedLength: Int?
     /// Start of the current quiet period; nil until a connection exists, so queueing for a pooled connection is
     /// not mistaken for a stall.
     var lastActivity: ContinuousClock.Instant?
@@ -45,6 +49,7 @@ final class CurlTransfer: @unchecked Sendable {
     convenience init(request: FetchRequest, configuration: FetchConfiguration, policy: TransferPolicy, handles: EasyHandlePool,
          buffers: BodyBufferPool) throws(FetchError) {
         try self.init(url: request.url, deadline: request.deadline, policy: policy, handles: handles, buffers: buffers)
+        byteCap = SniffedByteCap(limits: configuration.byteLimits(accepting: request.acceptedKinds))
         try configure { transfer, easy in
             transfer.configureCommon(easy, configuration: configuration)
                 && transfer.configureMedia(easy, request: request, configuration: configuration)
@@ -185,8 +190,9 @@ final class CurlTransfer: @unchecked Sendable {
         set(CURLOPT_MAXREDIRS, max(0, configuration.maximumRedirects))
         if configuration.acceptEncoding {
             ok = ok && richpush_easy_setopt_string(handle, CURLOPT_ACCEPT_ENCODING, "") == CURLE_OK
-        } else if configuration.maximumBytes > 0 {
-            ok = ok && richpush_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(configuration.maximumBytes)) == CURLE_OK
+        } else if let ceiling = byteCap?.ceiling, ceiling > 0 {
+            // The largest accepted kind's cap; the write callback applies the body's own kind's cap.
+            ok = ok && richpush_easy_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(ceiling)) == CURLE_OK
         }
 
         if let tag = request.ifNoneMatch { requestHeaders = curl_slist_append(requestHeaders, "If-None-Match: \(Self.headerSafe(tag))") }

@@ -1,7 +1,13 @@
 /// Limits and policy for a `Fetcher`. Defaults are safe for untrusted campaign URLs.
 public struct FetchConfiguration: Sendable {
-    /// Largest body accepted (after content decoding when `acceptEncoding` is on).
+    /// Largest image body accepted (after content decoding when `acceptEncoding` is on), GIF included, and the cap
+    /// of any body whose first bytes are no known audio or video format. Audio and video have caps of their own,
+    /// chosen by the first bytes while the body arrives (`SniffedByteCap`).
     public var maximumBytes: Int
+    /// Largest audio body (MP3, M4A, AIFF, WAV) accepted; Apple's 5 MB by default.
+    public var maximumAudioBytes: Int = AttachmentKind.audio.appleByteLimit
+    /// Largest video body (MP4, MOV, M4V) accepted; Apple's 50 MB by default.
+    public var maximumVideoBytes: Int = AttachmentKind.video.appleByteLimit
     /// Redirect hops followed before failing with `tooManyRedirects`.
     public var maximumRedirects: Int
     /// Upper bound for TCP+TLS connection setup (further capped by the request's remaining budget).
@@ -28,7 +34,7 @@ public struct FetchConfiguration: Sendable {
     public var certificateAuthorityPath: String?
 
     public init(
-        maximumBytes: Int = 10 * 1024 * 1024,
+        maximumBytes: Int = AttachmentKind.image.appleByteLimit,
         maximumRedirects: Int = 3,
         connectTimeout: Duration = .seconds(5),
         stallTimeout: Duration = .seconds(5),
@@ -53,5 +59,22 @@ public struct FetchConfiguration: Sendable {
         self.userAgent = userAgent
         self.retryEnabled = retryEnabled
         self.certificateAuthorityPath = certificateAuthorityPath
+    }
+}
+
+extension FetchConfiguration {
+    /// The cap of bodies of `kind`.
+    public func maximumBytes(for kind: AttachmentKind) -> Int {
+        switch kind {
+        case .image: maximumBytes
+        case .audio: maximumAudioBytes
+        case .video: maximumVideoBytes
+        }
+    }
+
+    /// The caps of the kinds in `accepted` (images when it is empty), for one transfer's `SniffedByteCap`.
+    func byteLimits(accepting accepted: Set<AttachmentKind>) -> [AttachmentKind: Int] {
+        let kinds = accepted.isEmpty ? [.image] : accepted
+        return Dictionary(uniqueKeysWithValues: kinds.map { ($0, maximumBytes(for: $0)) })
     }
 }

@@ -7,6 +7,11 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
     case blockedHost(url: String)
     case httpStatus(url: String, code: Int)
     case tooLarge(url: String, limit: Int)
+    /// The body's first bytes show audio or video (`AttachmentSniffer`), and it outgrew that kind's own cap (code
+    /// `too_large`). Images, and bytes of no known kind, fail with `tooLarge`. Make one with `tooLarge(url:kind:limit:)`.
+    case tooLargeForKind(url: String, kind: AttachmentKind, limit: Int)
+    /// The body's first bytes show a kind the request does not accept (audio or video for a story page).
+    case kindNotAccepted(url: String, kind: AttachmentKind, accepted: [AttachmentKind])
     case deadlineExceeded(url: String)
     case stalled(url: String)
     case tooManyRedirects(url: String)
@@ -29,7 +34,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
         case .blockedAddress: "blocked_address"
         case .blockedHost: "blocked_host"
         case .httpStatus: "http_status"
-        case .tooLarge: "too_large"
+        case .tooLarge, .tooLargeForKind: "too_large"
+        case .kindNotAccepted: "media_kind_not_accepted"
         case .deadlineExceeded: "deadline_exceeded"
         case .stalled: "stalled"
         case .tooManyRedirects: "too_many_redirects"
@@ -46,6 +52,11 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
         }
     }
 
+    /// The failure for a body over `limit`, the cap of its `kind`: `tooLarge` for an image, as before kinds had caps.
+    static func tooLarge(url: String, kind: AttachmentKind, limit: Int) -> FetchError {
+        kind == .image ? .tooLarge(url: url, limit: limit) : .tooLargeForKind(url: url, kind: kind, limit: limit)
+    }
+
     /// The codes of faults of our own (configuration, allocation, library misuse). Such a failure says nothing
     /// about the origin: it is never remembered as a negative entry, and callers log it at error level.
     public static let localFaultCodes: Set<String> = ["invalid_configuration", "internal_error"]
@@ -59,7 +70,8 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isPermanent: Bool {
         switch self {
         case .httpStatus(_, let code): (400..<500).contains(code) && code != 408 && code != 429
-        case .blockedAddress, .blockedHost, .tooLarge, .tooManyRedirects, .unsupportedScheme, .credentialsInURL,
+        case .blockedAddress, .blockedHost, .tooLarge, .tooLargeForKind, .kindNotAccepted, .tooManyRedirects,
+             .unsupportedScheme, .credentialsInURL,
              .invalidURL, .localFile:
             true
         case .deadlineExceeded, .stalled, .tls, .dns, .connection, .cancelled, .invalidConfiguration, .internalFailure:
@@ -77,6 +89,11 @@ public enum FetchError: Error, CustomStringConvertible, Sendable, Equatable {
             "\(URLRedaction.redact(url)): origin answered HTTP \(code)"
         case .tooLarge(let url, let limit):
             "\(URLRedaction.redact(url)): body exceeds the \(limit)-byte limit"
+        case .tooLargeForKind(let url, let kind, let limit):
+            "\(URLRedaction.redact(url)): \(kind.rawValue) body exceeds the \(limit)-byte limit for \(kind.rawValue)"
+        case .kindNotAccepted(let url, let kind, let accepted):
+            "\(URLRedaction.redact(url)): the source is \(kind.rawValue), and only "
+                + accepted.map(\.rawValue).joined(separator: " or ") + " is accepted here"
         case .deadlineExceeded(let url):
             "\(URLRedaction.redact(url)): deadline exceeded before the download finished"
         case .stalled(let url):

@@ -4,7 +4,8 @@ import Foundation
 ///
 /// Owns one libcurl multi handle on a dedicated thread; hundreds of concurrent `fetch` calls share it and its
 /// connection pool (HTTP/1.1 keep-alive and HTTP/2 multiplexing, at most `maximumConnectionsPerHost` per host).
-/// Each fetch costs one easy handle and the body in memory (≤ `maximumBytes`); the thread is idle in
+/// Each fetch costs one easy handle and the body in memory (≤ the cap of its kind: `maximumBytes` for images,
+/// `maximumAudioBytes`, `maximumVideoBytes`, chosen by its first bytes); the thread is idle in
 /// `curl_multi_poll` when nothing is in flight.
 public final class Fetcher: Sendable {
     public let configuration: FetchConfiguration
@@ -47,8 +48,9 @@ public final class Fetcher: Sendable {
 
     private func download(_ request: FetchRequest) async throws(FetchError) -> FetchedMedia {
         if let origin = configuration.localOrigins.first(where: { request.url.hasPrefix($0.prefix) }) {
-            return try LocalOriginReader.read(url: request.url, origin: origin, maximumBytes: configuration.maximumBytes,
-                                              deadline: request.deadline)
+            return try LocalOriginReader.read(
+                url: request.url, origin: origin, byteLimits: configuration.byteLimits(accepting: request.acceptedKinds),
+                deadline: request.deadline)
         }
         if let problem = URLValidator.problem(with: request.url, allowedHosts: policy.allowedHosts) { throw problem }
 

@@ -5,8 +5,12 @@ import Glibc
 enum LocalOriginReader {
     /// Maps the rest of the URL after the prefix to a file under the directory. Refuses `..` (also
     /// percent-encoded), backslashes, NUL, and anything whose resolved real path (symlinks followed) lies outside
-    /// the directory's real path. Costs two `realpath` calls and one read of at most `maximumBytes + 1` bytes.
-    static func read(url: String, origin: LocalOrigin, maximumBytes: Int, deadline: ContinuousClock.Instant) throws(FetchError) -> FetchedMedia {
+    /// the directory's real path. The first 12 bytes choose the cap of the file's kind (`SniffedByteCap`, with
+    /// `byteLimits` holding the accepted kinds' caps), as they do for a network body. Costs two `realpath` calls
+    /// and reads of at most the kind's cap + 1 bytes.
+    static func read(
+        url: String, origin: LocalOrigin, byteLimits: [AttachmentKind: Int], deadline: ContinuousClock.Instant
+    ) throws(FetchError) -> FetchedMedia {
         let started = ContinuousClock.now
         guard started < deadline else { throw .deadlineExceeded(url: url) }
         var rest = Substring(url.dropFirst(origin.prefix.count))
@@ -33,12 +37,23 @@ enum LocalOriginReader {
         guard stat(file, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
             throw .localFile(url: url, reason: "not a regular file")
         }
-        if Int(info.st_size) > maximumBytes { throw .tooLarge(url: url, limit: maximumBytes) }
+        var cap = SniffedByteCap(limits: byteLimits)
         guard let handle = FileHandle(forReadingAtPath: file) else { throw .localFile(url: url, reason: "unreadable") }
         defer { try? handle.close() }
+        var body = (try? handle.read(upToCount: AttachmentSniffer.decisiveLength)) ?? Data()
+        body.withUnsafeBytes { _ = cap.observe($0) }
+        cap.decide()
+        guard let kind = cap.kind else { throw .internalFailure(url: url, reason: "no kind after sniffing") }
+        if cap.isRefused {
+            throw .kindNotAccepted(url: url, kind: kind, accepted: cap.limits.keys.sorted { $0.rawValue < $1.rawValue })
+        }
+        let limit = cap.current
+        if Int(info.st_size) > limit { throw .tooLarge(url: url, kind: kind, limit: limit) }
         // The file may have grown since stat; never read more than the cap allows.
-        let body = (try? handle.read(upToCount: maximumBytes + 1)) ?? Data()
-        if body.count > maximumBytes { throw .tooLarge(url: url, limit: maximumBytes) }
+        if body.count == AttachmentSniffer.decisiveLength {
+            body.append((try? handle.read(upToCount: limit + 1 - body.count)) ?? Data())
+        }
+        if body.count > limit { throw .tooLarge(url: url, kind: kind, limit: limit) }
         let elapsed = ContinuousClock.now - started
         return FetchedMedia(status: 200, finalURL: url, body: body, contentType: contentType(forPath: file),
                             timings: FetchTimings(firstByte: elapsed, total: elapsed))
@@ -51,12 +66,8 @@ enum LocalOriginReader {
     }
 
     private static func contentType(forPath path: String) -> String? {
-        switch path.split(separator: ".").last?.lowercased() {
-        case "jpg", "jpeg": "image/jpeg"
-        case "png": "image/png"
-        case "webp": "image/webp"
-        case "gif": "image/gif"
-        default: nil
-        }
+        guard let fileExtension = path.split(separator: ".").last?.lowercased() else { return nil }
+        if fileExtension == "webp" { return "image/webp" }
+        return AttachmentFormat(name: fileExtension)?.mediaType
     }
 }
