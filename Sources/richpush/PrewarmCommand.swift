@@ -41,7 +41,7 @@ enum PrewarmCommand: Command {
             await enricher.prewarm(source: item.source, variant: item.variant, deadline: .now.advanced(by: deadline))
         } onEach: { item, result in
             switch result.status {
-            case .rendered:
+            case .rendered, .passedThrough:
                 rendered += 1
                 bytes += result.bytes ?? 0
             case .cached:

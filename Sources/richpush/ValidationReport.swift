@@ -30,9 +30,10 @@ enum ValidationReport {
             for media in result.media {
                 text += "    media   \(media.pointer): \(URLRedaction.redact(media.source))\n"
                 switch media.status {
-                case .rendered, .cached:
+                case .rendered, .cached, .passedThrough:
                     let size = media.bytes.map { String(format: "%.1f KB", Double($0) / 1024) } ?? "?"
-                    text += "            \(media.status.rawValue) \(media.width ?? 0)x\(media.height ?? 0) \(media.format ?? "?")"
+                    let dimensions = media.width.flatMap { width in media.height.map { " \(width)x\($0)" } } ?? ""
+                    text += "            \(media.status.rawValue)\(dimensions) \(media.format ?? "?")"
                     text += " \(size) in \(media.milliseconds) ms -> \(media.cachedURL ?? "")\n"
                 case .failed, .skipped:
                     text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode ?? "")\n"

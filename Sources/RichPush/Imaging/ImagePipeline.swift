@@ -35,9 +35,8 @@ public struct ImagePipeline: Sendable {
         guard variant.width > 0, variant.height > 0 else { throw .unsupportedVariant("variant \(variant.name) has an empty box") }
         let probe = try ImageProbe.probe(bytes, limits: limits)
         if probe.format == .gif {
-            if let maximumBytes = variant.maximumBytes, bytes.count > maximumBytes {
-                throw .outputTooLarge(bytes: bytes.count, limit: maximumBytes)
-            }
+            // Passed through, not re-encoded: the variant's byte budget is for renders; a GIF's cap is the source
+            // cap (`limits.maximumSourceBytes`, Apple's 10 MB for images), checked by the probe.
             return RenderedImage(bytes: bytes, format: .gif, width: probe.width, height: probe.height, source: probe,
                                  quality: nil, warnings: ["GIF passed through unchanged"])
         }

@@ -29,6 +29,13 @@ struct CachedMediaRenderer: Sendable {
         let pointer: String
         let variant: ImageVariant
         let key: CacheKey
+        /// What the source may be: a story page shows still images, so it accepts images only.
+        var acceptedKinds: Set<AttachmentKind> { Self.acceptedKinds(forVariantNamed: variant.name) }
+
+        /// Images only for the story variant (the story screen draws its page as an image); every kind elsewhere.
+        static func acceptedKinds(forVariantNamed name: String) -> Set<AttachmentKind> {
+            name == ImageVariant.story.name ? [.image] : Set(AttachmentKind.allCases)
+        }
     }
 
     /// The item for `source` in the variant named `variantName` (`attachment` when there is none by that name).
@@ -50,13 +57,14 @@ struct CachedMediaRenderer: Sendable {
         func elapsed() -> Int { Int((ContinuousClock.now - started) / .milliseconds(1)) }
         let fetcher = self.fetcher
         let imaging = self.imaging
-        let (source, variant) = (item.source, item.variant)
+        let (source, variant, acceptedKinds) = (item.source, item.variant, item.acceptedKinds)
         do {
             let outcome = try await store.object(
                 for: item.key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
             ) { stale in
                 try await Self.produce(
-                    source: source, variant: variant, stale: stale, deadline: deadline, fetcher: fetcher, imaging: imaging)
+                    source: source, variant: variant, acceptedKinds: acceptedKinds, stale: stale, deadline: deadline,
+                    fetcher: fetcher, imaging: imaging)
             }
             return result(for: outcome, item: item, milliseconds: elapsed())
         } catch {
@@ -79,7 +87,8 @@ struct CachedMediaRenderer: Sendable {
         case .hit(let cached), .revalidated(let cached):
             (object, status) = (cached, .cached)
         case .produced(let produced):
-            (object, status) = (produced, .rendered)
+            let passedThrough = AttachmentFormat(name: produced.format)?.passesThrough ?? false
+            (object, status) = (produced, passedThrough ? .passedThrough : .rendered)
         case .failed(let failure, _):
             return MediaResult(
                 pointer: item.pointer, source: item.source, variant: item.variant.name, status: .failed,
@@ -87,19 +96,24 @@ struct CachedMediaRenderer: Sendable {
         }
         return MediaResult(
             pointer: item.pointer, source: item.source, variant: item.variant.name, status: status,
-            cachedURL: store.publicURL(for: object), width: object.width, height: object.height,
+            // Audio and video have no dimensions: the result carries none rather than 0x0.
+            cachedURL: store.publicURL(for: object), width: object.width > 0 ? object.width : nil,
+            height: object.height > 0 ? object.height : nil,
             bytes: object.bytes, format: object.format, milliseconds: milliseconds)
     }
 
     /// Runs inside the store's single-flight: at most once per key across all processes sharing the cache.
+    /// Audio and video (sniffed from the bytes) are published as fetched, never decoded or re-encoded; everything
+    /// else goes through the image pipeline (GIF is validated there and passes through too).
     private static func produce(
-        source: String, variant: ImageVariant, stale: CachedObject?, deadline: ContinuousClock.Instant,
-        fetcher: Fetcher, imaging: ImagePipeline
+        source: String, variant: ImageVariant, acceptedKinds: Set<AttachmentKind>, stale: CachedObject?,
+        deadline: ContinuousClock.Instant, fetcher: Fetcher, imaging: ImagePipeline
     ) async throws -> CacheProduction {
         let fetched: FetchedMedia
         do {
             fetched = try await fetcher.fetch(FetchRequest(
-                url: source, deadline: deadline, ifNoneMatch: stale?.etag, ifModifiedSince: stale?.lastModified))
+                url: source, deadline: deadline, ifNoneMatch: stale?.etag, ifModifiedSince: stale?.lastModified,
+                acceptedKinds: acceptedKinds))
         } catch {
             if error.isPermanent { return .failure(code: error.code, message: error.description) }
             throw CacheError.producerFailed(code: error.code, message: error.description)
@@ -107,6 +121,18 @@ struct CachedMediaRenderer: Sendable {
         let maxAge = fetched.maxAge.map { Duration.seconds($0) }
         if fetched.isNotModified {
             return .notModified(etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
+        }
+        let head = [UInt8](fetched.body.prefix(AttachmentSniffer.decisiveLength))
+        if let format = AttachmentSniffer.format(ofFileStartingWith: head), format.kind != .image {
+            // The fetcher checked kind and cap on the first bytes; this holds for any fetcher and tiny bodies too.
+            guard acceptedKinds.contains(format.kind) else {
+                let refusal = FetchError.kindNotAccepted(
+                    url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue })
+                return .failure(code: refusal.code, message: refusal.description)
+            }
+            return .object(
+                bytes: fetched.body, format: format.rawValue, fileExtension: format.fileExtension, width: 0, height: 0,
+                etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
         }
         let rendered: RenderedImage
         do {

@@ -178,7 +178,7 @@ public struct Enricher: Sendable {
 
     static func status(of media: [MediaResult]) -> JobStatus {
         guard !media.isEmpty else { return .passthrough }
-        let usable = media.filter { $0.status == .rendered || $0.status == .cached }.count
+        let usable = media.filter(\.isUsable).count
         if usable == media.count { return .enriched }
         return usable == 0 ? .fallback : .partial
     }

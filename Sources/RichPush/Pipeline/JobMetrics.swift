@@ -43,7 +43,7 @@ public final class JobMetrics: Sendable {
                 state.media[media.status, default: 0] += 1
                 let seconds = Double(media.milliseconds) / 1000
                 switch media.status {
-                case .rendered:
+                case .rendered, .passedThrough:
                     state.renderLatency.observe(seconds: seconds)
                     state.publishedBytes += media.bytes ?? 0
                 case .cached: state.cachedLatency.observe(seconds: seconds)
@@ -68,7 +68,7 @@ public final class JobMetrics: Sendable {
             text += "richpush_jobs_total{status=\"\(status.rawValue)\"} \(snapshot.jobs[status] ?? 0)\n"
         }
         text += "# HELP richpush_media_total Media references, by outcome.\n# TYPE richpush_media_total counter\n"
-        for status in [MediaResult.Status.rendered, .cached, .failed, .skipped] {
+        for status in [MediaResult.Status.rendered, .passedThrough, .cached, .failed, .skipped] {
             text += "richpush_media_total{outcome=\"\(status.rawValue)\"} \(snapshot.media[status] ?? 0)\n"
         }
         text += Self.countersText(
@@ -78,8 +78,8 @@ public final class JobMetrics: Sendable {
             snapshot.localFaults)
         text += "# HELP richpush_cache_hits_total Media served from the cache without a render.\n# TYPE richpush_cache_hits_total counter\n"
         text += "richpush_cache_hits_total \(snapshot.media[.cached] ?? 0)\n"
-        text += "# HELP richpush_cache_misses_total Media fetched and rendered.\n# TYPE richpush_cache_misses_total counter\n"
-        text += "richpush_cache_misses_total \(snapshot.media[.rendered] ?? 0)\n"
+        text += "# HELP richpush_cache_misses_total Media fetched and rendered or passed through.\n# TYPE richpush_cache_misses_total counter\n"
+        text += "richpush_cache_misses_total \((snapshot.media[.rendered] ?? 0) + (snapshot.media[.passedThrough] ?? 0))\n"
         text += "# HELP richpush_published_bytes_total Bytes of rendered objects published to the cache.\n"
         text += "# TYPE richpush_published_bytes_total counter\nrichpush_published_bytes_total \(snapshot.publishedBytes)\n"
         text += snapshot.jobLatency.prometheusText(name: "richpush_job_duration_seconds", help: "Time from job start to result.")

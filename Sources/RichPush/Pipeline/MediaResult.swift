@@ -5,6 +5,8 @@ public struct MediaResult: Sendable, Hashable {
     public enum Status: String, Sendable, Codable {
         /// Fetched and rendered during this job.
         case rendered
+        /// Fetched during this job and published unchanged: audio, video, or a validated GIF.
+        case passedThrough = "passed_through"
         /// Served from a fresh cache entry, or revalidated with a 304; no render ran.
         case cached
         /// The source or its image is unusable; the error says why.
@@ -48,6 +50,9 @@ public struct MediaResult: Sendable, Hashable {
 
     /// True when the media failed through a fault of this process (configuration, allocation, a library
     /// misuse), not through its origin or its image. Such failures are never cached, and are worth an error log.
+    /// True when the media is in the cache and the payload points at it (rendered, passed through or cached).
+    public var isUsable: Bool { status == .rendered || status == .passedThrough || status == .cached }
+
     public var isLocalFault: Bool {
         guard status == .failed || status == .skipped, let errorCode else { return false }
         return FetchError.localFaultCodes.contains(errorCode) || ImageError.localFaultCodes.contains(errorCode)
@@ -69,9 +74,10 @@ public struct MediaResult: Sendable, Hashable {
     /// The form the payload renderer takes.
     var outcome: MediaOutcome {
         switch status {
-        case .rendered, .cached:
-            if let cachedURL, let width, let height, let bytes, let format {
-                return .rendered(publicURL: cachedURL, width: width, height: height, bytes: bytes, format: format)
+        case .rendered, .cached, .passedThrough:
+            if let cachedURL, let bytes, let format {
+                // Audio and video have no dimensions; the renderer reads none of them for attachments.
+                return .rendered(publicURL: cachedURL, width: width ?? 0, height: height ?? 0, bytes: bytes, format: format)
             }
             return .failed(code: "internal", message: "rendered media without its details")
         case .failed:
