@@ -37,7 +37,9 @@ struct WorkerSettings {
         OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
         OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
-        OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest source accepted, e.g. 10MB. Default 10MB."),
+        OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest image source accepted (GIF included), e.g. 10MB. Default 10MB."),
+        OptionDefinition("max-audio-bytes", .value, valueName: "SIZE", help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through. Default 5MB."),
+        OptionDefinition("max-video-bytes", .value, valueName: "SIZE", help: "Largest video source (MP4, MOV, M4V), passed through. Default 50MB."),
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
         OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
         OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh, pushfa or fcm. Default: detect; an unrecognized document is rejected (unknown_shape)."),
@@ -61,7 +63,9 @@ struct WorkerSettings {
     var localOrigins: [LocalOrigin] = []
     var allowNetworks: [IPNetwork] = []
     var allowHosts: Set<String>?
-    var maximumSourceBytes = 10 * 1024 * 1024
+    var maximumSourceBytes = AttachmentKind.image.appleByteLimit
+    var maximumAudioBytes = AttachmentKind.audio.appleByteLimit
+    var maximumVideoBytes = AttachmentKind.video.appleByteLimit
     var maximumLineBytes = 1024 * 1024
     var negativeTTL: Duration = .seconds(300)
     var defaultRetention: Duration = .seconds(30 * 86_400)
@@ -112,6 +116,8 @@ struct WorkerSettings {
         }
         allowHosts = hosts.isEmpty ? nil : Set(hosts.map { $0.lowercased() })
         maximumSourceBytes = try options.byteCount("max-source-bytes") ?? maximumSourceBytes
+        maximumAudioBytes = try options.byteCount("max-audio-bytes") ?? maximumAudioBytes
+        maximumVideoBytes = try options.byteCount("max-video-bytes") ?? maximumVideoBytes
         maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
@@ -163,6 +169,8 @@ struct WorkerSettings {
             ("concurrency", .number(String(concurrency))),
             ("deadline_ms", .number(String(Int(deadline / .milliseconds(1))))),
             ("max_source_bytes", .number(String(maximumSourceBytes))),
+            ("max_audio_bytes", .number(String(maximumAudioBytes))),
+            ("max_video_bytes", .number(String(maximumVideoBytes))),
             ("max_line_bytes", .number(String(maximumLineBytes))),
             ("allowed_networks", .number(String(allowNetworks.count))),
         ]
@@ -186,6 +194,8 @@ struct WorkerSettings {
     var fetchConfiguration: FetchConfiguration {
         var configuration = FetchConfiguration()
         configuration.maximumBytes = maximumSourceBytes
+        configuration.maximumAudioBytes = maximumAudioBytes
+        configuration.maximumVideoBytes = maximumVideoBytes
         configuration.allowNetworks = allowNetworks
         configuration.allowedHosts = allowHosts
         configuration.localOrigins = localOrigins

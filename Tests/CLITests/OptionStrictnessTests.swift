@@ -33,6 +33,8 @@ final class OptionStrictnessTests: XCTestCase {
     func testMistakesOnTheCommandLineExitTwo() throws {
         assertUsageError(try process(["-c", "4"]), mentions: ["'-c'", "short options"])
         assertUsageError(try process(["--max-source-bytes", "0"]), mentions: ["--max-source-bytes", "above zero"])
+        assertUsageError(try process(["--max-audio-bytes", "0"]), mentions: ["--max-audio-bytes", "above zero"])
+        assertUsageError(try process(["--max-video-bytes", "0"]), mentions: ["--max-video-bytes", "above zero"])
         assertUsageError(try process(["--max-line-bytes", "0"]), mentions: ["--max-line-bytes"])
         assertUsageError(try process(["--deadline", "0"]), mentions: ["--deadline"])
         assertUsageError(try process(["--deadline", "31s"]), mentions: ["--deadline", "30s", "--allow-long-deadline"])
