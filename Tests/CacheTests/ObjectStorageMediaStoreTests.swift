@@ -57,6 +57,26 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         return (try ObjectStorageMediaStore(configuration: configuration, fetcher: fetcher, lease: nil), name)
     }
 
+    func testAudioAndVideoArePutWithTheirExactContentType() async throws {
+        let (store, bucket) = try makeStore()
+        let server = try moto()
+        for (name, bytes) in MediaSamples.all.sorted(by: { $0.key < $1.key }) {
+            let format = try XCTUnwrap(AttachmentFormat(name: name))
+            let source = "https://media.example/clip.\(name)"
+            let outcome = try await store.object(
+                for: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: farDeadline()
+            ) { _ in
+                .object(bytes: bytes, format: name, fileExtension: format.fileExtension, width: 0, height: 0, etag: nil,
+                        lastModified: nil, maxAge: nil)
+            }
+            let object = try XCTUnwrap(outcome.object, name)
+            XCTAssertTrue(object.relativePath.hasSuffix("." + format.fileExtension), object.relativePath)
+            let head = try server.headObject(bucket: bucket, key: "media/v1/" + object.relativePath)
+            XCTAssertEqual(head.contentType, format.mediaType, name)
+            XCTAssertEqual(head.contentLength, bytes.count, name)
+        }
+    }
+
     func testPublishesUnderTheFinalKeyWithExactHeadersAndReadsBack() async throws {
         let (store, bucket) = try makeStore()
         try await store.checkAccess()
