@@ -98,3 +98,28 @@ final class PassThroughTests: PipelineTestCase {
         XCTAssertEqual(result.status, .enriched)
     }
 }
+
+extension PassThroughTests {
+    func testBrokenISOMediaIsRefusedWithItsReason() async throws {
+        let (enricher, fetcher, _) = try makePassThroughEnricher()
+        defer { fetcher.shutdown() }
+        let whole = MediaSamples.isoMedia(brand: "isom", size: 400)
+        let cases: [(String, Data, String)] = [
+            ("truncated.mp4", whole.prefix(300), "truncated"),
+            // A whole 24-byte ftyp box (major brand M4A) and a lone free box: no movie header.
+            ("nomovie.m4a", MediaSamples.isoMedia(brand: "M4A ").prefix(24) + Data([0, 0, 0, 8]) + Data("free".utf8), "no moov"),
+            ("trailing.mov", MediaSamples.isoMedia(brand: "qt  ") + Data([1, 2, 3]), "stray bytes"),
+        ]
+        for (name, bytes, reason) in cases {
+            try bytes.write(to: mediaDirectory.appendingPathComponent(name))
+            let result = try await enrichOne(enricher, """
+                {"aps":{"alert":{"body":"B"}},"image_url":"https://media.example.com/\(name)"}
+                """)
+            let media = try XCTUnwrap(result.media.first)
+            XCTAssertEqual(media.status, .failed, name)
+            XCTAssertEqual(media.errorCode, "corrupt_media", name)
+            XCTAssertTrue(media.errorMessage?.contains(reason) == true, "\(name): \(media.errorMessage ?? "")")
+            XCTAssertEqual(result.status, .fallback, name)
+        }
+    }
+}

@@ -130,6 +130,9 @@ struct CachedMediaRenderer: Sendable {
                     url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue })
                 return .failure(code: refusal.code, message: refusal.description)
             }
+            if ISOMediaBrands.formats.values.contains(format), let problem = ISOMediaStructure.problem(with: fetched.body) {
+                return .failure(code: "corrupt_media", message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")
+            }
             return .object(
                 bytes: fetched.body, format: format.rawValue, fileExtension: format.fileExtension, width: 0, height: 0,
                 etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
