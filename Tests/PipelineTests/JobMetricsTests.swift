@@ -4,7 +4,7 @@ import XCTest
 
 /// The Prometheus text: every family an operator alerts on, with values that follow from the jobs recorded.
 final class JobMetricsTests: PipelineTestCase {
-    private func value(_ text: String, _ series: String) -> Double? {
+    func value(_ text: String, _ series: String) -> Double? {
         text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
     }
 
@@ -43,5 +43,27 @@ final class JobMetricsTests: PipelineTestCase {
         // The passthrough job takes microseconds: the sub-millisecond buckets exist and count it.
         XCTAssertGreaterThanOrEqual(value(text, #"richpush_job_duration_seconds_bucket{le="0.001"}"#) ?? 0, 1)
         XCTAssertNotNil(value(text, #"richpush_job_duration_seconds_bucket{le="0.0001"}"#))
+    }
+}
+
+extension JobMetricsTests {
+    /// Passed-through media are misses whose bytes were published, under an outcome of their own.
+    func testPassedThroughMediaAreCountedAsPublishedMisses() throws {
+        let metrics = JobMetrics()
+        let passed = MediaResult(pointer: "/image_url", source: "https://a.example/clip.mp4", variant: "attachment",
+                                 status: .passedThrough, cachedURL: "https://cdn.test/x.mp4", bytes: 4_000,
+                                 format: "mp4", milliseconds: 3)
+        let rendered = MediaResult(pointer: "/att/b", source: "https://a.example/b.jpg", variant: "attachment",
+                                   status: .rendered, cachedURL: "https://cdn.test/b.jpg", width: 10, height: 10,
+                                   bytes: 1_000, format: "jpeg", milliseconds: 5)
+        XCTAssertEqual(Enricher.status(of: [passed]), .enriched)
+        XCTAssertEqual(Enricher.status(of: [passed, rendered]), .enriched)
+        var result = JobResult(id: "m", status: .enriched)
+        result.media = [passed, rendered]
+        metrics.record(result)
+        let text = metrics.prometheusText()
+        XCTAssertEqual(value(text, #"richpush_media_total{outcome="passed_through"}"#), 1)
+        XCTAssertEqual(value(text, "richpush_cache_misses_total"), 2)
+        XCTAssertEqual(value(text, "richpush_published_bytes_total"), 5_000)
     }
 }
