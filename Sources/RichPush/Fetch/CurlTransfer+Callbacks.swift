@@ -30,7 +30,8 @@ extension CurlTransfer {
         defer { byteCap = cap }
         if let data, count > 0, cap.observe(UnsafeRawBufferPointer(start: data, count: count)), let kind = cap.kind {
             if cap.isRefused {
-                recordedFailure = .kindNotAccepted(url: url, kind: kind, accepted: cap.limits.keys.sorted { $0.rawValue < $1.rawValue })
+                let accepted = cap.limits.keys.sorted { $0.rawValue < $1.rawValue }
+                recordedFailure = .kindNotAccepted(url: url, kind: kind, accepted: accepted)
                 return false
             }
             if let length = announcedLength {

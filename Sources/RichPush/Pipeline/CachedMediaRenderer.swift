@@ -3,7 +3,8 @@ import Foundation
 /// Turns one source URL into a published cache object: fetch, render, store, through the store's single-flight.
 ///
 /// Cost: on a cache hit, one metadata read, or none when the store remembers the key. On a miss, one fetch (bounded
-/// by the fetch configuration's byte cap), one decode, resize and encode, and two atomic file writes. Permanent
+/// by the byte cap of the kind its first bytes show: 10 MB images, 5 MB audio, 50 MB video by default), one decode,
+/// resize and encode (none for audio, video and GIF, which pass through), and two atomic file writes. Permanent
 /// failures (4xx, blocked addresses, invalid images) are remembered as negative entries; transient ones (deadline,
 /// stall, connection) and faults of our own (`MediaResult.isLocalFault`) are not.
 struct CachedMediaRenderer: Sendable {
