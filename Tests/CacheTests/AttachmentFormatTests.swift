@@ -34,6 +34,21 @@ final class AttachmentFormatTests: XCTestCase {
         XCTAssertEqual(AttachmentSniffer.kind(ofFileStartingWith: Array("<html>".utf8)), .image, "unknown bytes get the image cap")
     }
 
+    func testArbitraryBytesNeverTrapTheSnifferOrTheBoxWalk() {
+        var generator = SystemRandomNumberGenerator()
+        let prefixes: [[UInt8]] = [[], Array("ID3".utf8), Array("RIFF".utf8), Array("FORM".utf8), [0xFF, 0xFB],
+                                   [0, 0, 0, 1] + Array("ftypisom".utf8), [0, 0, 0, 0] + Array("ftypqt  ".utf8)]
+        for round in 0..<5_000 {
+            let length = Int.random(in: 0...48, using: &generator)
+            let bytes = prefixes[round % prefixes.count] + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            _ = AttachmentSniffer.format(ofFileStartingWith: Array(bytes.prefix(AttachmentSniffer.decisiveLength)))
+            _ = ISOMediaStructure.problem(with: Data(bytes))
+        }
+        XCTAssertNotNil(ISOMediaStructure.problem(with: Data([0, 0, 0, 1] + Array("moov".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])),
+                        "a largesize past Int.max")
+        XCTAssertNil(ISOMediaStructure.problem(with: Data([0, 0, 0, 0] + Array("moov".utf8))), "size 0 runs to the end")
+    }
+
     func testTheTableGivesExtensionTypeAndKind() {
         let expected: [(AttachmentFormat, String, String, AttachmentKind)] = [
             (.jpeg, "jpg", "image/jpeg", .image), (.png, "png", "image/png", .image), (.gif, "gif", "image/gif", .image),
