@@ -19,6 +19,9 @@ public protocol MediaStore: Sendable {
     func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject?
     /// `<publicBaseURL>/objects/ab/cd/<key>.<ext>`.
     func publicURL(for object: CachedObject) -> String
+    /// The published bytes of `object` (read whole into memory: one file read, or one GET); nil when the object is
+    /// gone or no longer has the size its metadata records.
+    func contents(of object: CachedObject) async throws(CacheError) -> Data?
     func statistics() async throws(CacheError) -> CacheStatistics
     func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
     func verify(repair: Bool) async throws(CacheError) -> VerificationReport
