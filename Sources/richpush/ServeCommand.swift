@@ -4,7 +4,7 @@ import RichPush
 /// `richpush serve`: the enrichment pipeline behind HTTP, for senders that build a push and send it in one request.
 enum ServeCommand: Command {
     static let name = "serve"
-    static let abstract = "Serve the pipeline over HTTP: POST /v1/enrich, /v1/validate; GET /healthz, /readyz, /metrics."
+    static let abstract = "Serve the pipeline over HTTP: POST /v1/enrich, /v1/validate, /v1/preview; GET / (story preview page), /healthz, /readyz, /metrics."
     static let usage = "richpush serve [--listen 127.0.0.1:8080] [options]"
     static let options = WorkerSettings.options + [
         OptionDefinition("listen", .value, valueName: "HOST:PORT", help: "Address and port to listen on ([::1]:8080 for IPv6). Default 127.0.0.1:8080."),
@@ -31,7 +31,7 @@ enum ServeCommand: Command {
         let metrics = JobMetrics(fetcher: fetcher)
         let routes = ServeRoutes(
             enricher: enricher, store: store, metrics: metrics, logger: settings.logger, concurrency: settings.concurrency,
-            strict: settings.strict)
+            strict: settings.strict, payloadOptions: settings.payloadOptions)
         let server: HTTPServer
         do {
             server = try HTTPServer(configuration: configuration) { request in await routes.respond(to: request) }

@@ -1,7 +1,8 @@
 import Foundation
 import RichPush
 
-/// What `serve` answers on each path. Every body is the JSON `process` or `validate --format json` writes.
+/// What `serve` answers on each path. Every body is the JSON `process` or `validate --format json` writes, or the
+/// story preview page that renders that JSON.
 struct ServeRoutes: Sendable {
     let enricher: Enricher
     let store: any MediaStore
@@ -9,6 +10,7 @@ struct ServeRoutes: Sendable {
     let logger: Logger
     let concurrency: Int
     let strict: Bool
+    let payloadOptions: PayloadOptions
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
@@ -16,6 +18,10 @@ struct ServeRoutes: Sendable {
             return request.contentType == "application/x-ndjson" ? enrichLines(request.body) : await enrichDocument(request.body)
         case ("POST", "/v1/validate"):
             return await validate(request.body)
+        case ("POST", "/v1/preview"):
+            return await preview(request)
+        case ("GET", "/"), ("HEAD", "/"):
+            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Data(PreviewPage.html().utf8))
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return json(200, ["status": .string("ok")])
         case ("GET", "/readyz"), ("HEAD", "/readyz"):
@@ -27,9 +33,9 @@ struct ServeRoutes: Sendable {
             }
         case ("GET", "/metrics"):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.prometheusText().utf8))
-        case (_, "/v1/enrich"), (_, "/v1/validate"):
+        case (_, "/v1/enrich"), (_, "/v1/validate"), (_, "/v1/preview"):
             return .error(405, code: "method_not_allowed", message: "\(request.path) takes POST", headers: [("Allow", "POST")])
-        case (_, "/healthz"), (_, "/readyz"), (_, "/metrics"):
+        case (_, "/"), (_, "/healthz"), (_, "/readyz"), (_, "/metrics"):
             return .error(405, code: "method_not_allowed", message: "\(request.path) takes GET", headers: [("Allow", "GET, HEAD")])
         default:
             return .error(404, code: "not_found", message: "no such path: \(request.path)")
@@ -91,7 +97,7 @@ struct ServeRoutes: Sendable {
         }
     }
 
-    private func json(_ status: Int, _ object: JSONObject) -> HTTPResponse {
+    func json(_ status: Int, _ object: JSONObject) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: JSONValue.object(object).serialized())
     }
 }

@@ -9,6 +9,7 @@ enum ValidateCommand: Command {
     static let options = WorkerSettings.options + [
         OptionDefinition("no-fetch", .flag, help: "Check structure only; fetch and render nothing."),
         OptionDefinition("format", .value, valueName: "FORMAT", help: "text (default) or json."),
+        OptionDefinition("html", .value, valueName: "FILE", help: "Also write the story preview page to FILE: one self-contained file, images inlined."),
     ]
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
@@ -21,6 +22,8 @@ enum ValidateCommand: Command {
         var failed = false
         var reports: [JSONValue] = []
         var allResults: [JobResult] = []
+        var previewReports: [JSONValue] = []
+        let htmlPath = options.string("html")
 
         let structure = StructureCheck(options: settings.payloadOptions)
         var enricher: Enricher?
@@ -50,10 +53,17 @@ enum ValidateCommand: Command {
             }
             if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
             allResults += results
+            if htmlPath != nil { previewReports.append(jsonReport(file: path, results: results)) }
             if format == "json" {
                 reports.append(jsonReport(file: path, results: results))
             } else {
                 StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: enricher != nil))
+            }
+        }
+        if let htmlPath {
+            let valid = !failed
+            if !(await PreviewFile.write(reports: previewReports, valid: valid, settings: settings, store: store, to: htmlPath)) {
+                failed = true
             }
         }
         try? await store?.flushUsage()

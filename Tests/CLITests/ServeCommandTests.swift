@@ -134,6 +134,49 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertTrue(metrics.body.contains("richpush_jobs_in_flight 0"), metrics.body)
     }
 
+    func testPreviewPageAndEndpoint() throws {
+        try start()
+        let page = try curl("/")
+        XCTAssertEqual(page.status, 200)
+        XCTAssertEqual(page.headers["content-type"], "text/html; charset=utf-8")
+        XCTAssertTrue(page.body.contains(#"<form id="preview-form">"#), page.body)
+        XCTAssertTrue(page.body.contains(#"fetch("/v1/preview""#), "the page posts to /v1/preview")
+        XCTAssertFalse(page.body.contains("src=\"http"), "the page loads nothing from elsewhere")
+        XCTAssertEqual(try curl("/v1/preview").status, 405)
+
+        // A story with a broken page and a signed source: the validate report, the images inlined, no secret.
+        let story = #"{"aps":{"alert":{"title":"Autumn","body":"Picks"}},"pw_stories":{"pages":["# +
+            #"{"image":"https://media.example.com/story1.jpg?sig=SECRET","title":"Coats","button_title":"Shop"},"# +
+            #"{"image":"https://media.example.com/broken.jpg","title":"Boots"},"# +
+            #"{"image":"https://media.example.com/story3.jpg","title":"Scarves"}]}}"#
+        let preview = try curl("/v1/preview", method: "POST", body: Data(story.utf8), contentType: "application/json")
+        XCTAssertEqual(preview.status, 200, preview.body)
+        XCTAssertFalse(preview.body.contains("SECRET"), "a signed query string never reaches the page")
+        let document = try XCTUnwrap(preview.json)
+        XCTAssertEqual(document["valid"] as? Bool, false)
+        XCTAssertEqual(document["payload_limits"] as? [[Int]], [[4096]])
+        let result = try XCTUnwrap(((document["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first)
+        let media = try XCTUnwrap(result["media"] as? [[String: Any]])
+        XCTAssertEqual(media.map { $0["status"] as? String }, ["rendered", "failed", "rendered"])
+        let images = try XCTUnwrap(document["images"] as? [String: String])
+        XCTAssertEqual(Set(images.keys), Set(media.compactMap { $0["cached_url"] as? String }))
+        for image in images.values {
+            let bytes = try XCTUnwrap(Data(base64Encoded: String(image.dropFirst("data:image/jpeg;base64,".count))))
+            XCTAssertEqual(Array(bytes.prefix(2)), [0xFF, 0xD8], "each image is the rendered JPEG")
+        }
+        let diagnostics = try XCTUnwrap(result["diagnostics"] as? [[String: Any]])
+        XCTAssertTrue(diagnostics.contains { $0["code"] as? String == "story_page_dropped" }, "\(diagnostics)")
+
+        // A URL list becomes a story with one page per URL.
+        let list = "# campaign images\nhttps://media.example.com/story2.jpg\nhttps://media.example.com/hero.jpg\n"
+        let listed = try curl("/v1/preview", method: "POST", body: Data(list.utf8), contentType: "text/uri-list")
+        XCTAssertEqual(listed.status, 200, listed.body)
+        let listedResult = ((listed.json?["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first
+        XCTAssertEqual((listedResult?["media"] as? [[String: Any]])?.map { $0["variant"] as? String }, ["story", "story"])
+        XCTAssertEqual((listed.json?["images"] as? [String: String])?.count, 2)
+        XCTAssertEqual(try curl("/v1/preview", method: "POST", body: Data("# nothing\n".utf8), contentType: "text/uri-list").status, 400)
+    }
+
     func testOversizedBodiesMalformedHTTPAndSlowClients() throws {
         try start(["--max-body", "1KB", "--request-timeout", "1s"])
         let big = Data(repeating: 0x61, count: 4096)

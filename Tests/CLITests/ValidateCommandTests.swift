@@ -56,6 +56,53 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertEqual(try CommandRunner.run(["validate", "--no-fetch", "--strict", file]).status, 1)
     }
 
+    func testHTMLPageIsOneSelfContainedFile() throws {
+        let file = try write("story.json", """
+            {"aps":{"alert":{"title":"Hello","body":"World"}},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg?sig=SECRET","title":"One","duration":5},{"image":"https://media.example.com/broken.jpg","title":"Two"}]}}
+            """)
+        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let html = temporaryDirectory.appendingPathComponent("preview.html")
+        let output = try CommandRunner.run([
+            "validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path,
+            "--html", html.path, file,
+        ])
+        XCTAssertEqual(output.status, 1, "the broken page is still a finding: " + output.standardError)
+        XCTAssertTrue(output.standardOutput.contains("story_page_dropped"), "the text report is still printed")
+        let page = try String(contentsOf: html, encoding: .utf8)
+        XCTAssertFalse(page.contains("SECRET"), "no signed query string in the page")
+        XCTAssertFalse(page.contains("src=\"http"), "nothing is loaded from the network")
+        let document = try Self.embeddedDocument(page)
+        let media = try XCTUnwrap(((document["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first?["media"] as? [[String: Any]])
+        let images = try XCTUnwrap(document["images"] as? [String: String])
+        XCTAssertEqual(images.count, 1)
+        let rendered = try XCTUnwrap(media.first { $0["status"] as? String == "rendered" })
+        let image = try XCTUnwrap(images[try XCTUnwrap(rendered["cached_url"] as? String)])
+        let bytes = try XCTUnwrap(Data(base64Encoded: String(image.dropFirst("data:image/jpeg;base64,".count))))
+        XCTAssertEqual(bytes.count, rendered["bytes"] as? Int)
+
+        // Without fetching there is nothing to inline: the page shows placeholders, never the original URLs' images.
+        let structureOnly = temporaryDirectory.appendingPathComponent("structure.html")
+        XCTAssertEqual(try CommandRunner.run(["validate", "--no-fetch", "--html", structureOnly.path, file]).status, 0)
+        let structurePage = try String(contentsOf: structureOnly, encoding: .utf8)
+        XCTAssertFalse(structurePage.contains("SECRET"), "the unfetched source is redacted too")
+        let structureDocument = try Self.embeddedDocument(structurePage)
+        XCTAssertEqual(structureDocument["fetched"] as? Bool, false)
+        XCTAssertEqual((structureDocument["images"] as? [String: String])?.count, 0)
+
+        let unwritable = try CommandRunner.run(["validate", "--no-fetch", "--html", "/nonexistent-directory/x.html", file])
+        XCTAssertEqual(unwritable.status, 1)
+        XCTAssertTrue(unwritable.standardError.contains("cannot write"), unwritable.standardError)
+    }
+
+    /// The `StoryPreview` document inside the page's `preview-data` script element.
+    private static func embeddedDocument(_ page: String) throws -> [String: Any] {
+        let start = try XCTUnwrap(page.range(of: #"<script type="application/json" id="preview-data">"#))
+        let end = try XCTUnwrap(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
+        let text = String(page[start.upperBound..<end.lowerBound])
+        XCTAssertFalse(text.contains("<"), "no markup inside the embedded document")
+        return try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+    }
+
     func testUsageMistakesExitTwo() throws {
         XCTAssertEqual(try CommandRunner.run(["validate"]).status, 2)
         XCTAssertEqual(try CommandRunner.run(["validate", "--format", "yaml", "x.json"]).status, 2)
