@@ -102,6 +102,23 @@ final class QuickStartTests: XCTestCase {
         XCTAssertEqual(Set(names).count, names.count)
     }
 
+    func testCIInstallsWhatTheBrowserTestNeedsBeforeRunningIt() throws {
+        let ci = try text(".ci/run")
+        let script = try text("scripts/browser_test.py")
+        XCTAssertTrue(script.contains("from selenium import webdriver"))
+        XCTAssertTrue(script.contains("chromedriver") && script.contains("chromium"))
+        for (list, packages) in [("browser_packages", ["chromium", "chromium-driver"]), ("browser_python_packages", ["selenium"])] {
+            let assignment = try XCTUnwrap(ci.split(separator: "\n").first { $0.hasPrefix("\(list)=(") }, ".ci/run has no \(list)")
+            for package in packages {
+                XCTAssertTrue(assignment.contains(package), ".ci/run does not install \(package) for the browser test")
+            }
+        }
+        let lines = ci.split(separator: "\n").map(String.init)
+        let run = try XCTUnwrap(lines.firstIndex(of: "python3 scripts/browser_test.py"), ".ci/run does not run the browser test")
+        XCTAssertLessThan(try XCTUnwrap(lines.firstIndex(of: "scripts/test")), run, "the browser test runs the binary scripts/test built")
+        XCTAssertLessThan(try XCTUnwrap(lines.firstIndex { $0.hasPrefix("browser_packages=(") }), run)
+    }
+
     func testMissingToolNamesTheCommandThatInstallsIt() {
         let message = TestTool.Missing(tool: .redisServer).description
         XCTAssertTrue(message.contains("redis-server"))

@@ -193,7 +193,7 @@ extension PreviewPage {
             var summary = element("div", "summary");
             summary.appendChild(byteMeter(result, limit));
             if (story.general.length) summary.appendChild(findingList(story.general));
-            else summary.appendChild(element("p", "clean", "No findings outside the story pages."));
+            else summary.appendChild(element("p", "clean", story.slots.length ? "No findings besides those under the story pages." : "No findings."));
             if (result.media && result.media.length) summary.appendChild(mediaTable(result));
             row.appendChild(summary);
             section.appendChild(row);
