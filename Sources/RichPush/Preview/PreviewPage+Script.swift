@@ -89,7 +89,7 @@ extension PreviewPage {
             var used = [];
             pages.forEach(function (page, position) {
               var match = storyMedia.filter(function (media) {
-                return used.indexOf(media) < 0 && (media.cached_url ? media.cached_url === page.image : media.source === page.image_source);
+                return used.indexOf(media) < 0 && (media.cached_url ? media.cached_url === page.image : media.source === (page.image_source || page.image));
               })[0];
               var index = match ? pageIndex(match.pointer) : position;
               if (match) used.push(match);
