@@ -40,6 +40,31 @@ final class ObjectStorageCommandTests: XCTestCase {
         XCTAssertEqual(try CommandRunner.run(["cache", "verify"] + storage, environment: credentials).status, 0)
     }
 
+    func testValidateHTMLInlinesObjectsReadBackFromTheBucket() throws {
+        let moto = try MotoServer()
+        defer { moto.stop() }
+        try moto.createBucket("campaign-media")
+        let credentials = ["AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey]
+        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-s3-preview-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let story = directory.appendingPathComponent("story.json")
+        try Data(#"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg","title":"One"}]}}"#.utf8)
+            .write(to: story)
+        let html = directory.appendingPathComponent("preview.html")
+        let output = try CommandRunner.run(
+            ["validate", "--local-origin", origin, "--cache-url", "s3://campaign-media/richpush", "--s3-endpoint", moto.endpoint,
+             "--html", html.path, story.path],
+            environment: credentials)
+        XCTAssertEqual(output.status, 0, output.standardOutput + output.standardError)
+        let document = try ValidateCommandTests.embeddedDocument(try String(contentsOf: html, encoding: .utf8))
+        let images = try XCTUnwrap(document["images"] as? [String: String])
+        XCTAssertEqual(images.count, 1)
+        let bytes = try XCTUnwrap(Data(base64Encoded: String(try XCTUnwrap(images.values.first).dropFirst("data:image/jpeg;base64,".count))))
+        XCTAssertEqual(Array(bytes.prefix(2)), [0xFF, 0xD8], "the object's bytes, read back with one GET")
+    }
+
     func testStartUpFailsOnceWithAClearErrorForAMissingBucketOrWrongCredentials() throws {
         let moto = try MotoServer()
         defer { moto.stop() }

@@ -95,7 +95,7 @@ final class ValidateCommandTests: XCTestCase {
     }
 
     /// The `StoryPreview` document inside the page's `preview-data` script element.
-    private static func embeddedDocument(_ page: String) throws -> [String: Any] {
+    static func embeddedDocument(_ page: String) throws -> [String: Any] {
         let start = try XCTUnwrap(page.range(of: #"<script type="application/json" id="preview-data">"#))
         let end = try XCTUnwrap(page.range(of: "</script>", range: start.upperBound..<page.endIndex))
         let text = String(page[start.upperBound..<end.lowerBound])
