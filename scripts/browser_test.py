@@ -162,6 +162,13 @@ def test_page_loads_with_nothing_from_elsewhere():
     origins = driver.execute_script(
         "return performance.getEntriesByType('resource').map(function (entry) { return new URL(entry.name).origin; })")
     assert all(entry == base for entry in origins), origins
+    # The page's Content-Security-Policy refuses any image that is not a data: URL.
+    violated = driver.execute_async_script("""
+        var done = arguments[arguments.length - 1];
+        document.addEventListener('securitypolicyviolation', function (event) { done(event.effectiveDirective); });
+        var image = new Image(); image.src = 'https://media.example.com/story1.jpg'; document.body.appendChild(image);
+        setTimeout(function () { done(null); }, 3000);""")
+    assert violated == 'img-src', violated
 
 
 def test_story_with_a_broken_page():

@@ -12,6 +12,9 @@ struct ServeRoutes: Sendable {
     let strict: Bool
     let payloadOptions: PayloadOptions
 
+    /// The story preview page with its form, built once.
+    private static let previewPage = Data(PreviewPage.html().utf8)
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
         case ("POST", "/v1/enrich"):
@@ -21,7 +24,7 @@ struct ServeRoutes: Sendable {
         case ("POST", "/v1/preview"):
             return await preview(request)
         case ("GET", "/"), ("HEAD", "/"):
-            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Data(PreviewPage.html().utf8))
+            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.previewPage)
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return json(200, ["status": .string("ok")])
         case ("GET", "/readyz"), ("HEAD", "/readyz"):

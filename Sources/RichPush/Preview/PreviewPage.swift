@@ -7,6 +7,11 @@ import Foundation
 /// (`validate --html`), it hides the form and renders the document, so the file is self-contained. Either way the
 /// script renders only a `StoryPreview` document, and writes text with `textContent`, never as markup.
 public enum PreviewPage {
+    /// What the page may load, in a `<meta>` element so that the file from `validate --html` carries it too: its own
+    /// inline style and script, `data:` images, and requests to the server it came from; nothing else.
+    static let contentSecurityPolicy =
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'"
+
     /// The page; `embedding` is a `StoryPreview` document to render at once, or nil for the form. Costs one copy of
     /// the document, with every `<` written as `\u003c` (valid JSON, since `<` only occurs inside strings) so that no
     /// value can close its script element or open a comment.
@@ -21,6 +26,7 @@ public enum PreviewPage {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
+            <meta http-equiv="Content-Security-Policy" content="\(contentSecurityPolicy)">
             <title>RichPush story preview</title>
             <style>\(style)</style>
             </head>
