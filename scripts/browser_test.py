@@ -6,8 +6,9 @@
 Builds nothing: it runs the newest of .build/debug/richpush and .build/release/richpush (or --binary) as
 `richpush serve` on a free loopback port, with the bundled media as a local origin, and drives Debian's chromium
 through selenium and /usr/bin/chromedriver. It pastes the sample story job with one broken page, submits it, and
-checks the rendered story pages at 2:3, the finding beside the broken page, the lock screen and the byte count; then a
-URL list, an image push's thumbnail, and the self-contained file of `validate --html` opened from disk. Screenshots
+checks the rendered story pages at 2:3, the finding beside the broken page, the lock screen and the byte count; then
+the same story uploaded as a Pushwoosh request file, a URL list, an image push's thumbnail, and the self-contained
+file of `validate --html` opened from disk. Screenshots
 go to --artifacts (.build/artifacts). Prints `N passed, N failed`; exits 1 on any failure.
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
 """
@@ -185,6 +186,22 @@ def test_url_list():
     assert len(sizes) == 2 and all(abs(height / width - 1.5) < 0.01 for width, height in sizes), sizes
 
 
+def test_upload_a_pushwoosh_payload_file():
+    # The story as a Pushwoosh createMessage request, uploaded instead of pasted.
+    payload = json.loads(story_job)['payload']
+    notification = {'content': payload['aps']['alert']['body'], 'ios_title': payload['aps']['alert']['title'],
+                    'data': {'pw_stories': payload['pw_stories']}}
+    path = os.path.join(work, 'pushwoosh.json')
+    with open(path, 'w') as out:
+        json.dump({'request': {'application': 'XXXXX-XXXXX', 'notifications': [notification]}}, out)
+    driver.get(base + '/')
+    driver.find_element(By.ID, 'upload').send_keys(path)
+    wait.until(lambda d: d.find_element(By.ID, 'document').get_property('value').startswith('{"request"'))
+    driver.find_element(By.ID, 'submit').click()
+    wait.until(lambda d: d.find_element(By.ID, 'preview').get_attribute('data-rendered') == 'true')
+    story_pages_and_findings('pushwoosh-upload-preview')
+
+
 def test_image_push_thumbnail():
     submit(image_job)
     assert loaded_images('.phone .notification img.thumbnail')
@@ -213,6 +230,7 @@ try:
     check('page_loads_with_nothing_from_elsewhere', test_page_loads_with_nothing_from_elsewhere)
     check('story_with_a_broken_page', test_story_with_a_broken_page)
     check('url_list', test_url_list)
+    check('upload_a_pushwoosh_payload_file', test_upload_a_pushwoosh_payload_file)
     check('image_push_thumbnail', test_image_push_thumbnail)
     check('validate_html_file_is_self_contained', test_validate_html_file_is_self_contained)
 finally:
