@@ -175,6 +175,14 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual((listedResult?["media"] as? [[String: Any]])?.map { $0["variant"] as? String }, ["story", "story"])
         XCTAssertEqual((listed.json?["images"] as? [String: String])?.count, 2)
         XCTAssertEqual(try curl("/v1/preview", method: "POST", body: Data("# nothing\n".utf8), contentType: "text/uri-list").status, 400)
+
+        // NDJSON: a job per line, numbered.
+        let lines = #"{"id":"a","payload":{"aps":{"alert":"a"}}}"# + "\n" + #"{"id":"b","payload":{"aps":{"alert":"b"}}}"# + "\n"
+        let streamed = try curl("/v1/preview", method: "POST", body: Data(lines.utf8), contentType: "application/x-ndjson")
+        let streamedResults = (streamed.json?["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]
+        XCTAssertEqual(streamedResults?.map { $0["id"] as? String }, ["a", "b"])
+        XCTAssertEqual(streamedResults?.map { $0["line"] as? Int }, [1, 2])
+        XCTAssertEqual(try curl("/", method: "HEAD", extra: ["-I"]).status, 200)
     }
 
     func testOversizedBodiesMalformedHTTPAndSlowClients() throws {
