@@ -7,22 +7,23 @@ extension ServeRoutes {
     /// `StoryPreview` document of its `validate` report, with the rendered images inlined. Documents are enriched one
     /// after another; each answer holds every rendered image of its jobs in base64.
     func preview(_ request: HTTPRequest) async -> HTTPResponse {
-        var documents: [Data]
+        // Each document with its line number (NDJSON only), as `validate` reads a file.
+        var documents: [(data: Data, line: Int?)]
         switch request.contentType {
         case "text/uri-list":
             guard let story = URLListStory.document(from: request.body) else {
                 return .error(400, code: "empty_url_list", message: "the URL list holds no URL")
             }
-            documents = [story]
+            documents = [(story, nil)]
         case "application/x-ndjson":
-            documents = request.body.split(separator: 0x0A).map { Data($0.last == 0x0D ? $0.dropLast() : $0) }
-            documents.removeAll { $0.allSatisfy { $0 == 0x20 || $0 == 0x09 } }
+            let lines = LineSplitter.lines(of: request.body, maximumLineBytes: enricher.configuration.maximumDocumentBytes)
+            documents = lines.enumerated().map { index, line in (line, index + 1) }
         default:
-            documents = [request.body]
+            documents = [(request.body, nil)]
         }
         var results: [JobResult] = []
-        for (index, document) in documents.enumerated() {
-            results += await enricher.enrich(document: document, line: documents.count > 1 ? index + 1 : nil)
+        for document in documents {
+            results += await enricher.enrich(document: document.data, line: document.line)
         }
         let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
         let report = ValidateCommand.jsonReport(file: "request", results: results)

@@ -100,7 +100,7 @@ struct ServeRoutes: Sendable {
         }
     }
 
-    func json(_ status: Int, _ object: JSONObject) -> HTTPResponse {
+    private func json(_ status: Int, _ object: JSONObject) -> HTTPResponse {
         HTTPResponse(status: status, contentType: "application/json", body: JSONValue.object(object).serialized())
     }
 }
