@@ -20,8 +20,10 @@ final class ProbeTests: XCTestCase {
         XCTAssertEqual(detected(Array("  <!DOCTYPE html><html></html>".utf8)), "HTML")
         XCTAssertEqual(detected(Array("BM".utf8) + [UInt8](repeating: 0, count: 60)), "BMP")
         XCTAssertEqual(detected([0x49, 0x49, 0x2A, 0x00, 8, 0, 0, 0]), "TIFF")
-        XCTAssertEqual(detected([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0]), "HEIC")
-        XCTAssertEqual(detected([0, 0, 0, 0x18] + Array("ftypavif".utf8) + [0, 0, 0, 0]), "AVIF")
+        // HEIC and AVIF stills are decoded (HEIFTests); other ISO media is named by its brand.
+        XCTAssertEqual(detected([0, 0, 0, 0x10] + Array("ftypisom".utf8) + [0, 0, 0, 0]), "ISO media (isom)")
+        XCTAssertEqual(detected([0, 0, 0, 0x10] + Array("ftyphevc".utf8) + [0, 0, 0, 0]), "HEIC image sequence")
+        XCTAssertEqual(detected([0, 0, 0, 0x10] + Array("ftypmsf1".utf8) + [0, 0, 0, 0]), "HEIC without a still image (an image sequence)")
         XCTAssertEqual(detected(Array("%PDF-1.7\n".utf8)), "PDF")
     }
 

@@ -42,6 +42,7 @@ enum TestSupport {
         case .png: decoded = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: farBudget)
         case .webp: decoded = try WebPDecoder.decode(bytes, layout: .rgba, budget: farBudget)
         case .gif: throw ImageError.unsupportedFormat(detected: "GIF")
+        case .heic, .avif: decoded = try HEIFDecoder.decode(bytes, format: probe.format, limits: ImageLimits(), budget: farBudget)
         }
         return decoded.pixels.addingAlpha()
     }

@@ -9,6 +9,7 @@ enum FormatSniffer {
         if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
         if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return .webp }
         if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }
+        if let format = HEIFBrands.format(ofFileStartingWith: head) { return format }
         throw .unsupportedFormat(detected: describeUnsupported(head))
     }
 
@@ -18,8 +19,9 @@ enum FormatSniffer {
         if head.starts(with: Array("%PDF".utf8)) { return "PDF" }
         if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
+            // HEIC and AVIF stills were recognised above (HEIFBrands); what is left of their families is sequences.
             if brand.hasPrefix("avi") { return "AVIF" }
-            if ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1"].contains(brand) { return "HEIC" }
+            if ["hevc", "hevx"].contains(brand) { return "HEIC image sequence" }
             return "ISO media (\(brand))"
         }
         if head.starts(with: Array("RIFF".utf8)) { return "RIFF (not WebP)" }

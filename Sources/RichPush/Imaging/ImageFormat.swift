@@ -1,6 +1,6 @@
-/// A raster format RichPush can read and publish.
+/// A raster format RichPush can read and publish. HEIC and AVIF are read only: they render to JPEG or PNG.
 public enum ImageFormat: String, Sendable, Codable {
-    case jpeg, png, webp, gif
+    case jpeg, png, webp, gif, heic, avif
 
     /// The file extension iOS extensions use to pick the attachment type.
     public var fileExtension: String {
@@ -9,6 +9,8 @@ public enum ImageFormat: String, Sendable, Codable {
         case .png: "png"
         case .webp: "webp"
         case .gif: "gif"
+        case .heic: "heic"
+        case .avif: "avif"
         }
     }
 
@@ -19,6 +21,8 @@ public enum ImageFormat: String, Sendable, Codable {
         case .png: "image/png"
         case .webp: "image/webp"
         case .gif: "image/gif"
+        case .heic: "image/heic"
+        case .avif: "image/avif"
         }
     }
 }

@@ -14,9 +14,9 @@ public struct ImagePipeline: Sendable {
     /// Sniff, probe+limits, decode (shrink-on-load), orient, resize, encode, then re-decode the output header to
     /// check width/height/format before returning. GIF within limits passes through unchanged.
     ///
-    /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode),
-    /// one Lanczos3 resize and one to a few encodes (each step down in quality for the byte budget is a new
-    /// encode). The work runs on a render thread (one per core), not on the calling task's thread; cancellation
+    /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode; HEIC
+    /// and AVIF decode at full size), one Lanczos3 resize and one to a few encodes (each step down in quality for
+    /// the byte budget is a new encode). The work runs on a render thread (one per core), not on the calling task's thread; cancellation
     /// returns at once, and `deadline` is checked between bands of rows (every few milliseconds).
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         try await RenderExecutor.shared.run { cancellation throws(ImageError) in
@@ -45,6 +45,7 @@ public struct ImagePipeline: Sendable {
         var plan = ResizePlan.make(width: probe.width, height: probe.height, swapsAxes: swapsAxes,
                                    boxWidth: variant.width, boxHeight: variant.height, fit: variant.fit)
         var decoded: DecodedImage
+        var plannedSize = (width: probe.width, height: probe.height)
         switch probe.format {
         case .jpeg:
             let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
@@ -61,8 +62,14 @@ public struct ImagePipeline: Sendable {
             decoded = try WebPDecoder.decode(bytes, layout: layout, scaledTo: useScaling ? scaledTarget : nil, budget: budget)
         case .gif:
             throw .unsupportedFormat(detected: "GIF")
+        case .heic, .avif:
+            // libheif applies clap/irot/imir itself; its output size is authoritative, so plan from it.
+            decoded = try HEIFDecoder.decode(bytes, format: probe.format, limits: limits, budget: budget)
+            plannedSize = (decoded.pixels.width, decoded.pixels.height)
+            plan = ResizePlan.make(width: plannedSize.width, height: plannedSize.height, swapsAxes: false,
+                                   boxWidth: variant.width, boxHeight: variant.height, fit: variant.fit)
         }
-        if decoded.pixels.width != probe.width || decoded.pixels.height != probe.height {
+        if decoded.pixels.width != plannedSize.width || decoded.pixels.height != plannedSize.height {
             plan = plan.scaled(toSourceWidth: decoded.pixels.width, height: decoded.pixels.height,
                                fromWidth: probe.width, height: probe.height)
         }

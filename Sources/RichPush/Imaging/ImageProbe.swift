@@ -23,7 +23,8 @@ public struct ImageProbe: Sendable, Hashable {
     }
 
     /// Sniffs the format and reads the headers, then enforces `limits` (source bytes, side, pixels).
-    /// Cost: a walk over the header segments only (JPEG markers up to SOF, PNG chunks up to IDAT, GIF blocks);
+    /// Cost: a walk over the header segments only (JPEG markers up to SOF, PNG chunks up to IDAT, GIF blocks, HEIF's
+    /// `meta` box);
     /// no pixel memory is allocated.
     public static func probe(_ bytes: Data, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
         if bytes.count > limits.maximumSourceBytes {
@@ -38,6 +39,7 @@ public struct ImageProbe: Sendable, Hashable {
                 case .png: return try PNGHeader.probe(reader)
                 case .webp: return try WebPHeader.probe(reader)
                 case .gif: return try GIFHeader.probe(reader)
+                case .heic, .avif: return try HEIFHeader.probe(reader, sniffed: format, limits: limits)
                 }
             }
         }

@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""Generates the HEIF (HEIC and AVIF) imaging fixtures in this folder with heif-enc (Debian libheif-examples 1.15),
+then edits boxes of its output where heif-enc has no option for what a test needs. Needs only the standard library.
+
+Sources are the other fixtures: orientation_*.jpg (64x48 upright: red top-left, green top-right, blue bottom-left,
+white bottom-right, stored transformed with an EXIF orientation), PngSuite's basn6a08.png (32x32 RGBA with
+translucent pixels) and icc_srgb.jpg (40x30 with an sRGB ICC profile).
+
+- photo.heic / photo.avif: orientation_1.jpg, with a 16 px thumbnail item (the primary image must be used).
+- alpha.heic / alpha.avif: basn6a08.png (the alpha plane is an auxiliary image).
+- icc.heic: icc_srgb.jpg; heif-enc stores its profile in a colr 'prof' box.
+- rotated.heic: orientation_6.jpg (stored 48x64, EXIF orientation 6) plus an irot box (270 degrees anti-clockwise,
+  what orientation 6 means): upright 64x48 when irot is applied once and EXIF orientation is ignored, as the HEIF
+  specification requires and iPhones write.
+- mirrored.heic: orientation_2.jpg (stored mirrored left-right, EXIF orientation 2) plus imir (axis 1 in libheif
+  1.15's reading: see the note at `mirror`) : upright 64x48.
+- second_primary.heic: orientation_1.jpg and basn6a08.png in one file, the pitm box pointing at the second.
+- huge_ispe.heic: photo.heic with every ispe claiming 100000x100000; many_pixels_ispe.heic: 16000x16000 (within
+  the side limit, over the 40 MP limit).
+- many_tiles.heic: a grid of 64x64 tiles, 4096 references to one 64x64 tile (a 4096x4096 image that costs 4096
+  decoder runs).
+- overlapping_tiles.heic: 16 such references laid out 4x4 (256x256 of tiles) under an ispe of 64x64.
+"""
+import os
+import struct
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CONFORMANCE_PNG = os.path.join(HERE, "..", "conformance", "png")
+
+
+def heif_enc(inputs, output, *options):
+    subprocess.run(["heif-enc", "-q", "90", *options, "-o", output, *inputs], check=True, stdout=subprocess.DEVNULL)
+    return open(output, "rb").read()
+
+
+# --- a minimal ISO base media file editor: top-level boxes, the children of meta and of iprp ---
+
+def boxes(data, start=0, end=None):
+    """[(type, payload)] of the boxes in data[start:end] (32-bit sizes only, which is all heif-enc writes)."""
+    end = len(data) if end is None else end
+    found = []
+    while start < end:
+        size, kind = struct.unpack(">I4s", data[start:start + 8])
+        found.append((kind.decode("latin-1"), data[start + 8:start + size]))
+        start += size
+    return found
+
+
+def box(kind, payload):
+    return struct.pack(">I4s", 8 + len(payload), kind.encode("latin-1")) + payload
+
+
+class HEIF:
+    def __init__(self, data):
+        self.top = boxes(data)
+        meta = dict(self.top)["meta"]
+        self.meta_header = meta[:4]
+        self.meta = boxes(meta, 4)
+        self.original_meta_size = 8 + len(meta)
+
+    def child(self, kind):
+        return dict(self.meta)[kind]
+
+    def replace(self, kind, payload):
+        self.meta = [(k, payload if k == kind else p) for k, p in self.meta]
+
+    def properties(self):
+        iprp = boxes(self.child("iprp"))
+        return boxes(dict(iprp)["ipco"]), dict(iprp)["ipma"]
+
+    def set_properties(self, properties, ipma):
+        ipco = b"".join(box(k, p) for k, p in properties)
+        self.replace("iprp", box("ipco", ipco) + box("ipma", ipma))
+
+    def add_property(self, item, kind, payload):
+        """Appends a property and associates it (as essential) with `item`, after its other properties."""
+        properties, ipma = self.properties()
+        properties.append((kind, payload))
+        index = len(properties)
+        version, flags = ipma[0], int.from_bytes(ipma[1:4], "big")
+        count = struct.unpack(">I", ipma[4:8])[0]
+        position, entries = 8, []
+        for _ in range(count):
+            if version < 1:
+                item_id = struct.unpack(">H", ipma[position:position + 2])[0]; position += 2
+            else:
+                item_id = struct.unpack(">I", ipma[position:position + 4])[0]; position += 4
+            associations = ipma[position]; position += 1
+            width = 2 if flags & 1 else 1
+            values = [int.from_bytes(ipma[position + i * width:position + (i + 1) * width], "big") for i in range(associations)]
+            position += associations * width
+            entries.append((item_id, values))
+        rebuilt = ipma[:8]
+        for item_id, values in entries:
+            if item_id == item:
+                values.append((0x8000 if flags & 1 else 0x80) | index)
+            rebuilt += struct.pack(">H" if version < 1 else ">I", item_id) + bytes([len(values)])
+            rebuilt += b"".join(v.to_bytes(2 if flags & 1 else 1, "big") for v in values)
+        self.set_properties(properties, rebuilt)
+
+    def primary(self):
+        return struct.unpack(">H", self.child("pitm")[4:6])[0]
+
+    def set_primary(self, item):
+        self.replace("pitm", self.child("pitm")[:4] + struct.pack(">H", item))
+
+    def set_ispe(self, width, height):
+        properties, ipma = self.properties()
+        properties = [(k, p[:4] + struct.pack(">II", width, height) if k == "ispe" else p) for k, p in properties]
+        self.set_properties(properties, ipma)
+
+    def serialize(self):
+        meta = box("meta", self.meta_header + b"".join(box(k, p) for k, p in self.meta))
+        self.shift_iloc(len(meta) - self.original_meta_size)
+        meta = box("meta", self.meta_header + b"".join(box(k, p) for k, p in self.meta))
+        return b"".join(meta if k == "meta" else box(k, p) for k, p in self.top)
+
+    def shift_iloc(self, delta):
+        """Moves file-offset (construction method 0) extents by `delta`: mdat follows meta in heif-enc's files."""
+        iloc = bytearray(self.child("iloc"))
+        version = iloc[0]
+        offset_size, length_size = iloc[4] >> 4, iloc[4] & 15
+        base_offset_size, index_size = iloc[5] >> 4, (iloc[5] & 15) if version in (1, 2) else 0
+        position = 6
+        count_size = 2 if version < 2 else 4
+        count = int.from_bytes(iloc[position:position + count_size], "big"); position += count_size
+        for _ in range(count):
+            position += 2 if version < 2 else 4
+            method = 0
+            if version in (1, 2):
+                method = int.from_bytes(iloc[position:position + 2], "big") & 15; position += 2
+            position += 2   # data_reference_index
+            base = int.from_bytes(iloc[position:position + base_offset_size], "big")
+            if method == 0 and base_offset_size:
+                iloc[position:position + base_offset_size] = (base + delta).to_bytes(base_offset_size, "big")
+            position += base_offset_size
+            extents = int.from_bytes(iloc[position:position + 2], "big"); position += 2
+            for _ in range(extents):
+                position += index_size
+                if method == 0 and not base_offset_size:
+                    value = int.from_bytes(iloc[position:position + offset_size], "big")
+                    iloc[position:position + offset_size] = (value + delta).to_bytes(offset_size, "big")
+                position += offset_size + length_size
+        self.replace("iloc", bytes(iloc))
+
+
+def grid_references(heif):
+    """[(kind, from, [to...])] of the iref box (version 0: 16-bit item IDs)."""
+    iref = heif.child("iref")
+    assert iref[0] == 0
+    return [(k, struct.unpack(">H", p[:2])[0], list(struct.unpack(">%dH" % struct.unpack(">H", p[2:4])[0], p[4:])))
+            for k, p in boxes(iref, 4)]
+
+
+def set_grid_references(heif, references):
+    payload = heif.child("iref")[:4] + b"".join(
+        box(k, struct.pack(">HH", source, len(targets)) + struct.pack(">%dH" % len(targets), *targets))
+        for k, source, targets in references)
+    heif.replace("iref", payload)
+
+
+def tile_grid(data, columns, rows, ispe):
+    """A grid of columns x rows references to the one 64x64 tile heif-enc made of a 64x64 input: the grid
+    descriptor (in idat) says columns x rows tiles of 64 px, the grid's ispe says `ispe`."""
+    heif = HEIF(data)
+    references = grid_references(heif)
+    grid = heif.primary()
+    tile = [t for k, s, t in references if k == "dimg" and s == grid][0][0]
+    set_grid_references(heif, [(k, s, [tile] * (columns * rows) if s == grid and k == "dimg" else t)
+                               for k, s, t in references])
+    idat = heif.child("idat")
+    assert len(idat) == 8 and idat[1] & 1 == 0, idat.hex()
+    heif.replace("idat", bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", columns * 64, rows * 64))
+    properties, ipma = heif.properties()
+    grid_ispe = [i for i in property_indexes(ipma, grid) if properties[i - 1][0] == "ispe"][0]
+    properties[grid_ispe - 1] = ("ispe", properties[grid_ispe - 1][1][:4] + struct.pack(">II", *ispe))
+    heif.set_properties(properties, ipma)
+    return heif.serialize()
+
+
+def property_indexes(ipma, item):
+    """The 1-based ipco indexes associated with `item` (ipma version 0, 7-bit indexes: heif-enc's layout)."""
+    assert ipma[0] == 0 and ipma[3] & 1 == 0
+    count, position = struct.unpack(">I", ipma[4:8])[0], 8
+    for _ in range(count):
+        item_id, associations = struct.unpack(">HB", ipma[position:position + 3])
+        values = [v & 0x7F for v in ipma[position + 3:position + 3 + associations]]
+        if item_id == item:
+            return values
+        position += 3 + associations
+    return []
+
+
+def write(name, data):
+    open(os.path.join(HERE, name), "wb").write(data)
+
+
+def main():
+    with tempfile.TemporaryDirectory() as work:
+        def encode(inputs, *options):
+            return heif_enc(inputs, os.path.join(work, "out.avif" if "-A" in options else "out.heic"), *options)
+
+        orientation = lambda n: os.path.join(HERE, f"orientation_{n}.jpg")
+        alpha_png = os.path.join(CONFORMANCE_PNG, "basn6a08.png")
+
+        write("photo.heic", encode([orientation(1)], "-t", "16"))
+        write("photo.avif", encode([orientation(1)], "-A", "-t", "16"))
+        write("alpha.heic", encode([alpha_png]))
+        write("alpha.avif", encode([alpha_png], "-A"))
+        write("icc.heic", encode([os.path.join(HERE, "icc_srgb.jpg")]))
+
+        rotated = HEIF(encode([orientation(6)]))
+        rotated.add_property(rotated.primary(), "irot", bytes([3]))
+        write("rotated.heic", rotated.serialize())
+
+        # ISO/IEC 23008-12 says axis 0 is a vertical axis (a left-right flip); libheif 1.15 applies axis 0 as a
+        # top-bottom flip and axis 1 as a left-right flip (heif_transform_mirror_direction_vertical = 0), so
+        # the fixture is written for the decoder we ship and the test pins that reading.
+        mirrored = HEIF(encode([orientation(2)]))
+        mirrored.add_property(mirrored.primary(), "imir", bytes([1]))
+        write("mirrored.heic", mirrored.serialize())
+
+        two = HEIF(encode([orientation(1), alpha_png]))
+        auxiliary = {source for kind, source, _ in grid_references(two) if kind == "auxl"}
+        primaries = [source for kind, source, _ in grid_references(two) if kind == "dimg" and source not in auxiliary]
+        assert two.primary() == primaries[0] and len(primaries) == 2, primaries
+        two.set_primary(primaries[1])
+        write("second_primary.heic", two.serialize())
+
+        huge = HEIF(encode([orientation(1)]))
+        huge.set_ispe(100_000, 100_000)
+        write("huge_ispe.heic", huge.serialize())
+        many = HEIF(encode([orientation(1)]))
+        many.set_ispe(16_000, 16_000)
+        write("many_pixels_ispe.heic", many.serialize())
+
+        tile_source = os.path.join(CONFORMANCE_PNG, "basn2c08.png")
+        write("many_tiles.heic", tile_grid(encode([tile_source]), columns=64, rows=64, ispe=(4096, 4096)))
+        write("overlapping_tiles.heic", tile_grid(encode([tile_source]), columns=4, rows=4, ispe=(64, 64)))
+
+
+if __name__ == "__main__":
+    main()

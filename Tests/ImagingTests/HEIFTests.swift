@@ -1,0 +1,137 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// HEIC and AVIF through libheif. Fixtures are made by Fixtures/imaging/make_heif_fixtures.py with heif-enc from
+/// the 64x48 orientation fixtures (upright: red top-left, green top-right, blue bottom-left, white bottom-right).
+final class HEIFTests: XCTestCase {
+    private func assertUpright(_ rendered: RenderedImage, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        XCTAssertEqual([rendered.width, rendered.height], [64, 48], name, file: file, line: line)
+        let image = try TestSupport.decodeRGBA(rendered.bytes)
+        let corners = [(3, 3, [255, 0, 0]), (60, 3, [0, 255, 0]), (3, 44, [0, 0, 255]), (60, 44, [255, 255, 255])]
+        for (x, y, expected) in corners {
+            let actual = Array(TestSupport.pixel(image, x, y).prefix(3))
+            let worst = zip(actual, expected).map { abs($0 - $1) }.max() ?? 0
+            XCTAssertLessThanOrEqual(worst, 40, "\(name) at (\(x), \(y)): \(actual) vs \(expected)", file: file, line: line)
+        }
+    }
+
+    func testThisLibheifDecodesHEVCAndAV1() {
+        // Debian's libheif 1.15 links libde265 and dav1d (and aom) in; without them every HEIC or AVIF would fail.
+        XCTAssertTrue(HEIFDecoder.canDecode(.heic))
+        XCTAssertTrue(HEIFDecoder.canDecode(.avif))
+        XCTAssertFalse(HEIFDecoder.canDecode(.jpeg))
+    }
+
+    func testFormatIsSniffedFromFtypBrands() throws {
+        func ftyp(_ major: String, _ compatible: [String]) -> Data {
+            let body = Array(major.utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
+            return Data(TestSupport.bigEndian32(UInt32(body.count + 8)) + Array("ftyp".utf8) + body + [UInt8](repeating: 0, count: 16))
+        }
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("heic", ["mif1", "heic"])), .heic)
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("heix", ["mif1"])), .heic)
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("avif", ["mif1", "miaf"])), .avif)
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("avis", ["msf1"])), .avif)
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("mif1", ["avif", "miaf"])), .avif)
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("mif1", ["heic"])), .heic)
+        XCTAssertEqual(try FormatSniffer.sniff(ftyp("mif1", [])), .heic)
+        XCTAssertThrowsError(try FormatSniffer.sniff(ftyp("isom", ["iso2", "mp41"]))) { error in
+            XCTAssertEqual(error as? ImageError, .unsupportedFormat(detected: "ISO media (isom)"))
+        }
+        XCTAssertEqual(try FormatSniffer.sniff(try TestSupport.data("imaging/photo.heic")), .heic)
+        XCTAssertEqual(try FormatSniffer.sniff(try TestSupport.data("imaging/photo.avif")), .avif)
+    }
+
+    func testProbeReadsThePrimaryImageFromTheMetaBox() throws {
+        let photo = try ImageProbe.probe(try TestSupport.data("imaging/photo.heic"))
+        XCTAssertEqual(photo, ImageProbe(format: .heic, width: 64, height: 48, hasAlpha: false, isAnimated: false,
+                                         orientation: 1, hasICCProfile: false))
+        XCTAssertEqual(try ImageProbe.probe(try TestSupport.data("imaging/photo.avif")).format, .avif)
+        let alpha = try ImageProbe.probe(try TestSupport.data("imaging/alpha.heic"))
+        XCTAssertEqual([alpha.width, alpha.height], [32, 32])
+        XCTAssertTrue(alpha.hasAlpha)
+        XCTAssertTrue(try ImageProbe.probe(try TestSupport.data("imaging/alpha.avif")).hasAlpha)
+        XCTAssertTrue(try ImageProbe.probe(try TestSupport.data("imaging/icc.heic")).hasICCProfile)
+        // Stored 48x64; irot turns it to 64x48. The EXIF orientation (6) is not HEIF's and is never reported.
+        let rotated = try ImageProbe.probe(try TestSupport.data("imaging/rotated.heic"))
+        XCTAssertEqual([rotated.width, rotated.height, rotated.orientation], [64, 48, 1])
+        let second = try ImageProbe.probe(try TestSupport.data("imaging/second_primary.heic"))
+        XCTAssertEqual([second.width, second.height], [32, 32])
+        XCTAssertTrue(second.hasAlpha)
+    }
+
+    func testHEICAndAVIFRenderToUprightJPEG() throws {
+        for name in ["photo.heic", "photo.avif"] {
+            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
+            XCTAssertEqual(rendered.format, .jpeg, name)
+            XCTAssertEqual(rendered.source.format, name.hasSuffix("avif") ? .avif : .heic)
+            try assertUpright(rendered, name)
+        }
+    }
+
+    /// rotated.heic stores the image turned with EXIF orientation 6 and an irot box saying the same thing, as an
+    /// iPhone writes it: applying both would give 48x64 on its side.
+    func testIrotAndImirAreAppliedOnceAndEXIFOrientationIsIgnored() throws {
+        for name in ["rotated.heic", "mirrored.heic"] {
+            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
+            try assertUpright(rendered, name)
+            XCTAssertEqual(try ImageProbe.probe(rendered.bytes).orientation, 1)
+        }
+        // Into a box of the other aspect, the rotated image is planned from its upright size.
+        let story = try TestSupport.render(try TestSupport.data("imaging/rotated.heic"),
+                                           ImageVariant(name: "small", width: 32, height: 16, fit: .cover))
+        XCTAssertEqual([story.width, story.height], [32, 16])
+    }
+
+    func testAlphaRendersToPNGWithTheSourceTranslucency() throws {
+        let source = try TestSupport.decodeRGBA(try TestSupport.data("conformance/png/basn6a08.png"))
+        for name in ["alpha.heic", "alpha.avif"] {
+            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
+            XCTAssertEqual(rendered.format, .png, name)
+            XCTAssertEqual([rendered.width, rendered.height], [32, 32], name)
+            let image = try TestSupport.decodeRGBA(rendered.bytes)
+            for (x, y) in [(2, 2), (16, 16), (29, 5), (5, 29)] {
+                let alpha = TestSupport.pixel(image, x, y)[3], expected = TestSupport.pixel(source, x, y)[3]
+                XCTAssertLessThanOrEqual(abs(alpha - expected), 24, "\(name) alpha at (\(x), \(y)): \(alpha) vs \(expected)")
+            }
+        }
+    }
+
+    func testICCProfileIsCarriedIntoTheOutput() throws {
+        let expected = try JPEGDecoder.decode(try TestSupport.data("imaging/icc_srgb.jpg"), budget: TestSupport.farBudget).iccProfile
+        XCTAssertNotNil(expected)
+        let rendered = try TestSupport.render(try TestSupport.data("imaging/icc.heic"), .attachment)
+        let output = try JPEGDecoder.decode(rendered.bytes, budget: TestSupport.farBudget)
+        XCTAssertEqual(output.iccProfile, expected)
+        let plain = try TestSupport.render(try TestSupport.data("imaging/photo.heic"), .attachment)
+        XCTAssertFalse(try ImageProbe.probe(plain.bytes).hasICCProfile)
+    }
+
+    func testThePrimaryImageIsRenderedNotTheFirst() throws {
+        // The first image is 64x48 and opaque; pitm names the second, 32x32 with alpha.
+        let rendered = try TestSupport.render(try TestSupport.data("imaging/second_primary.heic"), .attachment)
+        XCTAssertEqual([rendered.width, rendered.height], [32, 32])
+        XCTAssertEqual(rendered.format, .png)
+    }
+
+    func testTruncatedAndDamagedFilesFailAsCorrupt() throws {
+        let bytes = try TestSupport.data("imaging/photo.heic")
+        for length in stride(from: 16, to: bytes.count, by: 37) {
+            XCTAssertThrowsError(try TestSupport.render(bytes.prefix(length), .attachment), "\(length) bytes") { error in
+                XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(length) bytes: \(error)")
+            }
+        }
+        // The coded picture damaged: libheif (libde265) refuses it or decodes something; never a crash.
+        var damaged = bytes
+        for index in stride(from: bytes.count - 150, to: bytes.count - 40, by: 3) { damaged[index] ^= 0x5A }
+        _ = try? TestSupport.render(damaged, .attachment)
+    }
+
+    func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
+        let bytes = try TestSupport.data("imaging/photo.heic")
+        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),
+                                                    budget: WorkBudget(deadline: .now - .milliseconds(1)))) { error in
+            XCTAssertEqual(error as? ImageError, .deadlineExceeded)
+        }
+    }
+}
