@@ -5,8 +5,8 @@ import RichPush
 enum FuzzTarget: String, CaseIterable {
     /// Format sniffing and header probing, with default limits.
     case probe
-    /// The whole render path with small limits, fed JPEG-, PNG- or WebP-shaped bytes.
-    case jpeg, png, webp
+    /// The whole render path with small limits, fed JPEG-, PNG-, WebP- or HEIF-shaped bytes.
+    case jpeg, png, webp, heif
     /// JSON parsing, shape adapters, story rules and APNs rendering.
     case payload
 
@@ -29,6 +29,8 @@ enum FuzzTarget: String, CaseIterable {
             render(Self.prefixed(bytes, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         case .webp:
             render(Self.prefixed(bytes, with: Array("RIFF".utf8)))
+        case .heif:
+            render(Self.withFileTypeBox(bytes))
         case .payload:
             guard case .jobs(let jobs) = Self.parser.parse(bytes) else { return }
             for job in jobs {
@@ -50,6 +52,12 @@ enum FuzzTarget: String, CaseIterable {
     private static func prefixed(_ bytes: Data, with signature: [UInt8]) -> Data {
         if bytes.starts(with: signature) { return bytes }
         return Data(signature) + bytes
+    }
+
+    /// HEIF is recognised by its `ftyp` box at byte 0: inputs without one get a HEIC one.
+    private static func withFileTypeBox(_ bytes: Data) -> Data {
+        if bytes.count >= 8, bytes[bytes.startIndex + 4..<bytes.startIndex + 8].elementsEqual("ftyp".utf8) { return bytes }
+        return Data([0, 0, 0, 0x18] + Array("ftypheic".utf8) + [0, 0, 0, 0] + Array("mif1heic".utf8)) + bytes
     }
 
     private func render(_ bytes: Data) {
