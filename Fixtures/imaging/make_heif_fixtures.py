@@ -19,7 +19,9 @@ translucent pixels) and icc_srgb.jpg (40x30 with an sRGB ICC profile).
   the side limit, over the 40 MP limit).
 - many_tiles.heic: a grid of 64x64 tiles, 4096 references to one 64x64 tile (a 4096x4096 image that costs 4096
   decoder runs).
-- overlapping_tiles.heic: 16 such references laid out 4x4 (256x256 of tiles) under an ispe of 64x64.
+- grid_canvas_bomb.heic: one 64x64 tile whose grid descriptor asks for a 16000x16000 canvas under an ispe of 64x64
+  (808 bytes; libheif 1.15 sizes the canvas from the descriptor: heif-convert takes 1.1 GB and 2.7 s on it).
+- oversized_tiles.heic: a 2x2 grid with a 64x64 canvas whose tiles' ispe claim 6000x6000 each.
 """
 import os
 import struct
@@ -161,9 +163,10 @@ def set_grid_references(heif, references):
     heif.replace("iref", payload)
 
 
-def tile_grid(data, columns, rows, ispe):
-    """A grid of columns x rows references to the one 64x64 tile heif-enc made of a 64x64 input: the grid
-    descriptor (in idat) says columns x rows tiles of 64 px, the grid's ispe says `ispe`."""
+def tile_grid(data, columns, rows, output, ispe, tile_ispe=None):
+    """A grid of columns x rows references to the one 64x64 tile heif-enc codes basn2c08.png (32x32) as: the
+    grid descriptor (in idat) says columns x rows tiles and an `output` canvas, the grid's ispe says `ispe`, and
+    the tile's ispe says `tile_ispe` when given."""
     heif = HEIF(data)
     references = grid_references(heif)
     grid = heif.primary()
@@ -172,10 +175,12 @@ def tile_grid(data, columns, rows, ispe):
                                for k, s, t in references])
     idat = heif.child("idat")
     assert len(idat) == 8 and idat[1] & 1 == 0, idat.hex()
-    heif.replace("idat", bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", columns * 64, rows * 64))
+    heif.replace("idat", bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", *output))
     properties, ipma = heif.properties()
-    grid_ispe = [i for i in property_indexes(ipma, grid) if properties[i - 1][0] == "ispe"][0]
-    properties[grid_ispe - 1] = ("ispe", properties[grid_ispe - 1][1][:4] + struct.pack(">II", *ispe))
+    for item, size in ((grid, ispe), (tile, tile_ispe)):
+        index = [i for i in property_indexes(ipma, item) if properties[i - 1][0] == "ispe"][0]
+        if size:
+            properties[index - 1] = ("ispe", properties[index - 1][1][:4] + struct.pack(">II", *size))
     heif.set_properties(properties, ipma)
     return heif.serialize()
 
@@ -237,8 +242,10 @@ def main():
         write("many_pixels_ispe.heic", many.serialize())
 
         tile_source = os.path.join(CONFORMANCE_PNG, "basn2c08.png")
-        write("many_tiles.heic", tile_grid(encode([tile_source]), columns=64, rows=64, ispe=(4096, 4096)))
-        write("overlapping_tiles.heic", tile_grid(encode([tile_source]), columns=4, rows=4, ispe=(64, 64)))
+        write("many_tiles.heic", tile_grid(encode([tile_source]), 64, 64, output=(4096, 4096), ispe=(4096, 4096)))
+        write("grid_canvas_bomb.heic", tile_grid(encode([tile_source]), 1, 1, output=(16000, 16000), ispe=(64, 64)))
+        write("oversized_tiles.heic", tile_grid(encode([tile_source]), 2, 2, output=(64, 64), ispe=(64, 64),
+                                                tile_ispe=(6000, 6000)))
 
 
 if __name__ == "__main__":

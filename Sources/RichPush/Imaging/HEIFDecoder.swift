@@ -31,6 +31,9 @@ enum HEIFDecoder {
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> DecodedImage in
                 guard let base = raw.baseAddress, raw.count > 0 else { throw .corrupt(reason: "empty HEIF") }
+                // The header walk checks what libheif's handle does not show (grid canvases and tiles, the alpha
+                // plane), so the decoder is safe on its own; it reads the meta box only.
+                _ = try HEIFHeader.probe(ByteReader(bytes: raw), sniffed: format, limits: limits)
                 guard let context = heif_context_alloc() else { throw .corrupt(reason: "libheif context could not be created") }
                 defer { heif_context_free(context) }
                 // libheif's own limit (on every ispe, checked while parsing) backs up the header probe's.

@@ -28,6 +28,10 @@ enum HEIFHeader {
 
         guard let codedSize = items.imageSize(primary) else { throw .corrupt(reason: "HEIF primary image has no ispe") }
         var (width, height) = codedSize
+        if items.types[primary] == "grid" {
+            let layout = try items.gridLayout(of: primary)
+            (width, height) = (layout.width, layout.height)
+        }
         // libheif applies the transformations in the order listed: clap crops, irot turns (imir keeps the size).
         for property in items.properties(of: primary) {
             if property.type == "clap", let crop = items.cleanApertureSize(property, width: width, height: height) {
@@ -55,18 +59,24 @@ enum HEIFHeader {
         return format
     }
 
-    /// Checks the size of an item libheif will decode, and of each of its tiles when it is a grid.
+    /// Checks the size of an item libheif will decode, and when it is a grid, its canvas and each of its tiles.
     private static func checkDecodeCost(of item: Int, in items: HEIFItemTable, limits: ImageLimits,
                                         tiles: inout Int) throws(ImageError) {
         guard let (width, height) = items.imageSize(item) else { throw .corrupt(reason: "HEIF image item \(item) has no ispe") }
         try limits.check(width: width, height: height)
         guard items.types[item] == "grid" else { return }
+        // libheif allocates the canvas the grid descriptor asks for, whatever the ispe says.
+        let layout = try items.gridLayout(of: item)
+        try limits.check(width: layout.width, height: layout.height)
         let references = items.references("dimg", from: item)
         tiles += references.count
         if tiles > maximumGridTiles {
             throw .corrupt(reason: "HEIF grid has \(tiles) tiles, more than the \(maximumGridTiles) accepted")
         }
-        // The tiles cover the grid and may overhang its right and bottom edges by less than one tile.
+        guard references.count == layout.rows * layout.columns else {
+            throw .corrupt(reason: "HEIF grid has \(references.count) tiles for \(layout.rows)x\(layout.columns)")
+        }
+        // The tiles cover the canvas and may overhang its right and bottom edges by less than one tile.
         var tilePixels = 0, tileWidth = 0, tileHeight = 0
         for tile in references {
             guard items.types[tile].map({ codedTypes[$0] != nil }) == true else {
@@ -77,8 +87,8 @@ enum HEIFHeader {
             tilePixels += size.width * size.height
             (tileWidth, tileHeight) = (max(tileWidth, size.width), max(tileHeight, size.height))
         }
-        if tilePixels > (width + tileWidth) * (height + tileHeight) {
-            throw .corrupt(reason: "HEIF grid tiles hold \(tilePixels) pixels, more than its \(width)x\(height) image needs")
+        if tilePixels > (layout.width + tileWidth) * (layout.height + tileHeight) {
+            throw .corrupt(reason: "HEIF grid tiles hold \(tilePixels) pixels, more than its \(layout.width)x\(layout.height) canvas needs")
         }
     }
 

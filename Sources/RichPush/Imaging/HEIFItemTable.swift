@@ -16,6 +16,9 @@ struct HEIFItemTable {
     private var associations: [Int: [Int]] = [:]
     /// Reference type → from item → to items, in order.
     private var itemReferences: [String: [Int: [Int]]] = [:]
+    private var locations: HEIFItemLocations?
+    /// The contents of the `idat` box (item data stored inside `meta`, such as grid descriptors).
+    private var itemData: Range<Int>?
 
     /// Walks `meta` (the contents of a full box). Cost: linear in the size of the `meta` box.
     init(_ reader: ByteReader, meta: Range<Int>) throws(ImageError) {
@@ -35,6 +38,8 @@ struct HEIFItemTable {
                     if child.type == "ipma" { try readAssociations(child) }
                 }
             case "iref": try readReferences(box)
+            case "iloc": locations = try HEIFItemLocations(reader, iloc: box)
+            case "idat": itemData = box.body
             default: break
             }
         }
@@ -53,6 +58,25 @@ struct HEIFItemTable {
               let width = reader.uint32BigEndian(ispe.body.lowerBound + 4),
               let height = reader.uint32BigEndian(ispe.body.lowerBound + 8), ispe.body.count >= 12 else { return nil }
         return (width, height)
+    }
+
+    /// A `grid` item's descriptor: its tile rows and columns and the canvas size libheif allocates for it (which
+    /// its `ispe` need not agree with).
+    func gridLayout(of item: Int) throws(ImageError) -> (rows: Int, columns: Int, width: Int, height: Int) {
+        guard let range = locations?.firstExtent(of: item, fileSize: reader.count, itemData: itemData), range.count >= 8,
+              reader.byte(range.lowerBound) == 0, let flags = reader.byte(range.lowerBound + 1),
+              let rowsMinusOne = reader.byte(range.lowerBound + 2), let columnsMinusOne = reader.byte(range.lowerBound + 3) else {
+            throw .corrupt(reason: "HEIF grid item \(item) has no readable grid descriptor")
+        }
+        let start = range.lowerBound
+        let size: (Int, Int)?
+        if flags & 1 == 1 {
+            size = range.count >= 12 ? reader.uint32BigEndian(start + 4).flatMap { w in reader.uint32BigEndian(start + 8).map { (w, $0) } } : nil
+        } else {
+            size = reader.uint16BigEndian(start + 4).flatMap { w in reader.uint16BigEndian(start + 6).map { (w, $0) } }
+        }
+        guard let (width, height) = size else { throw .corrupt(reason: "HEIF grid descriptor of item \(item) is truncated") }
+        return (rowsMinusOne + 1, columnsMinusOne + 1, width, height)
     }
 
     func references(_ type: String, from item: Int) -> [Int] {
