@@ -21,12 +21,15 @@ translucent pixels) and icc_srgb.jpg (40x30 with an sRGB ICC profile).
   decoder runs).
 - grid_canvas_bomb.heic: one 64x64 tile whose grid descriptor asks for a 16000x16000 canvas under an ispe of 64x64
   (808 bytes; libheif 1.15 sizes the canvas from the descriptor: heif-convert takes 1.1 GB and 2.7 s on it).
+- large_grid.heic: 48 references to one textured 512x512 tile, laid out 8x6 as an iPhone lays out a 12 MP photo: a
+  few KB that cost a full 12 MP HEVC decode (for the deadline tests).
 - oversized_tiles.heic: a 2x2 grid with a 64x64 canvas whose tiles' ispe claim 6000x6000 each.
 """
 import os
 import struct
 import subprocess
 import tempfile
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 CONFORMANCE_PNG = os.path.join(HERE, "..", "conformance", "png")
@@ -163,8 +166,37 @@ def set_grid_references(heif, references):
     heif.replace("iref", payload)
 
 
+def wrap_in_grid(data, columns, rows):
+    """Makes heif-enc's single hvc1 image (item 1, iloc version 0, no idat, no iref) the one tile of a new primary
+    grid item 2 of columns x rows references to it, as an iPhone lays out its photos (which use distinct tiles)."""
+    heif = HEIF(data)
+    assert heif.primary() == 1 and "iref" not in dict(heif.meta) and "idat" not in dict(heif.meta)
+    iloc = heif.child("iloc")
+    assert iloc[0] == 0 and iloc[4] == 0x44 and iloc[5] == 0x40 and struct.unpack(">H", iloc[6:8]) == (1,), iloc.hex()
+    item, reference, base, extents = struct.unpack(">HHIH", iloc[8:18])
+    assert item == 1 and extents == 1
+    offset, length = struct.unpack(">II", iloc[18:26])
+    heif.replace("iloc", bytes([1, 0, 0, 0, 0x44, 0x40]) + struct.pack(">H", 2)
+                 + struct.pack(">HHHIHII", 1, 0, 0, base, 1, offset, length)
+                 + struct.pack(">HHHIHII", 2, 1, 0, 0, 1, 0, 8))
+    iinf = heif.child("iinf")
+    grid_entry = box("infe", bytes([2, 0, 0, 0]) + struct.pack(">HH", 2, 0) + b"grid" + b"\0")
+    heif.replace("iinf", iinf[:4] + struct.pack(">H", 2) + iinf[6:] + grid_entry)
+    tile_width, tile_height = [(w, h) for w, h in [struct.unpack(">II", p[4:12]) for k, p in heif.properties()[0] if k == "ispe"]][0]
+    width, height = columns * tile_width, rows * tile_height
+    heif.set_primary(2)
+    heif.meta.append(("idat", bytes([0, 0, rows - 1, columns - 1]) + struct.pack(">HH", width, height)))
+    heif.meta.append(("iref", bytes(4) + box("dimg", struct.pack(">HH", 2, columns * rows) + struct.pack(">H", 1) * (columns * rows))))
+    properties, ipma = heif.properties()
+    properties.append(("ispe", bytes(4) + struct.pack(">II", width, height)))
+    assert ipma[0] == 0 and ipma[3] & 1 == 0
+    ipma = ipma[:4] + struct.pack(">I", struct.unpack(">I", ipma[4:8])[0] + 1) + ipma[8:] + struct.pack(">HBB", 2, 1, len(properties))
+    heif.set_properties(properties, ipma)
+    return heif.serialize()
+
+
 def tile_grid(data, columns, rows, output, ispe, tile_ispe=None):
-    """A grid of columns x rows references to the one 64x64 tile heif-enc codes basn2c08.png (32x32) as: the
+    """A grid of columns x rows references to the one tile heif-enc made (a 64x64 one from basn2c08.png): the
     grid descriptor (in idat) says columns x rows tiles and an `output` canvas, the grid's ispe says `ispe`, and
     the tile's ispe says `tile_ispe` when given."""
     heif = HEIF(data)
@@ -196,6 +228,24 @@ def property_indexes(ipma, item):
             return values
         position += 3 + associations
     return []
+
+
+def textured_png(path, size):
+    """An 8-bit RGB PNG of smooth gradients under a fine deterministic texture, so that the tile costs what a photo
+    tile costs to decode."""
+    rows = []
+    seed = 12345
+    for y in range(size):
+        row = bytearray([0])
+        for x in range(size):
+            seed = (seed * 1103515245 + 12345) & 0x7FFFFFFF
+            noise = (seed >> 16) % 8
+            row += bytes([(x * 255 // size + noise) & 255, (y * 255 // size + noise) & 255, ((x ^ y) + noise) & 255])
+        rows.append(bytes(row))
+    chunk = lambda kind, body: struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+    header = struct.pack(">IIBBBBB", size, size, 8, 2, 0, 0, 0)
+    open(path, "wb").write(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"".join(rows), 9))
+                           + chunk(b"IEND", b""))
 
 
 def write(name, data):
@@ -244,6 +294,9 @@ def main():
         tile_source = os.path.join(CONFORMANCE_PNG, "basn2c08.png")
         write("many_tiles.heic", tile_grid(encode([tile_source]), 64, 64, output=(4096, 4096), ispe=(4096, 4096)))
         write("grid_canvas_bomb.heic", tile_grid(encode([tile_source]), 1, 1, output=(16000, 16000), ispe=(64, 64)))
+        textured = os.path.join(work, "textured.png")
+        textured_png(textured, 512)
+        write("large_grid.heic", wrap_in_grid(encode([textured], "-q", "30"), 8, 6))
         write("oversized_tiles.heic", tile_grid(encode([tile_source]), 2, 2, output=(64, 64), ispe=(64, 64),
                                                 tile_ispe=(6000, 6000)))
 

@@ -134,4 +134,31 @@ final class HEIFTests: XCTestCase {
             XCTAssertEqual(error as? ImageError, .deadlineExceeded)
         }
     }
+
+    /// libheif decodes a whole image in one call that cannot be interrupted: a deadline that passes during it is
+    /// noticed only when it returns. The caller is answered at once all the same (the render thread is released
+    /// from waiting, as for every format), and the decode itself is bounded by the pixel limits.
+    func testACancelledRenderAnswersAtOnceWhileLibheifRunsOn() async throws {
+        let bytes = try TestSupport.data("imaging/large_grid.heic")
+        XCTAssertLessThan(bytes.count, 20_000)
+        let probe = try ImageProbe.probe(bytes)
+        XCTAssertEqual([probe.width, probe.height], [4096, 3072], "48 tiles of 512x512, as an iPhone lays out 12 MP")
+
+        let decodeStart = ContinuousClock.now
+        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),
+                                                    budget: WorkBudget(deadline: .now + .milliseconds(5)))) { error in
+            XCTAssertEqual(error as? ImageError, .deadlineExceeded)
+        }
+        let decodeTime = ContinuousClock.now - decodeStart
+        XCTAssertGreaterThan(decodeTime, .milliseconds(50), "the 12 MP decode ran on past its 5 ms deadline")
+
+        let pipeline = ImagePipeline()
+        let render = Task { try await pipeline.render(bytes, as: .attachment, deadline: .now + .seconds(60)) }
+        try await Task.sleep(for: .milliseconds(20))
+        let cancelled = ContinuousClock.now
+        render.cancel()
+        let result = await render.result
+        XCTAssertLessThan(ContinuousClock.now - cancelled, .milliseconds(100), "decode alone took \(decodeTime)")
+        XCTAssertThrowsError(try result.get()) { error in XCTAssertEqual(error as? ImageError, .cancelled) }
+    }
 }
