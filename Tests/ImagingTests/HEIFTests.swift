@@ -127,6 +127,16 @@ final class HEIFTests: XCTestCase {
         _ = try? TestSupport.render(damaged, .attachment)
     }
 
+    /// The heif fuzz target's first finding: an AVIF whose nclx box names reserved colour primaries. libheif 1.15
+    /// allocates the nclx profile and then returns an error, and the decoder leaked it (LeakSanitizer, 52 bytes
+    /// per image). The file stays in the fuzz corpus, where LeakSanitizer replays it on every CI run.
+    func testAVIFWithReservedColourPrimariesRendersWithoutAProfile() throws {
+        let bytes = try TestSupport.data("fuzz/heif/leak-nclx-unknown-primaries.avif")
+        let rendered = try TestSupport.render(bytes, .attachment)
+        XCTAssertEqual([rendered.width, rendered.height], [32, 32])
+        XCTAssertFalse(try ImageProbe.probe(rendered.bytes).hasICCProfile)
+    }
+
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
         let bytes = try TestSupport.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),
