@@ -8,7 +8,8 @@ translucent pixels) and icc_srgb.jpg (40x30 with an sRGB ICC profile).
 
 - photo.heic / photo.avif: orientation_1.jpg, with a 16 px thumbnail item (the primary image must be used).
 - alpha.heic / alpha.avif: basn6a08.png (the alpha plane is an auxiliary image).
-- icc.heic: icc_srgb.jpg; heif-enc stores its profile in a colr 'prof' box.
+- icc.heic: icc_srgb.jpg; heif-enc stores its profile in a colr 'prof' box, associated with the grid.
+- icc_on_tile.heic: the same with the colr box associated with the grid's tile instead.
 - rotated.heic: orientation_6.jpg (stored 48x64, EXIF orientation 6) plus an irot box (270 degrees anti-clockwise,
   what orientation 6 means): upright 64x48 when irot is applied once and EXIF orientation is ignored, as the HEIF
   specification requires and iPhones write.
@@ -217,6 +218,26 @@ def tile_grid(data, columns, rows, output, ispe, tile_ispe=None):
     return heif.serialize()
 
 
+def move_property(heif, kind, source, target):
+    """Moves the association of the `kind` property from item `source` to item `target` (ipma version 0, 7-bit
+    indexes)."""
+    properties, ipma = heif.properties()
+    assert ipma[0] == 0 and ipma[3] & 1 == 0
+    count, position, entries = struct.unpack(">I", ipma[4:8])[0], 8, []
+    for _ in range(count):
+        item_id, associations = struct.unpack(">HB", ipma[position:position + 3])
+        entries.append((item_id, list(ipma[position + 3:position + 3 + associations])))
+        position += 3 + associations
+    moved = [v for item_id, values in entries if item_id == source for v in values if properties[(v & 0x7F) - 1][0] == kind]
+    assert len(moved) == 1, moved
+    rebuilt = ipma[:8]
+    for item_id, values in entries:
+        values = [v for v in values if v not in moved] if item_id == source else values
+        values = values + moved if item_id == target else values
+        rebuilt += struct.pack(">HB", item_id, len(values)) + bytes(values)
+    heif.set_properties(properties, rebuilt)
+
+
 def property_indexes(ipma, item):
     """The 1-based ipco indexes associated with `item` (ipma version 0, 7-bit indexes: heif-enc's layout)."""
     assert ipma[0] == 0 and ipma[3] & 1 == 0
@@ -265,6 +286,11 @@ def main():
         write("alpha.heic", encode([alpha_png]))
         write("alpha.avif", encode([alpha_png], "-A"))
         write("icc.heic", encode([os.path.join(HERE, "icc_srgb.jpg")]))
+        # Some writers associate the profile with the grid's tiles only; libheif 1.15 then reports it for the grid.
+        tile_profile = HEIF(encode([os.path.join(HERE, "icc_srgb.jpg")]))
+        tile = [t for k, s, t in grid_references(tile_profile) if k == "dimg" and s == tile_profile.primary()][0][0]
+        move_property(tile_profile, "colr", tile_profile.primary(), tile)
+        write("icc_on_tile.heic", tile_profile.serialize())
 
         rotated = HEIF(encode([orientation(6)]))
         rotated.add_property(rotated.primary(), "irot", bytes([3]))

@@ -40,11 +40,19 @@ enum HEIFHeader {
                 (width, height) = (height, width)
             }
         }
-        let hasICC = items.properties(of: primary).contains { property in
-            property.type == "colr" && (reader.matches("prof", at: property.body.lowerBound) || reader.matches("rICC", at: property.body.lowerBound))
-        }
         return ImageProbe(format: format, width: width, height: height, hasAlpha: alpha != nil, isAnimated: false,
-                          orientation: 1, hasICCProfile: hasICC)
+                          orientation: 1, hasICCProfile: hasICCProfile(primary, in: items, reader: reader))
+    }
+
+    /// Whether the image has an ICC `colr` box; a grid without one takes its first tile's, as libheif does.
+    private static func hasICCProfile(_ item: Int, in items: HEIFItemTable, reader: ByteReader) -> Bool {
+        func iccBox(_ item: Int) -> Bool? {
+            guard let colr = items.properties(of: item).first(where: { $0.type == "colr" }) else { return nil }
+            return reader.matches("prof", at: colr.body.lowerBound) || reader.matches("rICC", at: colr.body.lowerBound)
+        }
+        if let own = iccBox(item) { return own }
+        guard items.types[item] == "grid", let tile = items.references("dimg", from: item).first else { return false }
+        return iccBox(tile) ?? false
     }
 
     /// HEIC or AVIF by the primary item's coding (a grid by its first tile's), whatever the brands said.
