@@ -141,6 +141,15 @@ final class HEIFTests: XCTestCase {
         XCTAssertFalse(try ImageProbe.probe(rendered.bytes).hasICCProfile)
     }
 
+    /// The second finding: an AVIF whose image item has no extent. libheif passes dav1d no data, and dav1d
+    /// refuses it and leaks 40 bytes; the probe refuses an image item without data before libheif sees it.
+    func testImageItemWithoutDataIsCorruptBeforeLibheif() throws {
+        let bytes = try TestSupport.data("fuzz/heif/leak-dav1d-empty-item.avif")
+        XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF image item 1 has no coded data"))
+        }
+    }
+
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
         let bytes = try TestSupport.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),

@@ -72,7 +72,11 @@ enum HEIFHeader {
                                         tiles: inout Int) throws(ImageError) {
         guard let (width, height) = items.imageSize(item) else { throw .corrupt(reason: "HEIF image item \(item) has no ispe") }
         try limits.check(width: width, height: height)
-        guard items.types[item] == "grid" else { return }
+        // libheif 1.15 hands an item without data to its decoder as is; dav1d refuses it and leaks (heif fuzzing).
+        guard items.types[item] == "grid" else {
+            guard items.hasData(item) else { throw .corrupt(reason: "HEIF image item \(item) has no coded data") }
+            return
+        }
         // libheif allocates the canvas the grid descriptor asks for, whatever the ispe says.
         let layout = try items.gridLayout(of: item)
         try limits.check(width: layout.width, height: layout.height)
@@ -91,6 +95,7 @@ enum HEIFHeader {
                 throw .corrupt(reason: "HEIF grid tile \(tile) is not a coded image")
             }
             guard let size = items.imageSize(tile) else { throw .corrupt(reason: "HEIF grid tile \(tile) has no ispe") }
+            guard items.hasData(tile) else { throw .corrupt(reason: "HEIF grid tile \(tile) has no coded data") }
             try limits.check(width: size.width, height: size.height)
             tilePixels += size.width * size.height
             (tileWidth, tileHeight) = (max(tileWidth, size.width), max(tileHeight, size.height))

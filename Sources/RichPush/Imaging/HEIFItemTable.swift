@@ -79,6 +79,12 @@ struct HEIFItemTable {
         return (rowsMinusOne + 1, columnsMinusOne + 1, width, height)
     }
 
+    /// Whether `item` has data to decode: a first extent within the file (or `idat`) of at least one byte.
+    func hasData(_ item: Int) -> Bool {
+        guard let range = locations?.firstExtent(of: item, fileSize: reader.count, itemData: itemData) else { return false }
+        return !range.isEmpty
+    }
+
     func references(_ type: String, from item: Int) -> [Int] {
         itemReferences[type]?[item] ?? []
     }
