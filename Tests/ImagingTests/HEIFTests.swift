@@ -148,6 +148,12 @@ final class HEIFTests: XCTestCase {
         XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
             XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF image item 1 has no coded data"))
         }
+        // The third: the alpha plane's extent has length 0, "to the end of the file" in ISO base media but no data
+        // to libheif 1.15, which again hands dav1d an empty buffer.
+        let zeroLength = try TestSupport.data("fuzz/heif/leak-dav1d-zero-length-extent.avif")
+        XCTAssertThrowsError(try ImageProbe.probe(zeroLength)) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF image item 2 has no coded data"))
+        }
     }
 
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {

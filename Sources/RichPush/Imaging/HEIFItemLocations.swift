@@ -46,8 +46,9 @@ struct HEIFItemLocations {
         }
     }
 
-    /// The byte range of `item`'s first extent within the file, or nil when it has none or it lies outside the
-    /// file (or outside `idat`, for construction method 1). A zero length means "to the end".
+    /// The byte range of `item`'s first extent within the file, or nil when it has none, when it lies outside the
+    /// file (or outside `idat`, for construction method 1), or when its length is 0: ISO base media reads that as
+    /// "to the end", but libheif 1.15 reads it as no data (and hands dav1d an empty buffer, which leaks).
     func firstExtent(of item: Int, fileSize: Int, itemData: Range<Int>?) -> Range<Int>? {
         guard let extent = extents[item] else { return nil }
         let container: Range<Int>
@@ -60,9 +61,8 @@ struct HEIFItemLocations {
         }
         let (lower, overflow) = container.lowerBound.addingReportingOverflow(extent.offset)
         guard !overflow, lower <= container.upperBound else { return nil }
-        let length = extent.length == 0 ? container.upperBound - lower : extent.length
-        guard length <= container.upperBound - lower else { return nil }
-        return lower..<(lower + length)
+        guard extent.length > 0, extent.length <= container.upperBound - lower else { return nil }
+        return lower..<(lower + extent.length)
     }
 
     /// A big-endian unsigned field of 0, 2, 4 or 8 bytes (0 bytes reads as 0), within `end`.

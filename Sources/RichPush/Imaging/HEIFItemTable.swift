@@ -81,8 +81,7 @@ struct HEIFItemTable {
 
     /// Whether `item` has data to decode: a first extent within the file (or `idat`) of at least one byte.
     func hasData(_ item: Int) -> Bool {
-        guard let range = locations?.firstExtent(of: item, fileSize: reader.count, itemData: itemData) else { return false }
-        return !range.isEmpty
+        locations?.firstExtent(of: item, fileSize: reader.count, itemData: itemData) != nil
     }
 
     func references(_ type: String, from item: Int) -> [Int] {
