@@ -8,6 +8,7 @@ translucent pixels) and icc_srgb.jpg (40x30 with an sRGB ICC profile).
 
 - photo.heic / photo.avif: orientation_1.jpg, with a 16 px thumbnail item (the primary image must be used).
 - alpha.heic / alpha.avif: basn6a08.png (the alpha plane is an auxiliary image).
+- ten_bit.heic: PngSuite's basn2c16.png (16-bit RGB) coded at 10 bits per channel.
 - icc.heic: icc_srgb.jpg; heif-enc stores its profile in a colr 'prof' box, associated with the grid.
 - icc_on_tile.heic: the same with the colr box associated with the grid's tile instead.
 - rotated.heic: orientation_6.jpg (stored 48x64, EXIF orientation 6) plus an irot box (270 degrees anti-clockwise,
@@ -286,6 +287,8 @@ def main():
         write("alpha.heic", encode([alpha_png]))
         write("alpha.avif", encode([alpha_png], "-A"))
         write("icc.heic", encode([os.path.join(HERE, "icc_srgb.jpg")]))
+        # 10 bits per channel (from a 16-bit PNG). Debian's aom 3.6 encoder aborts on 10-bit input, so no AVIF one.
+        write("ten_bit.heic", encode([os.path.join(CONFORMANCE_PNG, "basn2c16.png")], "-b", "10"))
         # Some writers associate the profile with the grid's tiles only; libheif 1.15 then reports it for the grid.
         tile_profile = HEIF(encode([os.path.join(HERE, "icc_srgb.jpg")]))
         tile = [t for k, s, t in grid_references(tile_profile) if k == "dimg" and s == tile_profile.primary()][0][0]

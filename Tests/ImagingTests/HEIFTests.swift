@@ -97,6 +97,19 @@ final class HEIFTests: XCTestCase {
         }
     }
 
+    func testTenBitHEICIsRenderedAtEightBitsWithItsColours() throws {
+        let source = try TestSupport.decodeRGBA(try TestSupport.data("conformance/png/basn2c16.png"))
+        let rendered = try TestSupport.render(try TestSupport.data("imaging/ten_bit.heic"), .attachment)
+        XCTAssertEqual(rendered.format, .jpeg)
+        let image = try TestSupport.decodeRGBA(rendered.bytes)
+        XCTAssertEqual([image.width, image.height], [32, 32])
+        for (x, y) in [(4, 4), (16, 16), (27, 4), (4, 27), (27, 27)] {
+            let actual = Array(TestSupport.pixel(image, x, y).prefix(3)), expected = Array(TestSupport.pixel(source, x, y).prefix(3))
+            let worst = zip(actual, expected).map { abs($0 - $1) }.max() ?? 0
+            XCTAssertLessThanOrEqual(worst, 24, "(\(x), \(y)): \(actual) vs \(expected)")
+        }
+    }
+
     func testICCProfileIsCarriedIntoTheOutput() throws {
         let expected = try JPEGDecoder.decode(try TestSupport.data("imaging/icc_srgb.jpg"), budget: TestSupport.farBudget).iccProfile
         XCTAssertNotNil(expected)
