@@ -169,6 +169,15 @@ final class HEIFTests: XCTestCase {
         }
     }
 
+    /// The fourth, a crash of our own: an ipma box shorter than its 8-byte header made the association loop's
+    /// range negative (a Swift trap, so a crash of the worker).
+    func testBoxesShorterThanTheirFieldsAreCorrupt() throws {
+        let bytes = try TestSupport.data("fuzz/heif/crash-ipma-shorter-than-its-header.heic")
+        XCTAssertThrowsError(try TestSupport.render(bytes, .attachment)) { error in
+            XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(error)")
+        }
+    }
+
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
         let bytes = try TestSupport.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),

@@ -7,7 +7,7 @@ struct HEIFItemLocations {
     /// Walks the `iloc` box (versions 0 to 2). Cost: linear in its size.
     init(_ reader: ByteReader, iloc: HEIFBox) throws(ImageError) {
         let start = iloc.body.lowerBound, end = iloc.body.upperBound
-        guard let version = reader.byte(start), version <= 2, let sizes = reader.byte(start + 4),
+        guard iloc.body.count >= 6, let version = reader.byte(start), version <= 2, let sizes = reader.byte(start + 4),
               let moreSizes = reader.byte(start + 5) else { throw .corrupt(reason: "HEIF iloc box is truncated") }
         let offsetSize = sizes >> 4, lengthSize = sizes & 15, baseOffsetSize = moreSizes >> 4
         let indexSize = version == 0 ? 0 : moreSizes & 15

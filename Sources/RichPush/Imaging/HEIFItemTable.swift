@@ -27,7 +27,7 @@ struct HEIFItemTable {
         for box in try HEIFBox.children(of: (meta.lowerBound + 4)..<meta.upperBound, in: reader) {
             switch box.type {
             case "hdlr":
-                guard reader.matches("pict", at: box.body.lowerBound + 8) else {
+                guard box.body.count >= 12, reader.matches("pict", at: box.body.lowerBound + 8) else {
                     throw .unsupportedFormat(detected: "HEIF without a picture handler")
                 }
             case "pitm": primary = fullBoxID(box, at: 4)
@@ -117,8 +117,9 @@ struct HEIFItemTable {
     /// An item ID after a full box's version: 16 bits in version 0, 32 bits after.
     private func fullBoxID(_ box: HEIFBox, at offset: Int) -> Int? {
         let position = box.body.lowerBound + offset
-        guard position < box.body.upperBound else { return nil }
-        return reader.byte(box.body.lowerBound) == 0 ? reader.uint16BigEndian(position) : reader.uint32BigEndian(position)
+        let wide = reader.byte(box.body.lowerBound) != 0
+        guard position + (wide ? 4 : 2) <= box.body.upperBound else { return nil }
+        return wide ? reader.uint32BigEndian(position) : reader.uint16BigEndian(position)
     }
 
     private mutating func readItemInfo(_ box: HEIFBox) throws(ImageError) {
@@ -139,7 +140,8 @@ struct HEIFItemTable {
 
     private mutating func readAssociations(_ box: HEIFBox) throws(ImageError) {
         let start = box.body.lowerBound, end = box.body.upperBound
-        guard let version = reader.byte(start), let flags = reader.byte(start + 3), let count = reader.uint32BigEndian(start + 4) else {
+        guard box.body.count >= 8, let version = reader.byte(start), let flags = reader.byte(start + 3),
+              let count = reader.uint32BigEndian(start + 4) else {
             throw .corrupt(reason: "HEIF ipma box is truncated")
         }
         let idBytes = version < 1 ? 2 : 4, indexBytes = flags & 1 == 1 ? 2 : 1
