@@ -16,8 +16,9 @@ public struct ImagePipeline: Sendable {
     ///
     /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode; HEIC
     /// and AVIF decode at full size), one Lanczos3 resize and one to a few encodes (each step down in quality for
-    /// the byte budget is a new encode). The work runs on a render thread (one per core), not on the calling task's thread; cancellation
-    /// returns at once, and `deadline` is checked between bands of rows (every few milliseconds).
+    /// the byte budget is a new encode). The work runs on a render thread (one per core), not on the calling task's
+    /// thread; cancellation returns at once, and `deadline` is checked between bands of rows (every few
+    /// milliseconds; a HEIC or AVIF decode is one libheif call, checked before and after).
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         try await RenderExecutor.shared.run { cancellation throws(ImageError) in
             try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
