@@ -40,9 +40,9 @@ let package = Package(
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
         .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
-        .target(name: "TestOrigin", path: "Tests/TestOrigin"),
+        .target(name: "TestOrigin", dependencies: ["CPNG"], path: "Tests/TestOrigin"),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
-        .testTarget(name: "ImagingTests", dependencies: ["RichPush"]),
+        .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "QueueTests", dependencies: ["RichPush", "TestOrigin"]),

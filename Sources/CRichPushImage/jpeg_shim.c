@@ -1,7 +1,6 @@
 #include "CRichPushImage.h"
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 struct richpush_error_manager {
     struct jpeg_error_mgr base;
@@ -21,24 +20,19 @@ static void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
     (void)cinfo; (void)level;
 }
 
-static int64_t richpush_monotonic_ns(void) {
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    return (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec;
-}
-
 struct richpush_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     struct richpush_error_manager error;
     struct jpeg_progress_mgr progress;
     int max_scans;
-    int64_t deadline_ns;
-    int timed_out;
+    richpush_stop_check stop;
+    void *stop_context;
+    int stopped;
     int started;
 };
 
 // Called by libjpeg during long operations (progressive input absorbs all scans
-// inside jpeg_start_decompress): caps scan floods and honours the deadline.
+// inside jpeg_start_decompress; output passes call it per scanline): caps scan floods and asks the stop check.
 static void richpush_jpeg_progress(j_common_ptr cinfo) {
     richpush_jpeg_decoder *decoder = (richpush_jpeg_decoder *)((char *)cinfo - offsetof(richpush_jpeg_decoder, cinfo));
     if (decoder->cinfo.input_scan_number > decoder->max_scans) {
@@ -46,9 +40,9 @@ static void richpush_jpeg_progress(j_common_ptr cinfo) {
                  "more than %d progressive scans", decoder->max_scans);
         longjmp(decoder->error.jump, 1);
     }
-    if (decoder->deadline_ns != 0 && richpush_monotonic_ns() > decoder->deadline_ns) {
-        decoder->timed_out = 1;
-        snprintf(decoder->error.message, sizeof decoder->error.message, "deadline exceeded");
+    if (decoder->stop != NULL && decoder->stop(decoder->stop_context)) {
+        decoder->stopped = 1;
+        snprintf(decoder->error.message, sizeof decoder->error.message, "stopped");
         longjmp(decoder->error.jump, 1);
     }
 }
@@ -121,9 +115,11 @@ int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, un
 }
 
 int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
-                        int64_t deadline_ns, int *out_width, int *out_height, int *out_components) {
-    if (setjmp(decoder->error.jump)) return decoder->timed_out ? -2 : -1;
-    decoder->deadline_ns = deadline_ns;
+                        richpush_stop_check stop, void *stop_context,
+                        int *out_width, int *out_height, int *out_components) {
+    if (setjmp(decoder->error.jump)) return decoder->stopped ? -2 : -1;
+    decoder->stop = stop;
+    decoder->stop_context = stop_context;
     decoder->cinfo.scale_num = (unsigned int)scale_num;
     decoder->cinfo.scale_denom = 8;
     decoder->cinfo.out_color_space = (J_COLOR_SPACE)out_color_space;
@@ -140,7 +136,7 @@ int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_c
 }
 
 int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int max_rows) {
-    if (setjmp(decoder->error.jump)) return decoder->timed_out ? -2 : -1;
+    if (setjmp(decoder->error.jump)) return decoder->stopped ? -2 : -1;
     int total = 0;
     while (total < max_rows && decoder->cinfo.output_scanline < decoder->cinfo.output_height) {
         total += (int)jpeg_read_scanlines(&decoder->cinfo, rows + total, (JDIMENSION)(max_rows - total));

@@ -8,6 +8,10 @@ struct richpush_png_decoder {
     const uint8_t *data;
     size_t size;
     size_t offset;
+    richpush_stop_check stop;
+    void *stop_context;
+    int stopped;          // the stop check answered non-zero
+    int image_complete;   // every row has been read; libpng asked for data past them
     char message[256];
 };
 
@@ -21,19 +25,40 @@ static void richpush_png_warning(png_structp png, png_const_charp text) {
     (void)png; (void)text;
 }
 
+// True once libpng has handed out the last row: it then finishes the zlib stream (png_read_finish_IDAT, called
+// from the last png_read_row) by inflating everything left in it, 1 KB at a time, and reads the CRC and the
+// chunks after it. Nothing the image needs comes after this point.
+static int richpush_png_rows_done(png_structp png, png_infop info) {
+    if (png_get_interlace_type(png, info) != PNG_INTERLACE_NONE) return png_get_current_pass_number(png) >= 7;
+    return png_get_current_row_number(png) >= png_get_image_height(png, info);
+}
+
 static void richpush_png_read_data(png_structp png, png_bytep out, size_t length) {
     richpush_png_decoder *decoder = (richpush_png_decoder *)png_get_io_ptr(png);
+    // Row and pass are 0 until the first row is read (and the height is 0 until IHDR is).
+    int reading_rows = png_get_current_row_number(png) > 0 || png_get_current_pass_number(png) > 0;
+    if (reading_rows && richpush_png_rows_done(png, decoder->info)) {
+        decoder->image_complete = 1;
+        png_error(png, "image complete");
+    }
+    if (decoder->stop != NULL && decoder->stop(decoder->stop_context)) {
+        decoder->stopped = 1;
+        png_error(png, "stopped");
+    }
     if (length > decoder->size - decoder->offset) png_error(png, "truncated PNG data");
     memcpy(out, decoder->data + decoder->offset, length);
     decoder->offset += length;
 }
 
 richpush_png_decoder *richpush_png_decoder_create(const uint8_t *data, size_t size, int max_width, int max_height,
-                                                  int chunk_cache_max, size_t chunk_malloc_max) {
+                                                  int chunk_cache_max, size_t chunk_malloc_max,
+                                                  richpush_stop_check stop, void *stop_context) {
     richpush_png_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;
     decoder->data = data;
     decoder->size = size;
+    decoder->stop = stop;
+    decoder->stop_context = stop_context;
     decoder->png = png_create_read_struct(PNG_LIBPNG_VER_STRING, decoder->message, richpush_png_error, richpush_png_warning);
     if (decoder->png == NULL) { free(decoder); return NULL; }
     decoder->info = png_create_info_struct(decoder->png);
@@ -64,7 +89,7 @@ const char *richpush_png_decoder_message(const richpush_png_decoder *decoder) {
 int richpush_png_read_info(richpush_png_decoder *decoder, richpush_png_header *header, int truncate_16) {
     png_structp png = decoder->png;
     png_infop info = decoder->info;
-    if (setjmp(png_jmpbuf(png))) return -1;
+    if (setjmp(png_jmpbuf(png))) return decoder->stopped ? -2 : -1;
     png_read_info(png, info);
     header->width = (int)png_get_image_width(png, info);
     header->height = (int)png_get_image_height(png, info);
@@ -102,15 +127,11 @@ int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsi
 }
 
 int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count) {
-    if (setjmp(png_jmpbuf(decoder->png))) return -1;
+    // The last row is already in `rows` when libpng asks for more data (see richpush_png_rows_done); after that
+    // longjmp the decoder can only be destroyed, which is all that is left to do with it.
+    if (setjmp(png_jmpbuf(decoder->png))) return decoder->image_complete ? count : decoder->stopped ? -2 : -1;
     png_read_rows(decoder->png, rows, NULL, (png_uint_32)count);
     return count;
-}
-
-int richpush_png_finish(richpush_png_decoder *decoder) {
-    if (setjmp(png_jmpbuf(decoder->png))) return -1;
-    png_read_end(decoder->png, NULL);
-    return 0;
 }
 
 // MARK: encoding

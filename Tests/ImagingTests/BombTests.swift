@@ -1,8 +1,10 @@
 import Foundation
+import TestOrigin
 import XCTest
 @testable import RichPush
 
-/// Decompression bombs: rejected from headers (or by libpng's own limits) without allocating their pixels.
+/// Decompression bombs: rejected from headers (or by libpng's own limits) without allocating their pixels, or
+/// decoded without inflating more than the image needs.
 final class BombTests: XCTestCase {
     private func assertRejectedCheaply(_ bytes: Data, code: String, file: StaticString = #filePath, line: UInt = #line) {
         let before = TestSupport.peakResidentKilobytes()
@@ -49,5 +51,18 @@ final class BombTests: XCTestCase {
         let riff = Array("RIFF".utf8) + [UInt8(chunk.count + 4), 0, 0, 0] + Array("WEBP".utf8) + chunk
         XCTAssertEqual(try? ImageProbe.probe(Data(riff), limits: ImageLimits(maximumPixels: .max)).width, 16383)
         assertRejectedCheaply(Data(riff), code: "too_many_pixels")
+    }
+
+    func testPNGWhoseStreamInflatesToGigabytesAfterTheLastRowDecodesWithoutInflatingThem() throws {
+        // 4 GB of zeros after the rows: inflating them takes libpng tens of seconds of CPU.
+        let bomb = PNGBomb.trailingZeros(width: 1000, height: 1000, trailingZeroBytes: 4 << 30)
+        XCTAssertLessThan(bomb.count, 10 << 20)
+        let started = TestSupport.threadCPUTime()
+        let decoded = try PNGDecoder.decode(bomb, limits: ImageLimits(), budget: TestSupport.farBudget)
+        let cpu = TestSupport.threadCPUTime() - started
+        XCTAssertEqual(TestSupport.pixel(decoded.pixels, 999, 998), [231, 230, 128])
+        // The 3 MB of rows decode in milliseconds; the limit only separates "stopped after the rows" from
+        // "inflated the trailing gigabytes".
+        XCTAssertLessThan(cpu, .seconds(2), "the decoder inflated the data after the last row")
     }
 }

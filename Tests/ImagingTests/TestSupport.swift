@@ -69,6 +69,13 @@ enum TestSupport {
         return bytes + [0x3B]
     }
 
+    /// CPU time the calling thread has used.
+    static func threadCPUTime() -> Duration {
+        var time = timespec()
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &time)
+        return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
+    }
+
     static func peakResidentKilobytes() -> Int {
         var usage = rusage()
         getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)

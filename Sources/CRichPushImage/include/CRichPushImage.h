@@ -12,8 +12,13 @@
 // libpng and libjpeg report fatal errors by longjmp, which Swift cannot catch.
 // The shims in this target own every setjmp and turn errors into return codes:
 // 0 (or a non-negative count) is success, -1 is an error whose text is in the
-// state's message, -2 is "time budget exceeded" (checked inside long library calls).
+// state's message, -2 is "stopped" (the stop check below answered non-zero inside a long library call).
 // Everything that does not have to live inside a setjmp scope is done in Swift.
+
+/// Asked from inside long library calls (libjpeg's progress monitor, each libpng read of compressed data) whether
+/// the render should stop (its deadline passed or its caller was cancelled). Non-zero stops the call with -2.
+/// `context` is handed back unchanged; it must stay valid until the decoder is destroyed.
+typedef int (*richpush_stop_check)(void *context);
 
 /// The libjpeg-turbo version this target was compiled against.
 int richpush_jpeg_library_version(void);
@@ -36,11 +41,12 @@ const char *richpush_jpeg_decoder_message(const richpush_jpeg_decoder *decoder);
 int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_header *header);
 /// Copies the ICC profile (malloc'd, caller frees with free()) or sets *profile to NULL.
 int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, unsigned int *length);
-/// Starts decompression at scale_num/8 into out_color_space. Monotonic nanosecond
-/// deadline (CLOCK_MONOTONIC, 0 = none) is checked from the progress monitor.
+/// Starts decompression at scale_num/8 into out_color_space. `stop` (may be NULL) is asked from libjpeg's
+/// progress monitor, here and in every later read, once per row of blocks.
 /// `fast` selects the fast integer IDCT and plain upsampling (for shrink-on-load, where a resize follows).
 int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
-                        int64_t deadline_ns, int *out_width, int *out_height, int *out_components);
+                        richpush_stop_check stop, void *stop_context,
+                        int *out_width, int *out_height, int *out_components);
 /// Reads up to `max_rows` scanlines into `rows` (row pointers). Returns rows read.
 int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int max_rows);
 int richpush_jpeg_finish(richpush_jpeg_decoder *decoder);
@@ -70,8 +76,10 @@ typedef struct {
     int has_icc;
 } richpush_png_header;
 
+/// `stop` (may be NULL) is asked before each read of compressed data (at most 8 KB, a few ms of inflating).
 richpush_png_decoder *richpush_png_decoder_create(const uint8_t *data, size_t size, int max_width, int max_height,
-                                                  int chunk_cache_max, size_t chunk_malloc_max);
+                                                  int chunk_cache_max, size_t chunk_malloc_max,
+                                                  richpush_stop_check stop, void *stop_context);
 void richpush_png_decoder_destroy(richpush_png_decoder *decoder);
 const char *richpush_png_decoder_message(const richpush_png_decoder *decoder);
 /// Reads IHDR and ancillary chunks up to IDAT and sets up the 8-bit RGB(A) transforms.
@@ -79,8 +87,10 @@ const char *richpush_png_decoder_message(const richpush_png_decoder *decoder);
 int richpush_png_read_info(richpush_png_decoder *decoder, richpush_png_header *header, int truncate_16);
 /// Copies the iCCP profile out (malloc'd) or NULL.
 int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsigned int *length);
+/// Reads `count` rows (of the current pass). After the image's last row it returns without inflating or reading
+/// anything more: libpng would otherwise inflate whatever compressed data follows the image (gigabytes, for a
+/// bomb) and read the trailing chunks. The caller checks the chunk list itself (CRCs, IEND).
 int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count);
-int richpush_png_finish(richpush_png_decoder *decoder);
 
 // MARK: PNG encoding
 

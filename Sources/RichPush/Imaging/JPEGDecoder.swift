@@ -30,6 +30,7 @@ enum JPEGDecoder {
     static func decode(_ bytes: Data, scaleNumerator: Int = 8, budget: WorkBudget) throws(ImageError) -> DecodedImage {
         // The header walk names 12-bit and lossless files clearly; libjpeg would only say "bad precision".
         _ = try bytes.withUnsafeBytes { raw in Result { () throws(ImageError) in try JPEGHeader.probe(ByteReader(bytes: raw)) } }.get()
+        let stopCheck = LibraryStopCheck(budget)
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> DecodedImage in
                 guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
@@ -37,21 +38,23 @@ enum JPEGDecoder {
                     throw .corrupt(reason: "JPEG decoder could not be created")
                 }
                 defer { richpush_jpeg_decoder_destroy(decoder) }
-                return try decode(decoder, scaleNumerator: scaleNumerator, budget: budget)
+                return try decode(decoder, scaleNumerator: scaleNumerator, stopCheck: stopCheck)
             }
         }
+        withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
         return try result.get()
     }
 
-    private static func failure(_ decoder: OpaquePointer, _ code: Int32) -> ImageError {
-        if code == -2 { return .deadlineExceeded }
+    private static func failure(_ decoder: OpaquePointer, _ code: Int32, _ stopCheck: LibraryStopCheck) -> ImageError {
+        if code == -2 { return stopCheck.stopReason }
         return .corrupt(reason: "JPEG: " + String(cString: richpush_jpeg_decoder_message(decoder)))
     }
 
-    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+        let budget = stopCheck.budget
         var header = richpush_jpeg_header()
         var status = richpush_jpeg_read_header(decoder, &header)
-        guard status == 0 else { throw failure(decoder, status) }
+        guard status == 0 else { throw failure(decoder, status, stopCheck) }
         guard header.data_precision == 8 else { throw .unsupportedVariant("\(header.data_precision)-bit JPEG (only 8-bit is supported)") }
 
         var profilePointer: UnsafeMutablePointer<UInt8>?
@@ -69,8 +72,8 @@ enum JPEGDecoder {
         // With DCT scaling a Lanczos pass always follows, which hides the fast IDCT's small error (Pillow's draft
         // mode does the same).
         status = richpush_jpeg_start(decoder, Int32(scaleNumerator), Int32(outputSpace.rawValue), scaleNumerator < 8 ? 1 : 0,
-                                     budget.monotonicDeadlineNanoseconds, &width, &height, &components)
-        guard status == 0 else { throw failure(decoder, status) }
+                                     LibraryStopCheck.callback, stopCheck.context, &width, &height, &components)
+        guard status == 0 else { throw failure(decoder, status, stopCheck) }
         guard width > 0, height > 0, components == (isCMYK ? 4 : 3) else { throw .corrupt(reason: "JPEG output has no pixels") }
 
         var output = PixelBuffer(width: Int(width), height: Int(height), channels: 3)
@@ -93,7 +96,7 @@ enum JPEGDecoder {
                     return richpush_jpeg_read_rows(decoder, &rows, Int32(count))
                 }
             }
-            guard read > 0 else { throw read < 0 ? failure(decoder, read) : .corrupt(reason: "JPEG: no scanlines returned") }
+            guard read > 0 else { throw read < 0 ? failure(decoder, read, stopCheck) : .corrupt(reason: "JPEG: no scanlines returned") }
             if isCMYK {
                 convertCMYK(cmykBand, rows: Int(read), width: Int(width), inverted: inverted, into: &output.pixels, at: row * rowBytes)
             }

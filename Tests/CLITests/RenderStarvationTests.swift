@@ -1,0 +1,143 @@
+import Foundation
+import RichPush
+import TestOrigin
+import XCTest
+
+/// Hostile media must not keep render threads busy after their job has returned, or later valid images starve.
+final class RenderStarvationTests: XCTestCase {
+    /// Two PNGs whose zlib streams inflate to gigabytes of zeros after the last row, then two valid images a
+    /// second later, all at `--deadline 2s` on a worker with one render thread per core.
+    func testPNGBombsLeaveTheWorkerIdleByTheirDeadlineAndLaterImagesRender() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-starve-\(UUID().uuidString)")
+        let media = directory.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        // 6 GB of zeros after the rows: about 6 MB of file, and tens of seconds of inflating for libpng.
+        let bomb = PNGBomb.trailingZeros(width: 1000, height: 1000, trailingZeroBytes: 6 << 30)
+        try bomb.write(to: media.appendingPathComponent("bomb.png"))
+        // The issue's valid image: an 800x600 JPEG (cut from a fixture photo).
+        let photo = try Data(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Fixtures/media/hero.jpg"))
+        let valid = try ImagePipeline().renderBlocking(
+            photo, as: ImageVariant(name: "valid", width: 800, height: 600, fit: .cover, format: .jpeg),
+            deadline: .now + .seconds(60))
+        try valid.bytes.write(to: media.appendingPathComponent("valid.jpg"))
+
+        let process = CommandRunner.makeProcess([
+            "process", "--deadline", "2s", "--local-origin", "https://media.example/=\(media.path)",
+            "--cache-dir", directory.appendingPathComponent("cache").path,
+        ], environment: [:], workingDirectory: nil)
+        let standardInput = Pipe(), standardOutput = Pipe()
+        process.standardInput = standardInput
+        process.standardOutput = standardOutput
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let lines = LineCollector(standardOutput.fileHandleForReading)
+
+        func send(_ id: String, _ url: String) {
+            let job = #"{"id":"\#(id)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"\#(url)"}}"#
+            standardInput.fileHandleForWriting.write(Data(job.utf8 + [10]))
+        }
+        // Once the worker has started up and waits on its input, a job starts as it is written, so the bombs'
+        // deadline is known from here.
+        try Self.waitUntilIdle(process.processIdentifier)
+        let started = ContinuousClock.now
+        // A query per job makes each a distinct source (no shared single-flight, no negative entry).
+        send("bomb-1", "https://media.example/bomb.png?n=1")
+        send("bomb-2", "https://media.example/bomb.png?n=2")
+        Thread.sleep(until: started + .seconds(1))
+        send("valid-1", "https://media.example/valid.jpg?n=1")
+        send("valid-2", "https://media.example/valid.jpg?n=2")
+
+        // From 100 ms after the bombs' deadline, the worker must be idle: nothing is left to do.
+        Thread.sleep(until: started + .milliseconds(2_100))
+        let cpuBefore = try Self.cpuTime(of: process.processIdentifier)
+        Thread.sleep(until: started + .milliseconds(2_900))
+        let cpuUsed = try Self.cpuTime(of: process.processIdentifier) - cpuBefore
+        // Two render threads still inflating would use about 1.6 s of CPU in these 0.8 s; an idle worker ~0.
+        XCTAssertLessThan(cpuUsed, .milliseconds(150), "CPU used from 100 ms after the bombs' deadline, over 0.8 s")
+
+        try standardInput.fileHandleForWriting.close()
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0)
+        XCTAssertTrue(lines.wait(forCount: 4, timeout: .seconds(10)), "\(lines.all)")
+        let results = try lines.all.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(results.map { $0["id"] as? String }, ["bomb-1", "bomb-2", "valid-1", "valid-2"])
+        for result in results {
+            let total = (result["timings"] as? [String: Any])?["total_ms"] as? Int ?? .max
+            XCTAssertLessThanOrEqual(total, 2_400, "\(result)")
+        }
+        for result in results.suffix(2) {
+            XCTAssertEqual(result["status"] as? String, "enriched", "\(result)")
+            XCTAssertEqual((result["media"] as? [[String: Any]])?.first?["status"] as? String, "rendered", "\(result)")
+        }
+    }
+
+    /// Returns once the process has used no CPU for 200 ms (it has started up and waits for input).
+    private static func waitUntilIdle(_ pid: Int32) throws {
+        let limit = ContinuousClock.now + .seconds(30)
+        var last = try cpuTime(of: pid)
+        repeat {
+            Thread.sleep(forTimeInterval: 0.2)
+            let now = try cpuTime(of: pid)
+            if now == last { return }
+            last = now
+        } while ContinuousClock.now < limit
+        XCTFail("the worker never became idle")
+    }
+
+    /// User plus system CPU time of a running process, from /proc (clock-tick resolution, 10 ms).
+    private static func cpuTime(of pid: Int32) throws -> Duration {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        // Fields after the command name, which is in parentheses and may hold spaces: state is [0], utime [11].
+        let fields = try XCTUnwrap(stat.split(separator: ")").last).split(separator: " ")
+        let ticks = try XCTUnwrap(Int(fields[11])) + XCTUnwrap(Int(fields[12]))
+        return .milliseconds(ticks * 1000 / sysconf(Int32(_SC_CLK_TCK)))
+    }
+}
+
+/// Collects a child's output lines as they arrive, on a thread of its own.
+private final class LineCollector: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var lines: [String] = []
+
+    init(_ handle: FileHandle) {
+        Thread { [self] in
+            var pending = Data()
+            while case let chunk = handle.availableData, !chunk.isEmpty {
+                pending += chunk
+                while let newline = pending.firstIndex(of: 10) {
+                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
+                    pending = Data(pending[(newline + 1)...])
+                    condition.lock()
+                    lines.append(line)
+                    condition.broadcast()
+                    condition.unlock()
+                }
+            }
+        }.start()
+    }
+
+    func wait(forCount count: Int, timeout: Duration) -> Bool {
+        let limit = Date().addingTimeInterval(Double(timeout.components.seconds))
+        condition.lock()
+        defer { condition.unlock() }
+        while lines.count < count {
+            if !condition.wait(until: limit) { return lines.count >= count }
+        }
+        return true
+    }
+
+    var all: [String] {
+        condition.lock()
+        defer { condition.unlock() }
+        return lines
+    }
+}
+
+private extension Thread {
+    static func sleep(until instant: ContinuousClock.Instant) {
+        let remaining = ContinuousClock.now.duration(to: instant)
+        if remaining > .zero { Thread.sleep(forTimeInterval: Double(remaining.components.seconds) + Double(remaining.components.attoseconds) / 1e18) }
+    }
+}

@@ -1,0 +1,74 @@
+import CPNG   // libpng's header brings zlib's deflate, crc32 and adler32
+import Foundation
+
+/// PNG decompression bombs built at test time, so no multi-megabyte fixture is committed.
+public enum PNGBomb {
+    /// A valid `width`×`height` RGB PNG (a gradient) whose one zlib stream goes on after the last row with
+    /// `trailingZeroBytes` of zeros, then ends with a correct checksum. The file is about a thousandth of
+    /// `trailingZeroBytes`: the zeros are one full-flushed deflate run repeated, so building it costs milliseconds.
+    public static func trailingZeros(width: Int, height: Int, trailingZeroBytes: Int) -> Data {
+        var rows = [UInt8]()
+        rows.reserveCapacity(height * (1 + width * 3))
+        for y in 0..<height {
+            rows.append(0)   // filter: none
+            for x in 0..<width { rows += [UInt8(truncatingIfNeeded: x), UInt8(truncatingIfNeeded: y), 128] }
+        }
+        var stream = z_stream()
+        precondition(deflateInit_(&stream, Z_BEST_COMPRESSION, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK)
+        defer { deflateEnd(&stream) }
+        var compressed = deflate(&stream, rows, flush: Z_FULL_FLUSH)
+        // After a full flush the compressor keeps no history, so equal input gives equal output: compress one
+        // run of zeros, check that a second run compresses the same, and repeat those bytes.
+        let run = [UInt8](repeating: 0, count: 16 << 20)
+        let first = deflate(&stream, run, flush: Z_FULL_FLUSH)
+        precondition(deflate(&stream, run, flush: Z_FULL_FLUSH) == first)
+        let runs = max(2, trailingZeroBytes / run.count)
+        for _ in 0..<runs { compressed += first }
+        compressed += deflate(&stream, [], flush: Z_FINISH)
+        // zlib's trailer covers what it was fed (two runs); rewrite it for the rows and every run.
+        var checksum = UInt32(adler32(1, rows, UInt32(rows.count)))
+        let zerosAdler = adler32(1, run, UInt32(run.count))
+        for _ in 0..<runs { checksum = UInt32(adler32_combine(uLong(checksum), zerosAdler, off_t(run.count))) }
+        compressed.replaceSubrange((compressed.count - 4)..., with: bigEndian(checksum))
+
+        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        png += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0])
+        var offset = 0
+        while offset < compressed.count {
+            let end = min(compressed.count, offset + (1 << 20))
+            png += chunk("IDAT", Array(compressed[offset..<end]))
+            offset = end
+        }
+        png += chunk("IEND", [])
+        return Data(png)
+    }
+
+    private static func deflate(_ stream: inout z_stream, _ input: [UInt8], flush: Int32) -> [UInt8] {
+        var output = [UInt8]()
+        var input = input
+        input.withUnsafeMutableBufferPointer { source in
+            stream.next_in = source.baseAddress
+            stream.avail_in = UInt32(source.count)
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            repeat {
+                buffer.withUnsafeMutableBufferPointer { target in
+                    stream.next_out = target.baseAddress
+                    stream.avail_out = UInt32(target.count)
+                    let status = CPNG.deflate(&stream, flush)
+                    precondition(status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR)
+                    output += target[0..<(target.count - Int(stream.avail_out))]
+                }
+            } while stream.avail_out == 0
+        }
+        return output
+    }
+
+    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
+        let body = Array(type.utf8) + data
+        return bigEndian(UInt32(data.count)) + body + bigEndian(UInt32(crc32(0, body, UInt32(body.count))))
+    }
+
+    private static func bigEndian(_ value: UInt32) -> [UInt8] {
+        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+}
