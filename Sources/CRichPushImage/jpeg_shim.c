@@ -1,6 +1,7 @@
 #include "CRichPushImage.h"
 #include <stdlib.h>
 #include <string.h>
+#include <jerror.h>   // the JWRN_ message codes
 
 struct richpush_error_manager {
     struct jpeg_error_mgr base;
@@ -14,15 +15,33 @@ static void richpush_jpeg_error_exit(j_common_ptr cinfo) {
     longjmp(manager->jump, 1);
 }
 
-// Warnings (corrupt data that libjpeg can paper over) are ignored on purpose:
-// libjpeg fills the rest with grey, which is what every browser shows too.
+// The encoder's messages are only traces.
 static void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
     (void)cinfo; (void)level;
+}
+
+// Warnings after which libjpeg invents pixels: it fills the rest of a truncated or damaged scan with grey (or
+// garbage), which a phone would show as a grey band. Decoding fails on them instead.
+static int richpush_jpeg_warning_loses_pixels(int code) {
+    switch (code) {
+    case JWRN_JPEG_EOF:            // premature end of JPEG file
+    case JWRN_HIT_MARKER:          // premature end of data segment (e.g. an SOF larger than its scan data)
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_MUST_RESYNC:         // a restart marker missing: an interval is lost
+    case JWRN_NOT_SEQUENTIAL:
+    case JWRN_BOGUS_PROGRESSION:
+        return 1;
+    default:
+        return 0;
+    }
 }
 
 struct richpush_jpeg_decoder {
     struct jpeg_decompress_struct cinfo;
     struct richpush_error_manager error;
+    int warnings;                               // warnings kept (the pixels are whole)
+    char first_warning[JMSG_LENGTH_MAX];
     struct jpeg_progress_mgr progress;
     int max_scans;
     richpush_stop_check stop;
@@ -47,6 +66,18 @@ static void richpush_jpeg_progress(j_common_ptr cinfo) {
     }
 }
 
+// Decoding: a warning that loses pixels is an error; any other (bytes between segments, a bad ICC marker, an
+// unknown JFIF revision) is counted and the first one kept for the caller to report.
+static void richpush_jpeg_decoder_emit_message(j_common_ptr cinfo, int level) {
+    if (level >= 0) return;   // traces
+    richpush_jpeg_decoder *decoder = (richpush_jpeg_decoder *)((char *)cinfo - offsetof(richpush_jpeg_decoder, cinfo));
+    if (richpush_jpeg_warning_loses_pixels(cinfo->err->msg_code)) {
+        (*cinfo->err->format_message)(cinfo, decoder->error.message);
+        longjmp(decoder->error.jump, 1);
+    }
+    if (decoder->warnings++ == 0) (*cinfo->err->format_message)(cinfo, decoder->first_warning);
+}
+
 int richpush_jpeg_library_version(void) {
     return JPEG_LIB_VERSION;
 }
@@ -56,7 +87,7 @@ richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t 
     if (decoder == NULL) return NULL;
     decoder->cinfo.err = jpeg_std_error(&decoder->error.base);
     decoder->error.base.error_exit = richpush_jpeg_error_exit;
-    decoder->error.base.emit_message = richpush_jpeg_emit_message;
+    decoder->error.base.emit_message = richpush_jpeg_decoder_emit_message;
     decoder->max_scans = max_scans;
     if (setjmp(decoder->error.jump)) {
         jpeg_destroy_decompress(&decoder->cinfo);
@@ -79,6 +110,11 @@ void richpush_jpeg_decoder_destroy(richpush_jpeg_decoder *decoder) {
 
 const char *richpush_jpeg_decoder_message(const richpush_jpeg_decoder *decoder) {
     return decoder->error.message;
+}
+
+int richpush_jpeg_decoder_warnings(const richpush_jpeg_decoder *decoder, const char **first) {
+    *first = decoder->first_warning;
+    return decoder->warnings;
 }
 
 int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_header *header) {

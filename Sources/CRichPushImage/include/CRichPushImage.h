@@ -37,6 +37,9 @@ typedef struct {
 richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t size, long max_memory, int max_scans);
 void richpush_jpeg_decoder_destroy(richpush_jpeg_decoder *decoder);
 const char *richpush_jpeg_decoder_message(const richpush_jpeg_decoder *decoder);
+/// Warnings libjpeg gave that leave the pixels whole (the ones that do not are errors: truncated or damaged scan
+/// data); *first points at the first one's text.
+int richpush_jpeg_decoder_warnings(const richpush_jpeg_decoder *decoder, const char **first);
 /// Reads the header, saving APP1/APP2 markers.
 int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_header *header);
 /// Copies the ICC profile (malloc'd, caller frees with free()) or sets *profile to NULL.

@@ -103,7 +103,17 @@ enum JPEGDecoder {
             row += Int(read)
         }
         _ = richpush_jpeg_finish(decoder)
-        return DecodedImage(pixels: output, iccProfile: iccProfile)
+        return DecodedImage(pixels: output, iccProfile: iccProfile, warnings: keptWarnings(decoder))
+    }
+
+    /// libjpeg's warnings that left the pixels whole (bytes between segments, a bad ICC marker...), as one note
+    /// for the render's warnings; those that lose pixels (truncated or damaged scan data) already failed the decode.
+    private static func keptWarnings(_ decoder: OpaquePointer) -> [String] {
+        var first: UnsafePointer<CChar>?
+        let count = richpush_jpeg_decoder_warnings(decoder, &first)
+        guard count > 0, let first else { return [] }
+        let more = count > 1 ? " (and \(count - 1) more)" : ""
+        return ["JPEG: \(String(cString: first))\(more); the image data is complete, so it was rendered"]
     }
 
     /// Naive CMYK → RGB (the CMYK profile is dropped, as iOS would have nothing to convert it with).
