@@ -16,6 +16,8 @@ let package = Package(
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libheif has no longjmp error handling, so Swift calls it directly (HEIC through libde265, AVIF through dav1d).
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
+        // giflib reports errors by return code (no longjmp), so Swift calls it directly, without a shim.
+        .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
         // No pkgConfig: hiredis.pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a warning on every build;
         // the qualified include path in shim.h needs no flags.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
@@ -31,8 +33,8 @@ let package = Package(
 
         .target(
             name: "RichPush",
-            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CHeif", "CCurl", "CPNG", "CJPEG", "CHiredis", "CCrypto",
-                           "CMicroHTTPD", "CRichPushHTTPServer"]
+            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CHeif", "CGIF", "CCurl", "CPNG", "CJPEG", "CHiredis",
+                           "CCrypto", "CMicroHTTPD", "CRichPushHTTPServer"]
         ),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.

@@ -8,6 +8,8 @@
 - icc_srgb.jpg / icc_srgb.webp: a JPEG (APP2) and a WebP (VP8X + ICCP) carrying an sRGB ICC profile.
 - animated.webp: a 2-frame animated WebP (first frame red, second blue).
 - bomb_30000_1bit.png: a valid 30000x30000 1-bit PNG of zeros (~110 KB compressed, 112 MB inflated).
+- animated.gif: a 16x12 GIF of 2 frames (the second a 6x6 patch), written by hand with the standard library
+  (LZW with a clear code before every pixel); the seed of the gif fuzz target.
 """
 import os
 import struct
@@ -99,11 +101,29 @@ def make_png_bomb():
     open(os.path.join(HERE, "bomb_30000_1bit.png"), "wb").write(data)
 
 
+def make_animated_gif():
+    def frame(left, top, width, height, colours):
+        codes = []
+        for pixel in range(width * height):
+            codes += [4, colours[pixel % len(colours)]]   # clear, then the pixel: the code width stays 3 bits
+        codes.append(5)                                   # end of information
+        bits = sum(code << (3 * index) for index, code in enumerate(codes))
+        data = bits.to_bytes((3 * len(codes) + 7) // 8, "little")
+        blocks = b"".join(bytes([len(data[i:i + 255])]) + data[i:i + 255] for i in range(0, len(data), 255))
+        return b"\x2c" + struct.pack("<HHHHB", left, top, width, height, 0) + b"\x02" + blocks + b"\x00"
+
+    delay = b"\x21\xf9\x04\x00\x0a\x00\x00\x00"           # graphics control: 100 ms, no transparency
+    gif = b"GIF89a" + struct.pack("<HHBBB", 16, 12, 0x81, 0, 0) + bytes([255, 0, 0, 0, 0, 255, 255, 255, 255, 0, 0, 0])
+    gif += delay + frame(0, 0, 16, 12, [0, 1]) + delay + frame(5, 3, 6, 6, [2, 3]) + b"\x3b"
+    open(os.path.join(HERE, "animated.gif"), "wb").write(gif)
+
+
 if __name__ == "__main__":
     make_orientations()
     make_cmyk()
     make_icc()
     make_animated_webp()
     make_png_bomb()
+    make_animated_gif()
     for name in sorted(os.listdir(HERE)):
         print(name, os.path.getsize(os.path.join(HERE, name)))

@@ -5,8 +5,9 @@ import RichPush
 enum FuzzTarget: String, CaseIterable {
     /// Format sniffing and header probing, with default limits.
     case probe
-    /// The whole render path with small limits, fed JPEG-, PNG-, WebP- or HEIF-shaped bytes.
-    case jpeg, png, webp, heif
+    /// The whole render path with small limits, fed JPEG-, PNG-, WebP-, GIF- or HEIF-shaped bytes (a GIF is
+    /// validated by giflib and passed through).
+    case jpeg, png, webp, gif, heif
     /// JSON parsing, shape adapters, story rules and APNs rendering.
     case payload
 
@@ -29,6 +30,8 @@ enum FuzzTarget: String, CaseIterable {
             render(Self.prefixed(bytes, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
         case .webp:
             render(Self.prefixed(bytes, with: Array("RIFF".utf8)))
+        case .gif:
+            render(Self.prefixed(bytes, with: Array("GIF89a".utf8)))
         case .heif:
             render(Self.withFileTypeBox(bytes))
         case .payload:

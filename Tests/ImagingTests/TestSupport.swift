@@ -60,11 +60,41 @@ enum TestSupport {
         try ImagePipeline().renderSynchronously(bytes, as: variant, budget: farBudget)
     }
 
-    /// A GIF with a 2-colour table and `frames` image descriptors (pixel data is not meaningful; GIFs are not decoded).
+    /// A GIF with a 2-colour table and `frames` full-screen frames.
     static func tinyGIF(width: UInt8, height: UInt8, frames: Int) -> [UInt8] {
-        var bytes = Array("GIF89a".utf8) + [width, 0, height, 0, 0x80, 0, 0] + [0, 0, 0, 255, 255, 255]
-        for _ in 0..<frames {
-            bytes += [0x2C, 0, 0, 0, 0, width, 0, height, 0, 0] + [2, 2, 0x44, 0x01, 0]
+        gif(screenWidth: Int(width), screenHeight: Int(height),
+            frames: Array(repeating: (0, 0, Int(width), Int(height)), count: frames))
+    }
+
+    /// A GIF89a with a 2-colour table and the given frames, each with real LZW data (alternating pixels, a clear
+    /// code before each one so the code width stays at 3 bits). `pixelCount` overrides how many pixels each
+    /// frame's data holds (fewer than its area makes a frame that does not decode).
+    static func gif(screenWidth: Int, screenHeight: Int, frames: [(left: Int, top: Int, width: Int, height: Int)],
+                    pixelCount: Int? = nil) -> [UInt8] {
+        func little16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+        var bytes = Array("GIF89a".utf8) + little16(screenWidth) + little16(screenHeight) + [0x80, 0, 0]
+        bytes += [0, 0, 0, 255, 255, 255]
+        for frame in frames {
+            bytes += [0x2C] + little16(frame.left) + little16(frame.top) + little16(frame.width) + little16(frame.height) + [0]
+            var packed: [UInt8] = []
+            var bits: UInt32 = 0, used: UInt32 = 0
+            func code(_ value: UInt32) {
+                bits |= value << used
+                used += 3
+                while used >= 8 { packed.append(UInt8(bits & 0xFF)); bits >>= 8; used -= 8 }
+            }
+            for pixel in 0..<(pixelCount ?? frame.width * frame.height) {
+                code(4)                       // clear
+                code(UInt32(pixel % 2))
+            }
+            code(5)                           // end of information
+            if used > 0 { packed.append(UInt8(bits & 0xFF)) }
+            bytes.append(2)                   // LZW minimum code size
+            for start in stride(from: 0, to: packed.count, by: 255) {
+                let block = packed[start..<min(packed.count, start + 255)]
+                bytes += [UInt8(block.count)] + block
+            }
+            bytes.append(0)
         }
         return bytes + [0x3B]
     }

@@ -1,4 +1,5 @@
-/// GIF logical screen and a block walk that counts frames (GIFs are validated, never decoded).
+/// GIF logical screen and a block walk that counts frames, for the probe (headers only); `GIFValidator` checks
+/// every frame with giflib before a GIF is published.
 enum GIFHeader {
     static func probe(_ reader: ByteReader) throws(ImageError) -> ImageProbe {
         guard let width = reader.uint16LittleEndian(6), let height = reader.uint16LittleEndian(8),

@@ -3,6 +3,8 @@ public enum ImageError: Error, CustomStringConvertible, Sendable, Equatable {
     case unsupportedFormat(detected: String)
     case tooManyPixels(width: Int, height: Int, limit: Int)
     case sideTooLong(width: Int, height: Int, limit: Int)
+    /// An animation with more frames, or more pixels over all its frames, than a device should decode.
+    case animationTooLarge(reason: String)
     case sourceTooLarge(bytes: Int, limit: Int)
     case corrupt(reason: String)
     case unsupportedVariant(String)
@@ -18,6 +20,7 @@ public enum ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         case .unsupportedFormat: "unsupported_format"
         case .tooManyPixels: "too_many_pixels"
         case .sideTooLong: "side_too_long"
+        case .animationTooLarge: "animation_too_large"
         case .sourceTooLarge: "source_too_large"
         case .corrupt: "corrupt_image"
         case .unsupportedVariant: "unsupported_variant"
@@ -41,6 +44,7 @@ public enum ImageError: Error, CustomStringConvertible, Sendable, Equatable {
         case .unsupportedFormat(let detected): "unsupported image format: \(detected)"
         case .tooManyPixels(let width, let height, let limit): "image is \(width)x\(height), more than the \(limit)-pixel limit"
         case .sideTooLong(let width, let height, let limit): "image is \(width)x\(height), a side is longer than \(limit) pixels"
+        case .animationTooLarge(let reason): "animation is too large: \(reason)"
         case .sourceTooLarge(let bytes, let limit): "image is \(bytes) bytes, more than the \(limit)-byte limit"
         case .corrupt(let reason): "corrupt image: \(reason)"
         case .unsupportedVariant(let what): "unsupported image variant: \(what)"

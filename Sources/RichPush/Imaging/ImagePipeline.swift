@@ -12,7 +12,8 @@ public struct ImagePipeline: Sendable {
     }
 
     /// Sniff, probe+limits, decode (shrink-on-load), orient, resize, encode, then re-decode the output header to
-    /// check width/height/format before returning. GIF within limits passes through unchanged.
+    /// check width/height/format before returning. GIF within limits passes through unchanged once giflib has
+    /// validated it (`GIFValidator`: frames within the screen, frame and pixel caps, a first frame that decodes).
     ///
     /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode; HEIC
     /// and AVIF decode at full size), one Lanczos3 resize and one to a few encodes (each step down in quality for
@@ -38,8 +39,9 @@ public struct ImagePipeline: Sendable {
         if probe.format == .gif {
             // Passed through, not re-encoded: the variant's byte budget is for renders; a GIF's cap is the source
             // cap (`limits.maximumSourceBytes`, Apple's 10 MB for images), checked by the probe.
+            let frames = try GIFValidator.validate(bytes, limits: limits, budget: budget)
             return RenderedImage(bytes: bytes, format: .gif, width: probe.width, height: probe.height, source: probe,
-                                 quality: nil, warnings: ["GIF passed through unchanged"])
+                                 quality: nil, warnings: ["GIF (\(frames) frames) passed through unchanged"])
         }
 
         let swapsAxes = probe.orientation >= 5
