@@ -64,5 +64,12 @@ final class BombTests: XCTestCase {
         // The 3 MB of rows decode in milliseconds; the limit only separates "stopped after the rows" from
         // "inflated the trailing gigabytes".
         XCTAssertLessThan(cpu, .seconds(2), "the decoder inflated the data after the last row")
+
+        // Interlaced: the last row is the last row of the seventh pass.
+        let interlaced = PNGBomb.trailingZeros(width: 1000, height: 1000, trailingZeroBytes: 4 << 30, interlaced: true)
+        let interlacedStart = TestSupport.threadCPUTime()
+        let black = try PNGDecoder.decode(interlaced, limits: ImageLimits(), budget: TestSupport.farBudget)
+        XCTAssertEqual(TestSupport.pixel(black.pixels, 999, 999), [0, 0, 0])
+        XCTAssertLessThan(TestSupport.threadCPUTime() - interlacedStart, .seconds(2), "the interlaced decoder inflated the data after the last row")
     }
 }

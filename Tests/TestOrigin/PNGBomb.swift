@@ -3,15 +3,25 @@ import Foundation
 
 /// PNG decompression bombs built at test time, so no multi-megabyte fixture is committed.
 public enum PNGBomb {
-    /// A valid `width`×`height` RGB PNG (a gradient) whose one zlib stream goes on after the last row with
-    /// `trailingZeroBytes` of zeros, then ends with a correct checksum. The file is about a thousandth of
-    /// `trailingZeroBytes`: the zeros are one full-flushed deflate run repeated, so building it costs milliseconds.
-    public static func trailingZeros(width: Int, height: Int, trailingZeroBytes: Int) -> Data {
+    /// A valid `width`×`height` RGB PNG (a gradient; black when `interlaced`, Adam7) whose one zlib stream goes
+    /// on after the last row with `trailingZeroBytes` of zeros, then ends with a correct checksum. The file is
+    /// about a thousandth of `trailingZeroBytes`: the zeros are one full-flushed deflate run repeated, so building
+    /// it costs milliseconds.
+    public static func trailingZeros(width: Int, height: Int, trailingZeroBytes: Int, interlaced: Bool = false) -> Data {
         var rows = [UInt8]()
-        rows.reserveCapacity(height * (1 + width * 3))
-        for y in 0..<height {
-            rows.append(0)   // filter: none
-            for x in 0..<width { rows += [UInt8(truncatingIfNeeded: x), UInt8(truncatingIfNeeded: y), 128] }
+        if interlaced {
+            // Each Adam7 pass is a sub-image of its own rows (filter byte, then zero pixels).
+            let passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+            for (x, y, xStep, yStep) in passes where width > x && height > y {
+                let passWidth = (width - x + xStep - 1) / xStep, passHeight = (height - y + yStep - 1) / yStep
+                rows += [UInt8](repeating: 0, count: passHeight * (1 + passWidth * 3))
+            }
+        } else {
+            rows.reserveCapacity(height * (1 + width * 3))
+            for y in 0..<height {
+                rows.append(0)   // filter: none
+                for x in 0..<width { rows += [UInt8(truncatingIfNeeded: x), UInt8(truncatingIfNeeded: y), 128] }
+            }
         }
         var stream = z_stream()
         precondition(deflateInit_(&stream, Z_BEST_COMPRESSION, zlibVersion(), Int32(MemoryLayout<z_stream>.size)) == Z_OK)
@@ -32,7 +42,7 @@ public enum PNGBomb {
         compressed.replaceSubrange((compressed.count - 4)..., with: bigEndian(checksum))
 
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, 0])
+        png += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, interlaced ? 1 : 0])
         var offset = 0
         while offset < compressed.count {
             let end = min(compressed.count, offset + (1 << 20))
