@@ -1,9 +1,14 @@
-/// Decoder output: straight-alpha pixels plus what must survive into the encoded file.
+/// Decoder output: pixels (straight alpha unless `isPremultiplied`) plus what must survive into the encoded file.
 struct DecodedImage: Sendable {
     var pixels: PixelBuffer
     /// An RGB ICC profile to embed in the output (CMYK and grey profiles are dropped).
     var iccProfile: [UInt8]?
     var warnings: [String] = []
+    /// Set by a decoder that shrank premultiplied pixels while decoding (`PNGDecoder.decodeShrunk`).
+    var isPremultiplied = false
+    /// Whether the source had a translucent pixel, when the decoder saw it before shrinking (a shrunk block can
+    /// round to opaque); nil means "look at `pixels`".
+    var hasTranslucentPixels: Bool?
 }
 
 enum ICCProfile {

@@ -6,6 +6,9 @@ public struct ImagePipeline: Sendable {
     public static let rendererVersion = "imaging-1"
 
     public var limits: ImageLimits
+    /// Large PNGs are box-shrunk band by band while decoding (`PNGDecoder.decodeShrunk`); off only to compare
+    /// against the full-size path in tests.
+    var shrinksPNGWhileDecoding = true
 
     public init(limits: ImageLimits = ImageLimits()) {
         self.limits = limits
@@ -56,7 +59,9 @@ public struct ImagePipeline: Sendable {
                                                        targetWidth: scaledTarget.width, targetHeight: scaledTarget.height)
             decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, budget: budget)
         case .png:
-            decoded = try PNGDecoder.decode(bytes, limits: limits, budget: budget)
+            // The resize's box pre-shrink, applied band by band while decoding: the full-size image never exists.
+            let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
+            decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, budget: budget)
         case .webp:
             // libwebp's own scaler is cheaper than decoding at full size when only a plain downscale is needed.
             let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
@@ -78,13 +83,16 @@ public struct ImagePipeline: Sendable {
         }
 
         var pixels = decoded.pixels
-        if pixels.channels == 4, !pixels.hasTranslucentPixels { pixels = pixels.droppingAlpha() }
+        // Opaque RGBA is RGB; with all alpha 255, premultiplied values are the straight ones.
+        if pixels.channels == 4, !(decoded.hasTranslucentPixels ?? pixels.hasTranslucentPixels) { pixels = pixels.droppingAlpha() }
         let hasAlpha = pixels.channels == 4
         let needsResize = pixels.width != plan.outputWidth || pixels.height != plan.outputHeight
         if needsResize {
-            if hasAlpha { pixels.premultiply() }
+            if hasAlpha && !decoded.isPremultiplied { pixels.premultiply() }
             pixels = try Resampler.resize(pixels, plan: plan, budget: budget)
             if hasAlpha { pixels.unpremultiply() }
+        } else if hasAlpha && decoded.isPremultiplied {
+            pixels.unpremultiply()
         }
         try budget.check()
         pixels = Orientation.apply(probe.orientation, to: pixels)

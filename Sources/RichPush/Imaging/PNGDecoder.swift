@@ -44,8 +44,9 @@ enum PNGDecoder {
     }
 
     /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
-    /// colour files were made that way); rendering always rounds.
-    static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false,
+    /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
+    /// box-shrunk band by band as it is decoded (see `decodeShrunk`); an interlaced one is decoded at full size.
+    static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
                        budget: WorkBudget) throws(ImageError) -> DecodedImage {
         try checkChunks(bytes)
         let stopCheck = LibraryStopCheck(budget)
@@ -59,19 +60,20 @@ enum PNGDecoder {
                     throw .corrupt(reason: "PNG decoder could not be created")
                 }
                 defer { richpush_png_decoder_destroy(decoder) }
-                return try decode(decoder, limits: limits, truncatingSixteenBit: truncatingSixteenBit, stopCheck: stopCheck)
+                return try decode(decoder, limits: limits, truncatingSixteenBit: truncatingSixteenBit, reduction: reduction,
+                                  stopCheck: stopCheck)
             }
         }
         withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
         return try result.get()
     }
 
-    private static func failure(_ decoder: OpaquePointer, _ status: Int32, _ stopCheck: LibraryStopCheck) -> ImageError {
+    static func failure(_ decoder: OpaquePointer, _ status: Int32, _ stopCheck: LibraryStopCheck) -> ImageError {
         if status == -2 { return stopCheck.stopReason }
         return .corrupt(reason: "PNG: " + String(cString: richpush_png_decoder_message(decoder)))
     }
 
-    private static func decode(_ decoder: OpaquePointer, limits: ImageLimits, truncatingSixteenBit: Bool,
+    private static func decode(_ decoder: OpaquePointer, limits: ImageLimits, truncatingSixteenBit: Bool, reduction: Int,
                                stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
         let budget = stopCheck.budget
         var header = richpush_png_header()
@@ -90,26 +92,35 @@ enum PNGDecoder {
             free(profilePointer)
         }
 
+        // No png_read_end after the rows: the chunks after the image were checked by `checkChunks`, and finishing
+        // the zlib stream would inflate whatever follows the last row.
+        if reduction > 1 && header.interlaced == 0 {
+            return try decodeShrunk(decoder, width: width, height: height, channels: channels, by: reduction,
+                                    iccProfile: iccProfile, stopCheck: stopCheck)
+        }
         var output = PixelBuffer(width: width, height: height, channels: channels)
-        let rowBytes = output.rowBytes
         // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.
-        let band = WorkBudget.bandRows
         for _ in 0..<max(1, Int(header.passes)) {
             var row = 0
             while row < height {
                 try budget.check()
-                let count = min(band, height - row)
-                let status: Int32 = output.pixels.withUnsafeMutableBufferPointer { pixels in
-                    var rows = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: count)
-                    for index in 0..<count { rows[index] = pixels.baseAddress! + (row + index) * rowBytes }
-                    return richpush_png_read_rows(decoder, &rows, Int32(count))
-                }
-                guard status >= 0 else { throw failure(decoder, status, stopCheck) }
+                let count = min(WorkBudget.bandRows, height - row)
+                try readRows(decoder, into: &output, at: row, count: count, stopCheck: stopCheck)
                 row += count
             }
         }
-        // No png_read_end: the chunks after the image were checked by `checkChunks`, and finishing the zlib stream
-        // would inflate whatever follows the last row.
         return DecodedImage(pixels: output, iccProfile: iccProfile)
+    }
+
+    /// Reads the next `count` rows of the image (or of the current pass) into `buffer`'s rows from `firstRow`.
+    static func readRows(_ decoder: OpaquePointer, into buffer: inout PixelBuffer, at firstRow: Int, count: Int,
+                         stopCheck: LibraryStopCheck) throws(ImageError) {
+        let rowBytes = buffer.rowBytes
+        let status: Int32 = buffer.pixels.withUnsafeMutableBufferPointer { pixels in
+            var rows = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: count)
+            for index in 0..<count { rows[index] = pixels.baseAddress! + (firstRow + index) * rowBytes }
+            return richpush_png_read_rows(decoder, &rows, Int32(count))
+        }
+        guard status >= 0 else { throw failure(decoder, status, stopCheck) }
     }
 }

@@ -5,12 +5,17 @@ enum Resampler {
     /// "reducing gap" of 2), so the Lanczos pass always keeps at least 2x of headroom.
     static let boxShrinkThreshold = 4.0
 
+    /// The box pre-shrink `resize` applies for `plan` (1 for none): a decoder may apply it while decoding instead.
+    static func boxReduction(for plan: ResizePlan) -> Int {
+        let factor = min(plan.cropWidth / Double(plan.outputWidth), plan.cropHeight / Double(plan.outputHeight))
+        return factor >= boxShrinkThreshold ? Int(factor / 2) : 1
+    }
+
     static func resize(_ image: PixelBuffer, plan: ResizePlan, budget: WorkBudget) throws(ImageError) -> PixelBuffer {
         var source = image
         var plan = plan
-        let factor = min(plan.cropWidth / Double(plan.outputWidth), plan.cropHeight / Double(plan.outputHeight))
-        if factor >= boxShrinkThreshold {
-            let reduction = Int(factor / 2)
+        let reduction = boxReduction(for: plan)
+        if reduction > 1 {
             source = try boxShrink(source, by: reduction, budget: budget)
             plan = plan.scaled(toSourceWidth: source.width, height: source.height, fromWidth: image.width, height: image.height)
         }

@@ -1,0 +1,67 @@
+import Foundation
+import XCTest
+@testable import RichPush
+
+/// Large PNGs are box-shrunk band by band while decoding, so their full-size pixels never exist; the rendered
+/// bytes must be exactly those of the full-size path.
+final class BandedPNGShrinkTests: XCTestCase {
+    private static let variants = [
+        ImageVariant(name: "contain", width: 100, height: 100, fit: .contain),
+        ImageVariant(name: "cover", width: 90, height: 60, fit: .cover),
+        ImageVariant(name: "dot", width: 5, height: 5, fit: .contain),
+    ]
+
+    /// A `width`x`height` image with texture; `alpha` gives each pixel's alpha (nil: RGB).
+    private func png(width: Int, height: Int, alpha: ((Int, Int) -> UInt8)?) throws -> Data {
+        let channels = alpha == nil ? 3 : 4
+        var image = PixelBuffer(width: width, height: height, channels: channels)
+        for y in 0..<height {
+            for x in 0..<width {
+                let start = (y * width + x) * channels
+                image.pixels[start] = UInt8(truncatingIfNeeded: x * 3 + y)
+                image.pixels[start + 1] = UInt8(truncatingIfNeeded: (x ^ y) * 7)
+                image.pixels[start + 2] = UInt8(truncatingIfNeeded: y * 5)
+                if let alpha { image.pixels[start + 3] = alpha(x, y) }
+            }
+        }
+        return try PNGEncoder.encode(image, iccProfile: nil, budget: TestSupport.farBudget)
+    }
+
+    private func assertSameAsFullSizePath(_ bytes: Data, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        var fullSize = ImagePipeline()
+        fullSize.shrinksPNGWhileDecoding = false
+        for variant in Self.variants {
+            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
+            let banded = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
+            XCTAssertEqual(banded.format, expected.format, "\(name) \(variant.name)", file: file, line: line)
+            XCTAssertEqual(banded.bytes, expected.bytes, "\(name) \(variant.name)", file: file, line: line)
+        }
+    }
+
+    func testRendersAreByteForByteThoseOfTheFullSizePath() throws {
+        try assertSameAsFullSizePath(try png(width: 900, height: 701, alpha: nil), "RGB, partial last band")
+        try assertSameAsFullSizePath(try png(width: 900, height: 700, alpha: { x, y in UInt8((x + y) % 256) }), "translucent")
+        try assertSameAsFullSizePath(try png(width: 900, height: 700, alpha: { _, _ in 255 }), "opaque RGBA")
+        // One pixel at 254: its shrunk block rounds to 255, but the image must still keep its alpha.
+        try assertSameAsFullSizePath(try png(width: 900, height: 700, alpha: { x, y in x == 10 && y == 10 ? 254 : 255 }),
+                                     "one translucent pixel")
+        // Every colour type and bit depth, interlaced ones (decoded at full size) included.
+        let directory = TestSupport.fixture("conformance/png")
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            where name.hasSuffix(".png") && name.hasPrefix("b") {
+            try assertSameAsFullSizePath(try Data(contentsOf: directory.appendingPathComponent(name)), name)
+        }
+    }
+
+    func testDecoderGivesTheBoxShrinkOfThePremultipliedImage() throws {
+        let bytes = try png(width: 100, height: 50, alpha: { x, _ in UInt8(x * 2) })
+        var full = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget).pixels
+        full.premultiply()
+        let expected = try Resampler.boxShrink(full, by: 3, budget: TestSupport.farBudget)
+        let shrunk = try PNGDecoder.decode(bytes, limits: ImageLimits(), shrinkingBy: 3, budget: TestSupport.farBudget)
+        XCTAssertEqual([shrunk.pixels.width, shrunk.pixels.height], [34, 17])
+        XCTAssertEqual(shrunk.pixels.pixels, expected.pixels)
+        XCTAssertTrue(shrunk.isPremultiplied)
+        XCTAssertEqual(shrunk.hasTranslucentPixels, true)
+    }
+}
