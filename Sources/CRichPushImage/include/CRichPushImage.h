@@ -90,9 +90,10 @@ const char *richpush_png_decoder_message(const richpush_png_decoder *decoder);
 int richpush_png_read_info(richpush_png_decoder *decoder, richpush_png_header *header, int truncate_16);
 /// Copies the iCCP profile out (malloc'd) or NULL.
 int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsigned int *length);
-/// Reads `count` rows (of the current pass). After the image's last row it returns without inflating or reading
-/// anything more: libpng would otherwise inflate whatever compressed data follows the image (gigabytes, for a
-/// bomb) and read the trailing chunks. The caller checks the chunk list itself (CRCs, IEND).
+/// Reads `count` rows (of the current pass). After the image's last row it reads nothing more and inflates at most
+/// the rest of the compressed data it had already read (one read: 8 KB of input, ~8 MB of output at deflate's
+/// maximum ratio, a few ms): libpng would otherwise inflate whatever compressed data follows the image
+/// (gigabytes, for a bomb) and read the trailing chunks. The caller checks the chunk list itself (CRCs, IEND).
 int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count);
 
 // MARK: PNG encoding
