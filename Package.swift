@@ -31,11 +31,29 @@ let package = Package(
         // The variadic MHD_start_daemon.
         .target(name: "CRichPushHTTPServer", dependencies: ["CMicroHTTPD"]),
 
+        // The library, one target per layer; a layer depends only on the layers below it.
+        //   Core: JSON, SHA-256, logging, service requests, small helpers (no I/O of its own)
+        //   Payload: notifications, pure          Imaging: codecs and resize
+        //   HTTP: libcurl client, libmicrohttpd server       Cache: file and object-storage stores
+        //   Redis: stream consumer and cache lease            Pipeline: the enricher, over all of them
+        .target(name: "RichPushCore", dependencies: ["CCrypto"]),
+        .target(name: "RichPushPayload", dependencies: ["RichPushCore"]),
+        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CRichPushImage", "CWebP", "CPNG", "CJPEG", "CHeif", "CGIF"]),
+        .target(
+            name: "RichPushHTTP",
+            dependencies: ["RichPushCore", "CCurl", "CRichPushCurl", "CMicroHTTPD", "CRichPushHTTPServer"]),
+        .target(name: "RichPushCache", dependencies: ["RichPushCore"]),
+        .target(name: "RichPushRedis", dependencies: ["RichPushCore", "RichPushCache", "CHiredis"]),
+        .target(
+            name: "RichPushPipeline",
+            dependencies: ["RichPushCore", "RichPushPayload", "RichPushImaging", "RichPushHTTP", "RichPushCache"]),
+        // Re-exports every layer for library users.
         .target(
             name: "RichPush",
-            dependencies: ["CRichPushImage", "CRichPushCurl", "CWebP", "CHeif", "CGIF", "CCurl", "CPNG", "CJPEG", "CHiredis",
-                           "CCrypto", "CMicroHTTPD", "CRichPushHTTPServer"]
-        ),
+            dependencies: [
+                "RichPushCore", "RichPushPayload", "RichPushImaging", "RichPushHTTP", "RichPushCache", "RichPushRedis",
+                "RichPushPipeline",
+            ]),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestOrigin"]),
@@ -43,7 +61,7 @@ let package = Package(
         .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
         .target(name: "TestOrigin", dependencies: ["CPNG"], path: "Tests/TestOrigin"),
-        .testTarget(name: "PayloadTests", dependencies: ["RichPush"]),
+        .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestOrigin"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestOrigin"]),

@@ -20,7 +20,7 @@ struct Logger: LogSink {
 
     /// One line when a command starts: version, mode and what it will use, so a log explains itself.
     func started(_ command: String, _ fields: [(String, JSONValue)]) {
-        write(.info, "start", [("version", .string(RichPush.version)), ("command", .string(command))] + fields)
+        write(.info, "start", [("version", .string(RichPushInfo.version)), ("command", .string(command))] + fields)
     }
 
     func log(_ level: Level, _ event: String, _ fields: [(String, JSONValue)] = []) {

@@ -48,7 +48,7 @@ enum PrewarmCommand: Command {
                 fresh += 1
                 bytes += result.bytes ?? 0
             case .failed, .skipped:
-                failures.append((item, "\(result.errorCode ?? "failed"): \(result.errorMessage ?? "")"))
+                failures.append((item, "\((result.errorCode ?? "failed").rawValue): \(result.errorMessage ?? "")"))
             }
             progress.advance(failed: result.status == .failed || result.status == .skipped)
             return true

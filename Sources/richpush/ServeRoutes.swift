@@ -32,7 +32,7 @@ struct ServeRoutes: Sendable {
                 try await store.checkReadiness()
                 return json(200, ["status": .string("ready")])
             } catch {
-                return .error(503, code: error.code, message: error.description, headers: [("Retry-After", "5")])
+                return .error(503, code: error.code.rawValue, message: error.description, headers: [("Retry-After", "5")])
             }
         case ("GET", "/metrics"):
             return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.prometheusText().utf8))

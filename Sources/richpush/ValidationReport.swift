@@ -36,7 +36,7 @@ enum ValidationReport {
                     text += "            \(media.status.rawValue)\(dimensions) \(media.format ?? "?")"
                     text += " \(size) in \(media.milliseconds) ms -> \(media.cachedURL ?? "")\n"
                 case .failed, .skipped:
-                    text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode ?? "")\n"
+                    text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode?.rawValue ?? "")\n"
                 }
             }
             if let apns = result.apns {

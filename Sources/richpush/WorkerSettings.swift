@@ -252,7 +252,7 @@ struct WorkerSettings {
             lease = RedisLease(endpoint: queueRedis)
         }
         try await lease?.checkConnection()
-        let store = try ObjectStorageMediaStore(configuration: configuration, fetcher: fetcher, lease: lease)
+        let store = try ObjectStorageMediaStore(configuration: configuration, transport: fetcher, lease: lease)
         try await store.checkAccess()
         if let lease {
             logger.log(.info, "cache", [("store", .string(location.description)), ("single_flight", .string("cross-host, \(lease.description)"))])

@@ -7,7 +7,7 @@ let commands: [any Command.Type] = [
 ]
 
 @MainActor func mainHelp() -> String {
-    var text = "richpush \(RichPush.version): server-side media enrichment for Apple push notifications\n\n"
+    var text = "richpush \(RichPushInfo.version): server-side media enrichment for Apple push notifications\n\n"
     text += "Usage: richpush <command> [options]\n\nCommands:\n"
     for command in commands {
         text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract + "\n"
@@ -23,7 +23,7 @@ let commands: [any Command.Type] = [
         return 2
     }
     if first == "--version" {
-        print("richpush \(RichPush.version)")
+        print("richpush \(RichPushInfo.version)")
         return 0
     }
     if first == "--help" || first == "-h" || first == "help" {

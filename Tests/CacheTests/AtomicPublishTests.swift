@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// Crash leftovers built by hand, one per point in the publish sequence.
 final class AtomicPublishTests: XCTestCase {

@@ -2,7 +2,11 @@ import Foundation
 import TestOrigin
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// The attachment table, the sniffer that reads it and the cache's publishable check that follows it.
 final class AttachmentFormatTests: XCTestCase {

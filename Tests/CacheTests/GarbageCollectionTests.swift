@@ -1,7 +1,11 @@
 import Foundation
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 final class GarbageCollectionTests: XCTestCase {
     private func request(

@@ -1,6 +1,10 @@
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 final class ObjectStorageLocationTests: XCTestCase {
     func testLocationParsingRejectsBadInput() {

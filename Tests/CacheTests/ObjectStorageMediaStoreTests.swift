@@ -2,7 +2,11 @@ import Foundation
 import TestOrigin
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// The S3 backend against a local `moto_server` that checks every SigV4 signature.
 final class ObjectStorageMediaStoreTests: XCTestCase {
@@ -54,7 +58,7 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         var configuration = ObjectStorageConfiguration(location: location, publicBaseURL: "https://cdn.example.com/m/")
         configuration.negativeTTL = negativeTTL
         configuration.orphanMinimumAge = .zero
-        return (try ObjectStorageMediaStore(configuration: configuration, fetcher: fetcher, lease: nil), name)
+        return (try ObjectStorageMediaStore(configuration: configuration, transport: fetcher, lease: nil), name)
     }
 
     func testAudioAndVideoArePutWithTheirExactContentType() async throws {

@@ -2,7 +2,11 @@ import Foundation
 import TestOrigin
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// The rules every store must keep, run against both backends: a temporary directory and a bucket on moto. The
 /// resolution is one `CacheResolver`, so a rule decided here holds for both; the suite keeps it that way.
@@ -207,7 +211,7 @@ final class ObjectStorageStoreContractTests: XCTestCase {
         configuration.negativeTTL = settings.negativeTTL
         configuration.retentionGranularity = .seconds(60)
         configuration.memoryHitDuration = .zero
-        return try ObjectStorageMediaStore(configuration: configuration, fetcher: fetcher, lease: nil)
+        return try ObjectStorageMediaStore(configuration: configuration, transport: fetcher, lease: nil)
     }
 
     func testFreshObjectIsAHit() async throws { try await contract.freshObjectIsAHit() }

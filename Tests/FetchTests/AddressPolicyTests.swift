@@ -1,4 +1,6 @@
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushHTTP
 import XCTest
 
 final class AddressPolicyTests: XCTestCase {

@@ -1,5 +1,7 @@
 import Foundation
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushHTTP
 import TestOrigin
 import XCTest
 

@@ -275,7 +275,7 @@ final class FetcherBehaviourTests: XCTestCase {
         ]
         for error in errors {
             XCTAssertFalse(error.description.contains("secret"), error.description)
-            XCTAssertFalse(error.code.isEmpty)
+            XCTAssertFalse(error.code.rawValue.isEmpty)
         }
         XCTAssertTrue(errors[0].description.contains("https://cdn.example.com/a.jpg"))
         XCTAssertTrue(errors[0].description.contains("403"))

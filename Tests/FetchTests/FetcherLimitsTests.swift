@@ -121,7 +121,7 @@ final class FetcherLimitsTests: XCTestCase {
                             _ = try await fetcher.fetch(FetchRequest(url: url, deadline: .now + .seconds(30)))
                             return nil
                         } catch {
-                            return (error as? FetchError)?.code ?? "other"
+                            return (error as? FetchError)?.code.rawValue ?? "other"
                         }
                     }
                 }

@@ -2,7 +2,9 @@ import Foundation
 import TestOrigin
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushHTTP
 
 /// The cap of one body follows the kind its first bytes show, however the bytes are split into writes.
 final class SniffedByteCapTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// Large PNGs are box-shrunk band by band while decoding, so their full-size pixels never exist; the rendered
 /// bytes must be exactly those of the full-size path.

@@ -1,7 +1,9 @@
 import Foundation
 import TestOrigin
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// Decompression bombs: rejected from headers (or by libpng's own limits) without allocating their pixels, or
 /// decoded without inflating more than the image needs.
@@ -9,7 +11,7 @@ final class BombTests: XCTestCase {
     private func assertRejectedCheaply(_ bytes: Data, code: String, file: StaticString = #filePath, line: UInt = #line) {
         let before = TestSupport.peakResidentKilobytes()
         XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), file: file, line: line) { error in
-            XCTAssertEqual((error as? ImageError)?.code, code, "\(error)", file: file, line: line)
+            XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(error)", file: file, line: line)
         }
         let grownMegabytes = (TestSupport.peakResidentKilobytes() - before) / 1024
         XCTAssertLessThan(grownMegabytes, 100, file: file, line: line)

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// Our full-scale decodes against answers made by independent decoders (see Fixtures/conformance/README.md).
 final class ConformanceTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// JPEGs whose scan data is truncated or short of what the frame header declares fail with `corrupt_image`
 /// instead of rendering libjpeg's grey fill; warnings that leave the pixels whole are kept as render warnings.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// Inputs the fuzzers found (Fixtures/fuzz/<target>/), each rejected cleanly and cheaply.
 final class FuzzRegressionTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// GIFs pass through unchanged only after giflib has checked their frames, not just their screen descriptor.
 final class GIFValidationTests: XCTestCase {
@@ -9,7 +11,7 @@ final class GIFValidationTests: XCTestCase {
         let pipeline = ImagePipeline(limits: limits)
         XCTAssertThrowsError(try pipeline.renderSynchronously(Data(bytes), as: .attachment, budget: TestSupport.farBudget),
                              file: file, line: line) { error in
-            XCTAssertEqual((error as? ImageError)?.code, code, "\(error)", file: file, line: line)
+            XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(error)", file: file, line: line)
             XCTAssertTrue("\(error)".contains(text), "\(error)", file: file, line: line)
         }
     }

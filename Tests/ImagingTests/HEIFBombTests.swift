@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// HEIF decompression bombs (Fixtures/imaging/make_heif_fixtures.py): refused from the meta box, before libheif
 /// decodes anything, in well under a millisecond of decode work and without allocating their pixels.
@@ -11,7 +13,7 @@ final class HEIFBombTests: XCTestCase {
         let before = TestSupport.peakResidentKilobytes()
         let start = ContinuousClock.now
         XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), name, file: file, line: line) { error in
-            XCTAssertEqual((error as? ImageError)?.code, code, "\(name): \(error)", file: file, line: line)
+            XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(name): \(error)", file: file, line: line)
             if let text { XCTAssertTrue("\(error)".contains(text), "\(name): \(error)", file: file, line: line) }
         }
         XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(50), name, file: file, line: line)
@@ -53,7 +55,7 @@ final class HEIFBombTests: XCTestCase {
             let start = ContinuousClock.now
             XCTAssertThrowsError(try HEIFDecoder.decode(try TestSupport.data("imaging/\(name)"), format: .heic,
                                                         limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
-                XCTAssertEqual((error as? ImageError)?.code, code, "\(name): \(error)")
+                XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(name): \(error)")
             }
             XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(50), name)
         }

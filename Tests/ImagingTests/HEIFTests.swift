@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// HEIC and AVIF through libheif. Fixtures are made by Fixtures/imaging/make_heif_fixtures.py with heif-enc from
 /// the 64x48 orientation fixtures (upright: red top-left, green top-right, blue bottom-left, white bottom-right).

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// The question C libraries ask from inside long calls: stop once the deadline passed or the caller cancelled.
 final class LibraryStopCheckTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 final class OrientationAndColourTests: XCTestCase {
     private func assertColour(_ actual: [Int], _ expected: [Int], tolerance: Int = 40, _ message: String,

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 final class PipelineTests: XCTestCase {
     /// A 4032x3024 "photo": smooth gradients plus strong noise in 4x4 blocks, so detail survives the downscale.

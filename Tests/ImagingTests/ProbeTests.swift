@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 final class ProbeTests: XCTestCase {
     private func detected(_ bytes: [UInt8]) -> String? {

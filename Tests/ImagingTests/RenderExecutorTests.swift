@@ -1,7 +1,9 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// Renders run on render threads; a cancelled caller is answered at once even while its work is queued.
 final class RenderExecutorTests: XCTestCase {

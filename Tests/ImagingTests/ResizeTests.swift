@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 final class ResizeTests: XCTestCase {
     /// Gradients plus one-pixel lines and a checker patch: what ringing and aliasing show up on.

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
 
 /// Fixture paths, checksums and small image helpers shared by the imaging tests.
 enum TestSupport {

@@ -1,5 +1,7 @@
 import Foundation
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Seeded documents of every input shape, with one or two extra keys of random names and values in every object.
 struct DocumentGenerator {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Issue 17 item 5: the FCM HTTP v1 body is a shape of its own, not a raw APNs payload.
 final class FirebaseAdapterTests: XCTestCase {

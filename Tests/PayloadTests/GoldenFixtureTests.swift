@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Renders every `Fixtures/payloads/<name>.json` with a fixed fake media map and compares the report with
 /// `<name>.golden.json`. Regenerate with `RICHPUSH_UPDATE_GOLDENS=1 swift test --filter GoldenFixtureTests`,

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 final class JSONParserTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONValue {
@@ -56,7 +58,7 @@ final class JSONParserTests: XCTestCase {
                 _ = try parse(text)
                 XCTFail("accepted \(text)")
             } catch let error as JSONParseError {
-                XCTAssertEqual(error.code, code, text)
+                XCTAssertEqual(error.code.rawValue, code, text)
                 XCTAssertEqual(error.line, line, text)
                 XCTAssertEqual(error.column, column, text)
                 XCTAssertFalse(error.description.isEmpty)

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Issue 17 item 1, as a property: for every input shape, documents with random extra keys at every level come
 /// out with every input key in the APNs payload, in the result's `target`, or in `InputKeyMapping`'s list for its

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 final class ParserShapeTests: XCTestCase {
     func testShapeDetectionTable() {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 final class RendererTests: XCTestCase {
     private func rendered(_ url: String, bytes: Int = 100_000) -> MediaOutcome {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Bad input gives an error, never a crash or hang.
 final class RobustnessTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Issue 17 item 3: a valid push never comes out worse (no device-useless keys, idempotent, no unfetchable URLs).
 final class SafeRewriteTests: XCTestCase {

@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 final class StoryRuleTests: XCTestCase {
     private func storyJob(_ pages: String, options: PayloadOptions = PayloadOptions()) -> NotificationJob? {

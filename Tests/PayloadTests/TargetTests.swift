@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 /// Issue 17 item 1 by example: what the sender needs to send a result (the addressing in `target`, `apns-topic`).
 final class TargetTests: XCTestCase {

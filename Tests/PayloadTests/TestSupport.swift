@@ -1,6 +1,8 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
 
 enum TestSupport {
     static let fixedNow = Date(timeIntervalSince1970: 1_800_000_000)

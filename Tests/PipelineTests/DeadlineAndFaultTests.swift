@@ -1,7 +1,13 @@
 import Foundation
 import TestOrigin
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// The hard deadline and the SSRF guard, end to end through the enricher, against the loopback origin.
 final class DeadlineAndFaultTests: PipelineTestCase {

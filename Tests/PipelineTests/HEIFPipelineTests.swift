@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// Issue #20's story author: a HEIC page (from an iPhone) and an AVIF attachment (from a CDN) go through fetch,
 /// render and cache like any image, and come out as JPEG under the story's and attachment's variants.

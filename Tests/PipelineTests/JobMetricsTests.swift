@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// The Prometheus text: every family an operator alerts on, with values that follow from the jobs recorded.
 final class JobMetricsTests: PipelineTestCase {
@@ -28,7 +34,7 @@ final class JobMetricsTests: PipelineTestCase {
             metrics.documentFinished()
         }
         let text = metrics.prometheusText()
-        XCTAssertTrue(text.contains("richpush_build_info{version=\"\(RichPush.version)\"} 1"))
+        XCTAssertTrue(text.contains("richpush_build_info{version=\"\(RichPushInfo.version)\"} 1"))
         XCTAssertEqual(value(text, "richpush_jobs_in_flight"), 0)
         XCTAssertEqual(value(text, #"richpush_jobs_total{status="enriched"}"#), 1)
         XCTAssertEqual(value(text, #"richpush_jobs_total{status="fallback"}"#), 1)

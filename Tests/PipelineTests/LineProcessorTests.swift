@@ -1,7 +1,13 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 final class LineProcessorTests: PipelineTestCase {
     private func lines(_ documents: [String]) -> AsyncStream<Data> {

@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// The one line rule of every input path, fed in every chunking.
 final class LineSplitterTests: XCTestCase {

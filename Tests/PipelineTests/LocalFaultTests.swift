@@ -1,7 +1,13 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// A fault of our own (configuration, allocation, a library misuse) says nothing about the origin: it is never
 /// remembered as a negative entry, so a healthy worker on the same cache is not refused the URL, and it is counted.

@@ -1,7 +1,13 @@
 import Foundation
 import TestOrigin
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// Audio, video and animated GIF attachments are published unchanged (`passed_through`), with the right extension
 /// and type; a story page stays a still image.

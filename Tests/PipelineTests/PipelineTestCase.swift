@@ -1,6 +1,12 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushPayload
+@testable import RichPushImaging
+@testable import RichPushHTTP
+@testable import RichPushCache
+@testable import RichPushPipeline
 
 /// Shared set-up: a temporary cache, a local origin serving the bundled media, and an enricher over both.
 class PipelineTestCase: XCTestCase {

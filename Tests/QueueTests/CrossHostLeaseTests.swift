@@ -3,7 +3,12 @@ import Synchronization
 import TestOrigin
 import XCTest
 
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushRedis
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// Cross-host single-flight of the object-storage cache through `RedisLease`, against a real redis-server and a
 /// local S3 server (moto) that checks signatures.
@@ -29,7 +34,7 @@ final class CrossHostLeaseTests: XCTestCase {
             try await lease.checkConnection()
             stores.append(try ObjectStorageMediaStore(
                 configuration: ObjectStorageConfiguration(location: location, publicBaseURL: "https://cdn.example.com"),
-                fetcher: fetcher, lease: lease))
+                transport: fetcher, lease: lease))
         }
         defer { fetchers.forEach { $0.shutdown() } }
 

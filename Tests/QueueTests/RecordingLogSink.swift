@@ -1,5 +1,10 @@
 import Synchronization
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushRedis
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// Keeps every event as `level event field=value…`, for tests that check what the consumer logs.
 final class RecordingLogSink: LogSink {

@@ -1,5 +1,10 @@
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushRedis
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 final class RedisEndpointTests: XCTestCase {
     func testParsesValidURLs() throws {

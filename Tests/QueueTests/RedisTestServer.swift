@@ -1,6 +1,11 @@
 import Foundation
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushRedis
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 import TestOrigin
 #if canImport(Glibc)
 import Glibc

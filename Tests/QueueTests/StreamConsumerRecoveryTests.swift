@@ -1,7 +1,12 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushRedis
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 /// Tests that need a server of their own: restarts, passwords, ACL users.
 final class StreamConsumerRecoveryTests: XCTestCase {

@@ -1,7 +1,12 @@
 import Foundation
 import Synchronization
 import XCTest
-@testable import RichPush
+import RichPush
+@testable import RichPushCore
+@testable import RichPushCache
+@testable import RichPushRedis
+@testable import RichPushHTTP
+@testable import RichPushPipeline
 
 final class StreamConsumerTests: XCTestCase {
     private var server: RedisTestServer!

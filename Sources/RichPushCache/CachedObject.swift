@@ -1,0 +1,65 @@
+import Foundation
+import RichPushCore
+
+/// The metadata sidecar of one published object (`objects/ab/cd/<key>.json`), written after the object itself.
+public struct CachedObject: Sendable, Hashable, Codable {
+    public var key: CacheKey
+    public var sourceURL: String
+    public var variant: String
+    public var width: Int
+    public var height: Int
+    /// Size of the object file; readers treat the object as absent unless the file has exactly this size.
+    public var bytes: Int
+    /// `jpeg`, `png` or `gif`.
+    public var format: String
+    /// The real format's extension (`jpg`, `png`, `gif`); device extensions pick the type from it.
+    public var fileExtension: String
+    public var contentSHA256: String
+    public var etag: String?
+    public var lastModified: String?
+    public var fetchedAt: Date
+    /// Fresh until this instant; after it the producer is asked to revalidate.
+    public var expiresAt: Date
+    /// Updated on hits at most once per `usageWriteInterval`; GC evicts the least recently used first.
+    public var lastUsedAt: Date
+    public var hits: Int
+    /// Latest push expiration among the jobs that used the object; GC never deletes it before then.
+    public var retainUntil: Date?
+    /// Path below the root and below the public base URL, e.g. `objects/ab/cd/<key>.jpg`.
+    public var relativePath: String
+
+    public init(
+        key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int, bytes: Int, format: String,
+        fileExtension: String, contentSHA256: String, etag: String?, lastModified: String?, fetchedAt: Date,
+        expiresAt: Date, lastUsedAt: Date, hits: Int, retainUntil: Date?, relativePath: String
+    ) {
+        self.key = key
+        self.sourceURL = sourceURL
+        self.variant = variant
+        self.width = width
+        self.height = height
+        self.bytes = bytes
+        self.format = format
+        self.fileExtension = fileExtension
+        self.contentSHA256 = contentSHA256
+        self.etag = etag
+        self.lastModified = lastModified
+        self.fetchedAt = fetchedAt
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
+        self.hits = hits
+        self.retainUntil = retainUntil
+        self.relativePath = relativePath
+    }
+
+    /// Whether this record describes `key`'s own object: the same key, a publishable format whose extension it
+    /// carries, and the path the layout gives that key and extension. Stores read any other record as absent, so no
+    /// path taken from a tampered record is ever served or deleted.
+    func describesOwnObject(of key: CacheKey) -> Bool {
+        self.key == key && CacheObjectFormat(name: format)?.fileExtension == fileExtension
+            && relativePath == CacheLayout.relativeObjectPath(key, fileExtension: fileExtension)
+    }
+
+    /// True while `now` is before `expiresAt`.
+    public func isFresh(at now: Date = Date()) -> Bool { now < expiresAt }
+}

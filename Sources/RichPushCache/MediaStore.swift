@@ -1,0 +1,42 @@
+import Foundation
+import RichPushCore
+
+/// Storage for rendered media, so that an object-storage backend can replace the file store without touching the
+/// pipeline.
+public protocol MediaStore: Sendable {
+    /// Single-flight in-process (one task per key) and across processes (flock on locks/<key>.lock, bounded wait).
+    /// The producer receives the stale object (for conditional requests) or nil. Fresh objects and live negative
+    /// entries return without calling the producer. retainUntil is raised (never lowered) on the object.
+    func object(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome
+    /// The answer available without waiting: a fresh object whose retention already reaches `retainUntil`, or a live
+    /// negative entry, from memory or a few small local reads; nil when `object(for:…)` must resolve the key. Never
+    /// calls a producer, takes a lock or goes to the network, and counts a hit as `object(for:…)` does. It lets a
+    /// caller answer a warm key without the task and deadline timer that a resolution may need.
+    func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome?
+    /// The stored object, fresh or stale; nil if absent.
+    func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject?
+    /// `<publicBaseURL>/objects/ab/cd/<key>.<ext>`.
+    func publicURL(for object: CachedObject) -> String
+    /// The published bytes of `object` (read whole into memory: one file read, or one GET); nil when the object is
+    /// gone or no longer has the size its metadata records.
+    func contents(of object: CachedObject) async throws(CacheError) -> Data?
+    func statistics() async throws(CacheError) -> CacheStatistics
+    func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
+    func verify(repair: Bool) async throws(CacheError) -> VerificationReport
+    /// Writes buffered usage (hit counts, last-used times) now; call before the process exits.
+    func flushUsage() async throws(CacheError)
+    /// Whether the store can take work now: the directory is writable, or the bucket and the lease's Redis answer.
+    /// Costs one small file write and removal, or one storage request and one Redis round trip per connection.
+    func checkReadiness() async throws(CacheError)
+}
+
+extension MediaStore {
+    /// Stores without a cheap local answer always resolve.
+    public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? { nil }
+
+    /// Stores that buffer nothing have nothing to write.
+    public func flushUsage() async throws(CacheError) {}
+}

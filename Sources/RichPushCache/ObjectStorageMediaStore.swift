@@ -1,0 +1,111 @@
+import Foundation
+import Synchronization
+import RichPushCore
+
+/// A content-addressed media store in an S3-compatible bucket that a CDN serves, for workers on many hosts.
+///
+/// The keys below the prefix mirror the file store's layout: `objects/ab/cd/<key>.<jpg|png|gif>` (served with its
+/// exact `Content-Type` and a year-long immutable `Cache-Control`), its `CachedObject` sidecar
+/// `objects/ab/cd/<key>.json` written after it, `negative/ab/cd/<key>.json` and `retired/…` records. Every write is
+/// one PUT of a whole object under its final key, which S3 applies all or nothing, so no reader ever sees part of
+/// an object; a sidecar exists only after its object does, and GC deletes the sidecar first.
+///
+/// Single-flight is per process (`SingleFlight`) and, with a `CacheLease` (Redis), across hosts: the host holding
+/// a key's lease renders it, the others poll the sidecar until it appears. Without a lease each host may render a
+/// key once. Requests share the fetch layer's libcurl multi handle and are signed by libcurl (SigV4).
+///
+/// Costs: a cold key is two GETs, the lease, the render and two or three PUTs; a warm key is one GET of the sidecar,
+/// then nothing for `memoryHitDuration`. Hit counts and last-used times are not written back per hit (that would
+/// be a PUT per hit); `lastUsedAt` moves when the sidecar is rewritten (render, revalidation, retention raise).
+public final class ObjectStorageMediaStore: MediaStore {
+    public let configuration: ObjectStorageConfiguration
+    /// Storage requests and leases; the resolution rules are `resolver`'s, shared with the file store.
+    let backend: ObjectStorageBackend
+    private let resolver: CacheResolver<ObjectStorageBackend>
+    private let singleFlight = SingleFlight()
+    private let memory: OutcomeMemory
+    let counters = Mutex(CacheUsageCounters())
+
+    var client: ObjectStorageClient { backend.client }
+    var lease: (any CacheLease)? { backend.lease }
+    var rules: CacheFreshnessRules { backend.rules }
+
+    /// No I/O; call `checkAccess()` before taking jobs. Throws `invalidConfiguration` for a public base URL that is
+    /// not http(s) or carries a query or fragment.
+    public init(
+        configuration: ObjectStorageConfiguration, transport: any ServiceTransport, lease: (any CacheLease)?
+    ) throws(CacheError) {
+        try CacheLayout.checkPublicBaseURL(configuration.publicBaseURL)
+        self.configuration = configuration
+        let memory = OutcomeMemory(duration: configuration.memoryHitDuration)
+        self.memory = memory
+        backend = ObjectStorageBackend(
+            configuration: configuration, client: ObjectStorageClient(location: configuration.location, transport: transport),
+            lease: lease, memory: memory)
+        resolver = CacheResolver(backend: backend)
+    }
+
+    /// Resolutions started by this instance (callers that joined one in flight do not count). For tests.
+    var flightsStarted: Int { singleFlight.flightsStarted }
+
+    /// One HEAD on the bucket: throws a single clear error for a missing bucket or refused credentials.
+    public func checkAccess() async throws(CacheError) {
+        try await client.checkAccess(deadline: maintenanceDeadline())
+    }
+
+    public func checkReadiness() async throws(CacheError) {
+        try await checkAccess()
+        try await lease?.checkAvailability()
+    }
+
+    // MARK: MediaStore
+
+    public func object(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        if Task.isCancelled { throw CacheError.cancelled }
+        if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
+        if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
+        let outcome = try await singleFlight.storeOutcome(
+            for: key, retainUntil: retainUntil, deadline: deadline, rules: rules, memory: memory
+        ) { () async throws(CacheError) in
+            try await self.resolver.resolve(
+                key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+                produce: produce)
+        } raiseRetention: { (date: Date) async throws(CacheError) in
+            try await self.resolver.raiseRetention(key, to: date, deadline: deadline)
+        }
+        return account(outcome)
+    }
+
+    /// A fresh object (covering `retainUntil`) or a live failure remembered from the last `memoryHitDuration`; no I/O.
+    public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
+        memory.answer(for: key, retainUntil: retainUntil, rules: rules).map(account)
+    }
+
+    /// The stored object, fresh or stale, read from storage; nil if absent.
+    public func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject? {
+        try await backend.readObject(key, deadline: maintenanceDeadline())
+    }
+
+    /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.
+    public func publicURL(for object: CachedObject) -> String {
+        CacheLayout.publicURL(base: configuration.publicBaseURL, relativePath: object.relativePath)
+    }
+
+    // MARK: Memory
+
+    func forget(_ key: CacheKey) {
+        memory.forget(key)
+    }
+
+    private func account(_ outcome: CacheOutcome) -> CacheOutcome {
+        counters.withLock { $0.count(outcome) }
+        return outcome
+    }
+
+    func maintenanceDeadline() -> ContinuousClock.Instant {
+        ContinuousClock.now + configuration.maintenanceRequestTimeout
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import Synchronization
+import RichPushCore
+
+/// Fresh objects and live failures a store has just read or published, answered from memory for `duration`, so a
+/// warm key costs a dictionary lookup instead of storage I/O (a request to object storage, stats on disk).
+///
+/// The price is staleness across processes: an object that another process deletes (GC, `verify --repair`) may still
+/// be handed out by this one for up to `duration`. Objects are immutable under their key, so nothing else goes stale.
+/// Bounded: a full table starts over rather than tracking recency on the hot path.
+final class OutcomeMemory: Sendable {
+    private struct Entry {
+        var outcome: CacheOutcome
+        var until: ContinuousClock.Instant
+    }
+
+    let duration: Duration
+    private let capacity: Int
+    private let table = Mutex<[CacheKey: Entry]>([:])
+
+    /// A zero `duration` remembers nothing.
+    init(duration: Duration, capacity: Int = 100_000) {
+        self.duration = duration
+        self.capacity = capacity
+    }
+
+    /// `.hit` with a fresh object whose retention already reaches `retainUntil`, or `.failed(cached: true)` with a
+    /// live failure; nil when storage must be asked. No I/O.
+    func answer(for key: CacheKey, retainUntil: Date?, rules: CacheFreshnessRules) -> CacheOutcome? {
+        let now = ContinuousClock.now
+        let remembered = table.withLock { table -> CacheOutcome? in
+            guard let entry = table[key] else { return nil }
+            switch entry.outcome {
+            case .failed(let failure, _) where now < entry.until && Date() < failure.expiresAt:
+                return .failed(failure, cached: true)
+            case .hit(let object), .produced(let object), .revalidated(let object):
+                if now < entry.until && object.isFresh() { return .hit(object) }
+            default:
+                break
+            }
+            table[key] = nil
+            return nil
+        }
+        if let object = remembered?.object, rules.needsRetention(object, until: retainUntil) { return nil }
+        return remembered
+    }
+
+    /// Remembers a fresh object or a failure (a failure no longer than it lives).
+    func remember(_ outcome: CacheOutcome) {
+        guard duration > .zero else { return }
+        let key: CacheKey
+        switch outcome {
+        case .hit(let object), .produced(let object), .revalidated(let object):
+            guard object.isFresh() else { return }
+            key = object.key
+        case .failed(let failure, _):
+            key = failure.key
+        }
+        let until = ContinuousClock.now + duration
+        table.withLock { table in
+            if table.count >= capacity { table.removeAll(keepingCapacity: true) }
+            table[key] = Entry(outcome: outcome, until: until)
+        }
+    }
+
+    func forget(_ key: CacheKey) {
+        _ = table.withLock { $0.removeValue(forKey: key) }
+    }
+
+    func forgetAll() {
+        table.withLock { $0.removeAll() }
+    }
+}

@@ -1,0 +1,32 @@
+/// A stable, machine-readable error code, written in snake_case in every JSON output (`deadline_exceeded`).
+///
+/// A struct rather than one closed enum so that each layer declares its own codes next to its errors, while every
+/// layer compares codes by value (`error.code == .deadlineExceeded`), never by spelling out strings.
+public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
+    public let rawValue: String
+
+    public init(rawValue: String) { self.rawValue = rawValue }
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+    public init(stringLiteral value: String) { rawValue = value }
+
+    public init(from decoder: any Decoder) throws {
+        rawValue = try decoder.singleValueContainer().decode(String.self)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+
+    public var description: String { rawValue }
+
+    /// The work ran out of time: a skip, not a fault of the input.
+    public static let deadlineExceeded: ErrorCode = "deadline_exceeded"
+    /// The caller went away.
+    public static let cancelled: ErrorCode = "cancelled"
+}
+
+/// What every layer's error type is: a stable `code` and a human-readable description (no secrets, URLs redacted).
+public protocol RichPushError: Error, CustomStringConvertible, Sendable {
+    var code: ErrorCode { get }
+}

@@ -1,0 +1,22 @@
+import RichPushCore
+/// One media download, bounded by an absolute deadline (the job's remaining budget).
+public struct FetchRequest: Sendable {
+    public var url: String
+    public var deadline: ContinuousClock.Instant
+    /// A cached ETag; sent as `If-None-Match`.
+    public var ifNoneMatch: String?
+    /// A cached Last-Modified value; sent as `If-Modified-Since`.
+    public var ifModifiedSince: String?
+    /// The kinds of media this reference may be (`AttachmentSniffer` on the first bytes); another kind fails with
+    /// `media_kind_not_accepted` as soon as its first bytes arrive. A story page accepts images only.
+    public var acceptedKinds: Set<AttachmentKind>
+
+    public init(url: String, deadline: ContinuousClock.Instant, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil,
+                acceptedKinds: Set<AttachmentKind> = Set(AttachmentKind.allCases)) {
+        self.url = url
+        self.acceptedKinds = acceptedKinds
+        self.deadline = deadline
+        self.ifNoneMatch = ifNoneMatch
+        self.ifModifiedSince = ifModifiedSince
+    }
+}

@@ -1,0 +1,19 @@
+import Foundation
+import RichPushCore
+
+/// One HTTP request as the server hands it to its handler: the body is complete and within the size limit.
+public struct HTTPRequest: Sendable {
+    public var method: String
+    /// The path without the query string, e.g. `/v1/enrich`.
+    public var path: String
+    /// The media type of `Content-Type`, lowercased and without parameters (`application/x-ndjson`); nil if absent.
+    public var contentType: String?
+    public var body: Data
+
+    public init(method: String, path: String, contentType: String?, body: Data) {
+        self.method = method
+        self.path = path
+        self.contentType = contentType
+        self.body = body
+    }
+}

@@ -1,0 +1,21 @@
+import RichPushCore
+/// Why the HTTP server could not start.
+public enum HTTPServerError: RichPushError, Equatable {
+    case invalidAddress(String)
+    case cannotListen(address: String, port: Int, reason: String)
+
+    /// Stable snake_case identifier.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidAddress: "invalid_address"
+        case .cannotListen: "cannot_listen"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidAddress(let address): "'\(address)' is not an IPv4 or IPv6 address to listen on"
+        case .cannotListen(let address, let port, let reason): "cannot listen on \(address):\(port): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,52 @@
+import Foundation
+import RichPushCore
+
+/// Chooses the output format and meets the variant's byte budget by stepping JPEG quality down.
+enum ImageEncoding {
+    struct Encoded {
+        var bytes: Data
+        var format: ImageFormat
+        var quality: Int?
+    }
+
+    /// Quality steps tried below the variant's quality, ending exactly at its minimum.
+    static func qualityLadder(from quality: Int, minimum: Int) -> [Int] {
+        let top = min(100, max(1, quality)), bottom = min(top, max(1, minimum))
+        var ladder = [top]
+        var next = top - 6
+        while next > bottom {
+            ladder.append(next)
+            next -= 6
+        }
+        if ladder.last != bottom { ladder.append(bottom) }
+        return ladder
+    }
+
+    static func encode(_ pixels: PixelBuffer, variant: ImageVariant, iccProfile: [UInt8]?, budget: WorkBudget,
+                       warnings: inout [String]) throws(ImageError) -> Encoded {
+        let wantsPNG: Bool
+        switch variant.format {
+        case .automatic: wantsPNG = pixels.channels == 4
+        case .png: wantsPNG = true
+        case .jpeg: wantsPNG = false
+        }
+        if wantsPNG {
+            let bytes = try PNGEncoder.encode(pixels, iccProfile: iccProfile, budget: budget)
+            if variant.maximumBytes.map({ bytes.count <= $0 }) ?? true { return Encoded(bytes: bytes, format: .png, quality: nil) }
+            if variant.format == .png, let limit = variant.maximumBytes { throw .outputTooLarge(bytes: bytes.count, limit: limit) }
+            warnings.append("PNG was \(bytes.count) bytes, over the budget: flattened to JPEG")
+        }
+        let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
+        var smallest = Data()
+        for quality in qualityLadder(from: variant.quality, minimum: variant.minimumQuality) {
+            let bytes = try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive,
+                                               iccProfile: iccProfile, budget: budget)
+            guard let limit = variant.maximumBytes, bytes.count > limit else {
+                if quality != variant.quality { warnings.append("quality lowered to \(quality) to meet the byte budget") }
+                return Encoded(bytes: bytes, format: .jpeg, quality: quality)
+            }
+            smallest = bytes
+        }
+        throw .outputTooLarge(bytes: smallest.count, limit: variant.maximumBytes ?? 0)
+    }
+}

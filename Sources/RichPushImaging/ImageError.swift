@@ -1,0 +1,59 @@
+import RichPushCore
+/// Why an image could not be rendered.
+public enum ImageError: RichPushError, Equatable {
+    case unsupportedFormat(detected: String)
+    case tooManyPixels(width: Int, height: Int, limit: Int)
+    case sideTooLong(width: Int, height: Int, limit: Int)
+    /// An animation with more frames, or more pixels over all its frames, than a device should decode.
+    case animationTooLarge(reason: String)
+    case sourceTooLarge(bytes: Int, limit: Int)
+    case corrupt(reason: String)
+    case unsupportedVariant(String)
+    case deadlineExceeded
+    case cancelled
+    case encodeFailed(reason: String)
+    case outputTooLarge(bytes: Int, limit: Int)
+    case outputCheckFailed(reason: String)
+
+    /// A stable snake_case identifier for JSON output.
+    public var code: ErrorCode {
+        switch self {
+        case .unsupportedFormat: "unsupported_format"
+        case .tooManyPixels: "too_many_pixels"
+        case .sideTooLong: "side_too_long"
+        case .animationTooLarge: "animation_too_large"
+        case .sourceTooLarge: "source_too_large"
+        case .corrupt: "corrupt_image"
+        case .unsupportedVariant: "unsupported_variant"
+        case .deadlineExceeded: "deadline_exceeded"
+        case .cancelled: "cancelled"
+        case .encodeFailed: "encode_failed"
+        case .outputTooLarge: "output_too_large"
+        case .outputCheckFailed: "output_check_failed"
+        }
+    }
+
+    /// The codes of faults of our own rather than of the source image (the encoder failed, the variant is
+    /// misconfigured, our output did not pass its own check): never remembered as negative entries.
+    public static let localFaultCodes: Set<ErrorCode> = ["unsupported_variant", "encode_failed", "output_check_failed"]
+
+    /// True for a fault of this process rather than of the image; see `localFaultCodes`.
+    public var isLocalFault: Bool { Self.localFaultCodes.contains(code) }
+
+    public var description: String {
+        switch self {
+        case .unsupportedFormat(let detected): "unsupported image format: \(detected)"
+        case .tooManyPixels(let width, let height, let limit): "image is \(width)x\(height), more than the \(limit)-pixel limit"
+        case .sideTooLong(let width, let height, let limit): "image is \(width)x\(height), a side is longer than \(limit) pixels"
+        case .animationTooLarge(let reason): "animation is too large: \(reason)"
+        case .sourceTooLarge(let bytes, let limit): "image is \(bytes) bytes, more than the \(limit)-byte limit"
+        case .corrupt(let reason): "corrupt image: \(reason)"
+        case .unsupportedVariant(let what): "unsupported image variant: \(what)"
+        case .deadlineExceeded: "image processing ran past its deadline"
+        case .cancelled: "image processing was cancelled"
+        case .encodeFailed(let reason): "encoding failed: \(reason)"
+        case .outputTooLarge(let bytes, let limit): "encoded image is \(bytes) bytes at the lowest allowed quality, over the \(limit)-byte budget"
+        case .outputCheckFailed(let reason): "encoded output failed its check: \(reason)"
+        }
+    }
+}

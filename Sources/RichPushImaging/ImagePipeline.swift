@@ -1,0 +1,125 @@
+import Foundation
+import RichPushCore
+
+/// Turns source bytes into one published rendition. Stateless and `Sendable`: share one across tasks.
+public struct ImagePipeline: Sendable {
+    /// Bump when output bytes change for the same input and variant (part of cache keys).
+    public static let rendererVersion = "imaging-1"
+
+    public var limits: ImageLimits
+    /// Large PNGs are box-shrunk band by band while decoding (`PNGDecoder.decodeShrunk`); off only to compare
+    /// against the full-size path in tests.
+    var shrinksPNGWhileDecoding = true
+
+    public init(limits: ImageLimits = ImageLimits()) {
+        self.limits = limits
+    }
+
+    /// Sniff, probe+limits, decode (shrink-on-load), orient, resize, encode, then re-decode the output header to
+    /// check width/height/format before returning. GIF within limits passes through unchanged once giflib has
+    /// validated it (`GIFValidator`: frames within the screen, frame and pixel caps, a first frame that decodes).
+    ///
+    /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode; HEIC
+    /// and AVIF decode at full size), one Lanczos3 resize and one to a few encodes (each step down in quality for
+    /// the byte budget is a new encode). The work runs on a render thread (one per core), not on the calling task's
+    /// thread; cancellation returns at once, and `deadline` is checked between bands of rows (every few
+    /// milliseconds; a HEIC or AVIF decode is one libheif call, checked before and after).
+    public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
+        try await RenderExecutor.shared.run { cancellation throws(ImageError) in
+            try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+        }
+    }
+
+    /// The same render, blocking the calling thread: for callers that own their threads (command-line tools,
+    /// fuzzers). Never call it from Swift's cooperative pool.
+    public func renderBlocking(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) throws(ImageError) -> RenderedImage {
+        try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline))
+    }
+
+    func renderSynchronously(_ bytes: Data, as variant: ImageVariant, budget: WorkBudget) throws(ImageError) -> RenderedImage {
+        try budget.check()
+        guard variant.width > 0, variant.height > 0 else { throw .unsupportedVariant("variant \(variant.name) has an empty box") }
+        let probe = try ImageProbe.probe(bytes, limits: limits)
+        if probe.format == .gif {
+            // Passed through, not re-encoded: the variant's byte budget is for renders; a GIF's cap is the source
+            // cap (`limits.maximumSourceBytes`, Apple's 10 MB for images), checked by the probe.
+            let frames = try GIFValidator.validate(bytes, limits: limits, budget: budget)
+            return RenderedImage(bytes: bytes, format: .gif, width: probe.width, height: probe.height, source: probe,
+                                 quality: nil, warnings: ["GIF (\(frames) frames) passed through unchanged"])
+        }
+
+        let swapsAxes = probe.orientation >= 5
+        var plan = ResizePlan.make(width: probe.width, height: probe.height, swapsAxes: swapsAxes,
+                                   boxWidth: variant.width, boxHeight: variant.height, fit: variant.fit)
+        var decoded: DecodedImage
+        var plannedSize = (width: probe.width, height: probe.height)
+        switch probe.format {
+        case .jpeg:
+            let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
+            let numerator = JPEGDecoder.scaleNumerator(width: probe.width, height: probe.height,
+                                                       targetWidth: scaledTarget.width, targetHeight: scaledTarget.height)
+            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, budget: budget)
+        case .png:
+            // The resize's box pre-shrink, applied band by band while decoding: the full-size image never exists.
+            let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
+            decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, budget: budget)
+        case .webp:
+            // libwebp's own scaler is cheaper than decoding at full size when only a plain downscale is needed.
+            let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
+            let useScaling = !probe.isAnimated && scaledTarget.width < probe.width
+            let layout: WebPDecoder.Layout = probe.hasAlpha ? .rgba : .rgb
+            decoded = try WebPDecoder.decode(bytes, layout: layout, scaledTo: useScaling ? scaledTarget : nil, budget: budget)
+        case .gif:
+            throw .unsupportedFormat(detected: "GIF")
+        case .heic, .avif:
+            // libheif applies clap/irot/imir itself; its output size is authoritative, so plan from it.
+            decoded = try HEIFDecoder.decode(bytes, format: probe.format, limits: limits, budget: budget)
+            plannedSize = (decoded.pixels.width, decoded.pixels.height)
+            plan = ResizePlan.make(width: plannedSize.width, height: plannedSize.height, swapsAxes: false,
+                                   boxWidth: variant.width, boxHeight: variant.height, fit: variant.fit)
+        }
+        if decoded.pixels.width != plannedSize.width || decoded.pixels.height != plannedSize.height {
+            plan = plan.scaled(toSourceWidth: decoded.pixels.width, height: decoded.pixels.height,
+                               fromWidth: probe.width, height: probe.height)
+        }
+
+        var pixels = decoded.pixels
+        // Opaque RGBA is RGB; with all alpha 255, premultiplied values are the straight ones.
+        if pixels.channels == 4, !(decoded.hasTranslucentPixels ?? pixels.hasTranslucentPixels) { pixels = pixels.droppingAlpha() }
+        let hasAlpha = pixels.channels == 4
+        let needsResize = pixels.width != plan.outputWidth || pixels.height != plan.outputHeight
+        if needsResize {
+            if hasAlpha && !decoded.isPremultiplied { pixels.premultiply() }
+            pixels = try Resampler.resize(pixels, plan: plan, budget: budget)
+            if hasAlpha { pixels.unpremultiply() }
+        } else if hasAlpha && decoded.isPremultiplied {
+            pixels.unpremultiply()
+        }
+        try budget.check()
+        pixels = Orientation.apply(probe.orientation, to: pixels)
+
+        var warnings = decoded.warnings
+        let encoded = try ImageEncoding.encode(pixels, variant: variant, iccProfile: decoded.iccProfile, budget: budget,
+                                               warnings: &warnings)
+        try Self.checkOutput(encoded.bytes, format: encoded.format, width: pixels.width, height: pixels.height)
+        return RenderedImage(bytes: encoded.bytes, format: encoded.format, width: pixels.width, height: pixels.height,
+                             source: probe, quality: encoded.quality, warnings: warnings)
+    }
+
+    /// Re-reads the encoded output's headers: a renderer bug becomes an error, never a broken image on a phone.
+    static func checkOutput(_ bytes: Data, format: ImageFormat, width: Int, height: Int) throws(ImageError) {
+        let probe: ImageProbe
+        do throws(ImageError) {
+            probe = try ImageProbe.probe(bytes, limits: ImageLimits(maximumPixels: Int.max, maximumSide: Int.max, maximumSourceBytes: Int.max))
+        } catch {
+            throw .outputCheckFailed(reason: "output does not parse: \(error.description)")
+        }
+        guard probe.format == format else {
+            throw .outputCheckFailed(reason: "output is \(probe.format.rawValue), expected \(format.rawValue)")
+        }
+        guard probe.width == width, probe.height == height else {
+            throw .outputCheckFailed(reason: "output is \(probe.width)x\(probe.height), expected \(width)x\(height)")
+        }
+        guard probe.orientation == 1 else { throw .outputCheckFailed(reason: "output carries EXIF orientation \(probe.orientation)") }
+    }
+}

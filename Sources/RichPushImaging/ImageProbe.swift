@@ -1,0 +1,55 @@
+import Foundation
+import RichPushCore
+
+/// What an image's headers say, read without decoding or allocating pixels.
+public struct ImageProbe: Sendable, Hashable {
+    public var format: ImageFormat
+    /// Stored width and height (before EXIF orientation is applied).
+    public var width: Int
+    public var height: Int
+    public var hasAlpha: Bool
+    public var isAnimated: Bool
+    /// EXIF orientation 1...8 (1 when absent or invalid).
+    public var orientation: Int
+    public var hasICCProfile: Bool
+
+    public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
+        self.format = format
+        self.width = width
+        self.height = height
+        self.hasAlpha = hasAlpha
+        self.isAnimated = isAnimated
+        self.orientation = orientation
+        self.hasICCProfile = hasICCProfile
+    }
+
+    /// Sniffs the format and reads the headers, then enforces `limits` (source bytes, side, pixels).
+    /// Cost: a walk over the header segments only (JPEG markers up to SOF, PNG chunks up to IDAT, GIF blocks, HEIF's
+    /// `meta` box);
+    /// no pixel memory is allocated.
+    public static func probe(_ bytes: Data, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
+        if bytes.count > limits.maximumSourceBytes {
+            throw .sourceTooLarge(bytes: bytes.count, limit: limits.maximumSourceBytes)
+        }
+        let format = try FormatSniffer.sniff(bytes)
+        let result: Result<ImageProbe, ImageError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(ImageError) -> ImageProbe in
+                let reader = ByteReader(bytes: raw)
+                switch format {
+                case .jpeg: return try JPEGHeader.probe(reader)
+                case .png: return try PNGHeader.probe(reader)
+                case .webp: return try WebPHeader.probe(reader)
+                case .gif: return try GIFHeader.probe(reader)
+                case .heic, .avif: return try HEIFHeader.probe(reader, sniffed: format, limits: limits)
+                }
+            }
+        }
+        let probe = try result.get()
+        try limits.check(width: probe.width, height: probe.height)
+        return probe
+    }
+
+    /// Width and height after EXIF orientation.
+    var orientedWidth: Int { orientation >= 5 ? height : width }
+    var orientedHeight: Int { orientation >= 5 ? width : height }
+}

@@ -1,0 +1,72 @@
+import RichPushCore
+/// One output rendition: a box, how to fit into it, and how to encode.
+public struct ImageVariant: Sendable, Hashable, Codable {
+    public enum Fit: String, Sendable, Codable {
+        /// Fit within the box, keeping the aspect ratio; never upscales.
+        case contain
+        /// Fill the box: scale, then centre-crop the overflow.
+        case cover
+    }
+
+    public enum OutputFormat: String, Sendable, Codable {
+        /// PNG when the image has real (non-opaque) alpha, JPEG otherwise.
+        case automatic, jpeg, png
+    }
+
+    /// An opaque colour that alpha is flattened onto when JPEG output is forced.
+    public struct Background: Sendable, Hashable, Codable {
+        public var red: UInt8
+        public var green: UInt8
+        public var blue: UInt8
+        public init(red: UInt8, green: UInt8, blue: UInt8) {
+            self.red = red
+            self.green = green
+            self.blue = blue
+        }
+        public static let white = Background(red: 255, green: 255, blue: 255)
+    }
+
+    public var name: String
+    public var width: Int
+    public var height: Int
+    public var fit: Fit
+    public var format: OutputFormat
+    /// JPEG quality to try first (1...100).
+    public var quality: Int
+    /// The lowest JPEG quality the byte budget may step down to.
+    public var minimumQuality: Int
+    /// Byte budget for the encoded output, or nil for none.
+    public var maximumBytes: Int?
+    public var progressive: Bool
+    public var background: Background
+
+    public init(name: String, width: Int, height: Int, fit: Fit = .contain, format: OutputFormat = .automatic,
+                quality: Int = 82, minimumQuality: Int = 60, maximumBytes: Int? = nil, progressive: Bool = false,
+                background: Background = .white) {
+        self.name = name
+        self.width = width
+        self.height = height
+        self.fit = fit
+        self.format = format
+        self.quality = quality
+        self.minimumQuality = minimumQuality
+        self.maximumBytes = maximumBytes
+        self.progressive = progressive
+        self.background = background
+    }
+
+    /// Notification attachment: fit within 1038x1038, at most 400 KB.
+    public static let attachment = ImageVariant(name: "attachment", width: 1038, height: 1038, fit: .contain,
+                                                maximumBytes: 400_000)
+    /// Story page: fill 1080x1620, at most 350 KB.
+    public static let story = ImageVariant(name: "story", width: 1080, height: 1620, fit: .cover,
+                                           maximumBytes: 350_000)
+
+    /// A stable canonical string of every field that changes the output bytes (for cache keys).
+    public var cacheDescription: String {
+        let budget = maximumBytes.map(String.init) ?? "none"
+        return "\(name);\(width)x\(height);fit=\(fit.rawValue);format=\(format.rawValue);q=\(quality);"
+            + "qmin=\(minimumQuality);max=\(budget);progressive=\(progressive);"
+            + "bg=\(background.red),\(background.green),\(background.blue)"
+    }
+}

@@ -1,0 +1,127 @@
+import CPNG
+import CRichPushImage
+import Foundation
+import Glibc
+import RichPushCore
+
+/// libpng decoding to 8-bit RGB or RGBA (palette, tRNS, grey and 16-bit expanded/scaled), Adam7 included.
+enum PNGDecoder {
+    /// Ancillary chunk count and per-chunk allocation caps against chunk floods and huge zTXt/iCCP bombs.
+    static let chunkCacheMaximum: Int32 = 256
+    static let chunkMallocMaximum = 4 * 1024 * 1024
+
+    /// Walks the chunk list before libpng sees it. libpng allocates a text chunk's declared length before reading
+    /// it, so a 228-byte file claiming a 1 GB tEXt chunk made it ask for 1 GB (found by fuzzing). A chunk longer
+    /// than what is left of the file, an ancillary chunk over `chunkMallocMaximum`, a wrong CRC or a missing IEND
+    /// is corrupt. libpng stops reading after the last row (see `decode`), so this walk is what checks the
+    /// chunks after it. Costs one CRC-32 pass over the file (zlib's, a few ms for 10 MB) and inflates nothing.
+    static func checkChunks(_ bytes: Data) throws(ImageError) {
+        let result: Result<Void, ImageError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(ImageError) in try checkChunks(ByteReader(bytes: raw)) }
+        }
+        try result.get()
+    }
+
+    private static func checkChunks(_ reader: ByteReader) throws(ImageError) {
+        var offset = 8
+        while let length = reader.uint32BigEndian(offset), reader.count - offset >= 8 {
+            let type = String(decoding: reader.bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            let available = reader.count - offset - 12
+            if length > available {
+                throw .corrupt(reason: "PNG chunk \(type) claims \(length) bytes but only \(max(0, available)) remain")
+            }
+            if type != "IDAT" && length > chunkMallocMaximum {
+                throw .corrupt(reason: "PNG chunk \(type) of \(length) bytes is over the \(chunkMallocMaximum)-byte limit")
+            }
+            let typeAndData = UnsafeRawBufferPointer(rebasing: reader.bytes[(offset + 4)..<(offset + 8 + length)])
+            let computed = crc32(0, typeAndData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(typeAndData.count))
+            if reader.uint32BigEndian(offset + 8 + length) != Int(computed) {
+                throw .corrupt(reason: "PNG chunk \(type) has a wrong CRC")
+            }
+            if type == "IEND" { return }
+            offset += 12 + length
+        }
+        throw .corrupt(reason: "PNG ends without an IEND chunk")
+    }
+
+    /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
+    /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
+    /// box-shrunk band by band as it is decoded (see `decodeShrunk`); an interlaced one is decoded at full size.
+    static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
+                       budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        try checkChunks(bytes)
+        let stopCheck = LibraryStopCheck(budget)
+        let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
+            Result { () throws(ImageError) -> DecodedImage in
+                guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                      let decoder = richpush_png_decoder_create(base, raw.count, Int32(clamping: limits.maximumSide),
+                                                                Int32(clamping: limits.maximumSide),
+                                                                chunkCacheMaximum, chunkMallocMaximum,
+                                                                LibraryStopCheck.callback, stopCheck.context) else {
+                    throw .corrupt(reason: "PNG decoder could not be created")
+                }
+                defer { richpush_png_decoder_destroy(decoder) }
+                return try decode(decoder, limits: limits, truncatingSixteenBit: truncatingSixteenBit, reduction: reduction,
+                                  stopCheck: stopCheck)
+            }
+        }
+        withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
+        return try result.get()
+    }
+
+    static func failure(_ decoder: OpaquePointer, _ status: Int32, _ stopCheck: LibraryStopCheck) -> ImageError {
+        if status == -2 { return stopCheck.stopReason }
+        return .corrupt(reason: "PNG: " + String(cString: richpush_png_decoder_message(decoder)))
+    }
+
+    private static func decode(_ decoder: OpaquePointer, limits: ImageLimits, truncatingSixteenBit: Bool, reduction: Int,
+                               stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+        let budget = stopCheck.budget
+        var header = richpush_png_header()
+        let status = richpush_png_read_info(decoder, &header, truncatingSixteenBit ? 1 : 0)
+        guard status == 0 else { throw failure(decoder, status, stopCheck) }
+        let width = Int(header.width), height = Int(header.height), channels = Int(header.channels)
+        try limits.check(width: width, height: height)
+        guard channels == 3 || channels == 4, header.row_bytes == width * channels else {
+            throw .corrupt(reason: "PNG: unexpected layout after transforms (\(channels) channels)")
+        }
+        var iccProfile: [UInt8]?
+        var profilePointer: UnsafeMutablePointer<UInt8>?
+        var profileLength: UInt32 = 0
+        if header.has_icc != 0, richpush_png_read_icc(decoder, &profilePointer, &profileLength) == 0, let profilePointer {
+            iccProfile = ICCProfile.keepIfRGB(Array(UnsafeBufferPointer(start: profilePointer, count: Int(profileLength))))
+            free(profilePointer)
+        }
+
+        // No png_read_end after the rows: the chunks after the image were checked by `checkChunks`, and finishing
+        // the zlib stream would inflate whatever follows the last row.
+        if reduction > 1 && header.interlaced == 0 {
+            return try decodeShrunk(decoder, width: width, height: height, channels: channels, by: reduction,
+                                    iccProfile: iccProfile, stopCheck: stopCheck)
+        }
+        var output = PixelBuffer(width: width, height: height, channels: channels)
+        // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.
+        for _ in 0..<max(1, Int(header.passes)) {
+            var row = 0
+            while row < height {
+                try budget.check()
+                let count = min(WorkBudget.bandRows, height - row)
+                try readRows(decoder, into: &output, at: row, count: count, stopCheck: stopCheck)
+                row += count
+            }
+        }
+        return DecodedImage(pixels: output, iccProfile: iccProfile)
+    }
+
+    /// Reads the next `count` rows of the image (or of the current pass) into `buffer`'s rows from `firstRow`.
+    static func readRows(_ decoder: OpaquePointer, into buffer: inout PixelBuffer, at firstRow: Int, count: Int,
+                         stopCheck: LibraryStopCheck) throws(ImageError) {
+        let rowBytes = buffer.rowBytes
+        let status: Int32 = buffer.pixels.withUnsafeMutableBufferPointer { pixels in
+            var rows = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: count)
+            for index in 0..<count { rows[index] = pixels.baseAddress! + (firstRow + index) * rowBytes }
+            return richpush_png_read_rows(decoder, &rows, Int32(count))
+        }
+        guard status >= 0 else { throw failure(decoder, status, stopCheck) }
+    }
+}

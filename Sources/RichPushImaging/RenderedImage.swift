@@ -1,0 +1,26 @@
+import Foundation
+import RichPushCore
+
+/// The encoded result of `ImagePipeline.render`.
+public struct RenderedImage: Sendable {
+    public var bytes: Data
+    public var format: ImageFormat
+    public var width: Int
+    public var height: Int
+    /// What the source headers said.
+    public var source: ImageProbe
+    /// The JPEG quality used, or nil for PNG and passed-through GIF.
+    public var quality: Int?
+    /// Non-fatal notes, e.g. "animated WebP: first frame only".
+    public var warnings: [String]
+
+    public init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, warnings: [String]) {
+        self.bytes = bytes
+        self.format = format
+        self.width = width
+        self.height = height
+        self.source = source
+        self.quality = quality
+        self.warnings = warnings
+    }
+}

@@ -1,0 +1,42 @@
+import RichPushCore
+/// One HTTP/2 header of the APNs request.
+public struct APNsHeader: Sendable, Hashable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// What to send to APNs.
+public struct APNsRequest: Sendable {
+    /// In this order: apns-push-type, apns-priority, apns-topic, apns-collapse-id, apns-expiration (absent ones omitted).
+    public var headers: [APNsHeader]
+    public var payload: JSONValue
+    /// Compact UTF-8 size of `payload`, the number APNs checks.
+    public var byteCount: Int
+    public var deviceToken: String?
+    /// `NotificationJob.target`, unchanged.
+    public var target: JSONObject
+
+    public init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, deviceToken: String? = nil,
+                target: JSONObject = JSONObject()) {
+        self.headers = headers
+        self.payload = payload
+        self.byteCount = byteCount
+        self.deviceToken = deviceToken
+        self.target = target
+    }
+
+    /// The value of a header by name (case-insensitive), or nil.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// The result of rendering one job.
+public enum RenderOutcome: Sendable {
+    case rendered(APNsRequest, diagnostics: [Diagnostic])
+    case rejected([Diagnostic])
+}

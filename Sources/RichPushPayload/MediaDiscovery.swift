@@ -1,0 +1,101 @@
+import RichPushCore
+/// Finds media URLs at the configured key paths of an APNs payload.
+///
+/// A key path is dotted from the root; a segment ending in `[]` walks every element of that array
+/// (`pw_stories.pages[].image`). At the end of the path:
+/// - a string is one reference,
+/// - an object contributes every member whose value is an http(s) URL string (OneSignal `att`: id → URL,
+///   or `{"url": ...}`), or a string with another scheme; other members (`"type": "jpg"`) are left alone,
+/// - an array contributes its string elements the same way.
+/// A reference that cannot be fetched (`ftp:`, `file:`, `data:`, relative, control characters) gets a
+/// `media_url_invalid` warning and an `invalidReason`: it is never fetched and the renderer removes it, so it
+/// never reaches a phone. A URL under `ownMediaBaseURL` is our own cached object and is not a reference at all.
+/// References under the story's `pages` (wherever `StoryPlacement` found it: the root, `u` or `userdata`) are story
+/// pages (variant "story"), with pointers that use the sender's page numbers; the rest are attachments.
+struct MediaDiscovery {
+    let options: PayloadOptions
+
+    func references(in payload: JSONObject, story: StoryPlacement?, attachmentVariant: String,
+                    diagnostics: inout DiagnosticCollector) -> [MediaReference] {
+        var found: [MediaReference] = []
+        var seen = Set<String>()
+        let storyPages = (story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]) + ["pages"]
+        var keyPaths = options.mediaKeys
+        // A story inside `u` or `userdata` is read there; its images are media when story images are.
+        let storyKeyPath = options.storyKey + ".pages[].image"
+        if let container = story?.container, keyPaths.contains(storyKeyPath) {
+            keyPaths = keyPaths.filter { $0 != storyKeyPath } + [container + "." + storyKeyPath]
+        }
+        /// `whole` is true when the string is the key's whole value: any string there is meant as a URL.
+        func consider(_ url: String, tokens: [String], whole: Bool) {
+            if options.isOwnMedia(url) { return }
+            if PayloadOptions.isHTTPURL(url) {
+                add(url, tokens: tokens, invalidReason: nil)
+            } else if whole || PayloadOptions.scheme(of: url) != nil {
+                let reason = "\"\(URLRedaction.redact(url))\" is not an absolute http(s) URL, so it cannot be fetched; it was removed from the payload (write an absolute https:// URL)"
+                diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens), reason)
+                add(url, tokens: tokens, invalidReason: reason)
+            }
+        }
+        func add(_ url: String, tokens: [String], invalidReason: String?) {
+            if tokens.count > storyPages.count, tokens.starts(with: storyPages), let index = Int(tokens[storyPages.count]) {
+                // The pointer names the page as the sender numbered it, before invalid pages were dropped.
+                var senderTokens = tokens
+                let senderIndices = story?.senderPageIndices ?? []
+                senderTokens[storyPages.count] = String(senderIndices.indices.contains(index) ? senderIndices[index] : index)
+                let pointer = JSONPointer.make(senderTokens)
+                guard seen.insert(pointer).inserted else { return }
+                found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: "story"))
+                return
+            }
+            let pointer = JSONPointer.make(tokens)
+            guard seen.insert(pointer).inserted else { return }
+            found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant,
+                                        invalidReason: invalidReason))
+        }
+        for keyPath in keyPaths {
+            // A payload holds one or two of the configured keys; looking for the first segment is far cheaper than
+            // splitting every path.
+            let root = keyPath.prefix { $0 != "." }
+            guard payload[String(root.hasSuffix("[]") ? root.dropLast(2) : root)] != nil else { continue }
+            let segments = keyPath.split(separator: ".").map(String.init)
+            walk(.object(payload), segments[...], tokens: [], keyPath: keyPath) { tokens, value in
+                switch value {
+                case .string(let url):
+                    consider(url, tokens: tokens, whole: true)
+                case .object(let object):
+                    for (key, member) in object {
+                        if let url = member.stringValue { consider(url, tokens: tokens + [key], whole: false) }
+                    }
+                case .array(let elements):
+                    for (index, element) in elements.enumerated() {
+                        if let url = element.stringValue { consider(url, tokens: tokens + [String(index)], whole: false) }
+                    }
+                default:
+                    diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens),
+                                    "media key \"\(keyPath)\" holds \(value.typeDescription); write a URL string")
+                }
+            }
+        }
+        return found
+    }
+
+    private func walk(_ value: JSONValue, _ segments: ArraySlice<String>, tokens: [String], keyPath: String,
+                      visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
+        guard let segment = segments.first else {
+            visit(tokens, value)
+            return
+        }
+        guard case .object(let object) = value else { return }
+        let rest = segments.dropFirst()
+        if segment.hasSuffix("[]") {
+            let name = String(segment.dropLast(2))
+            guard case .array(let elements)? = object[name] else { return }
+            for (index, element) in elements.enumerated() {
+                walk(element, rest, tokens: tokens + [name, String(index)], keyPath: keyPath, visit: visit)
+            }
+        } else if let child = object[segment] {
+            walk(child, rest, tokens: tokens + [segment], keyPath: keyPath, visit: visit)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+import RichPushCore
+
+/// One notification, normalized into an APNs payload plus header fields, ready for media work and rendering.
+public struct NotificationJob: Sendable {
+    /// From the envelope `id`, a Pushfa `id`, or a Pushwoosh `id`/`message_id`; nil otherwise. The caller may set it.
+    public var id: String?
+    /// Set by the caller (the NDJSON line number).
+    public var lineNumber: Int?
+    public var shape: InputShape
+    public var pushType: PushType
+    /// True for background pushes: no alert, sound, badge or media.
+    public var isSilent: Bool
+    /// True when `pw_stories` survived validation with at least one page (and the push is an alert).
+    public var isStory: Bool
+    /// Where the story is (root, `u` or `userdata`), in which form, and which sender pages it kept; nil without one.
+    public var story: StoryPlacement?
+    /// Media to fetch; empty for silent and VoIP pushes.
+    public var media: [MediaReference]
+    /// Findings from parsing (warnings and infos; errors that reject come back as `ParseOutcome.rejected`).
+    public var diagnostics: [Diagnostic]
+    /// The normalized APNs payload (root object) before any media rewrite.
+    public var payload: JSONObject
+    public var headers: NotificationHeaders
+    /// The device token as text (envelope or Pushfa `token` / `device_token`, FCM `message.token`); the same key
+    /// is also in `target`, verbatim.
+    public var deviceToken: String?
+    /// The input's addressing and scheduling fields, verbatim: the token keys, and every input key that is neither
+    /// part of the APNs payload nor in `InputKeyMapping` (unknown envelope keys; Pushwoosh `devices`, `users`,
+    /// `filter`, `platforms`, `send_date`, `campaign`, request keys such as `application`; Pushfa `sendTime`,
+    /// `subscriber_ids`, `label`/`values`, `only_last_device`, `topic`, aliases). Whoever sends the result needs them.
+    public var target: JSONObject
+
+    /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else `now + timeToLive`
+    /// (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until uses it.
+    public func apnsExpiration(now: Date) -> Int? {
+        if let expiration = headers.expiration { return expiration }
+        guard let ttl = headers.timeToLive else { return nil }
+        return ttl == 0 ? 0 : Int(now.timeIntervalSince1970) + ttl
+    }
+
+    public init(id: String? = nil, lineNumber: Int? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
+                isStory: Bool, media: [MediaReference], diagnostics: [Diagnostic], payload: JSONObject,
+                headers: NotificationHeaders = NotificationHeaders(), deviceToken: String? = nil,
+                target: JSONObject = JSONObject(), story: StoryPlacement? = nil) {
+        self.id = id
+        self.lineNumber = lineNumber
+        self.shape = shape
+        self.pushType = pushType
+        self.isSilent = isSilent
+        self.isStory = isStory
+        self.media = media
+        self.diagnostics = diagnostics
+        self.payload = payload
+        self.headers = headers
+        self.deviceToken = deviceToken
+        self.target = target
+        self.story = story
+    }
+}
+
+/// The result of parsing one input document.
+public enum ParseOutcome: Sendable {
+    /// One job, or one per notification of a Pushwoosh `request` body.
+    case jobs([NotificationJob])
+    /// The document is invalid; at least one diagnostic has severity `error`.
+    case rejected([Diagnostic])
+}

@@ -1,0 +1,198 @@
+import Foundation
+import RichPushCore
+
+/// Turns any supported input document into normalized notification jobs. Pure; never throws.
+///
+/// Shape detection (unless `PayloadOptions.forcedShape` is set), in this order:
+/// 1. `{"request": {"notifications": [...]}}` → Pushwoosh, one job per notification;
+/// 2. a root `aps` → raw APNs payload;
+/// 3. a `message` object → FCM HTTP v1 body;
+/// 4. a `payload` plus `token`/`device_token`/`tokens`/`id`/`topic`, or a `payload` object holding `aps` → job
+///    envelope;
+/// 5. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
+/// 6. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
+/// 7. otherwise the document is rejected with `unknown_shape`: guessing would turn an unknown body into a push
+///    that means something else.
+///
+/// Duplicate keys keep the last value and get a `duplicate_key` warning.
+/// A Pushwoosh request with any invalid notification is rejected as a whole (the diagnostics say which one),
+/// because a sender retries the request as one unit.
+/// Cost: linear in the document size, plus one pass per configured media key.
+public struct PayloadParser: Sendable {
+    public let options: PayloadOptions
+
+    public init(options: PayloadOptions = PayloadOptions()) {
+        self.options = options
+    }
+
+    static let pushwooshKeys: Set<String> = [
+        "content", "ios_title", "ios_subtitle", "ios_root_params", "platforms", "ios_badges", "ios_sound",
+        "ios_category_custom", "ios_ttl", "send_date", "ios_attachment", "ios_silent", "ignore_user_timezone",
+    ]
+    static let pushfaKeys: Set<String> = [
+        "title", "body", "image_url", "link_url", "platform", "additional_data", "actions", "silent", "sendTime",
+        "ackUrl", "clickAckUrl", "collapse_id", "ttl", "get_delivery_status", "subscriber_ids", "only_last_device",
+    ]
+    static let envelopeMarkers = ["token", "device_token", "tokens", "id", "topic"]
+
+    /// Parses bytes (one JSON document).
+    public func parse(_ data: Data) -> ParseOutcome {
+        let result: JSONParser.Result
+        do {
+            result = try JSONParser.parseReportingDuplicates(data, maximumDepth: options.maximumDepth)
+        } catch {
+            return .rejected([Diagnostic(.error, .invalidJSON, "", error.description)])
+        }
+        let duplicates = result.duplicateKeyPointers.map {
+            Diagnostic(.warning, .duplicateKey, $0, "this key appears more than once in its object; the last value was used, so remove the others")
+        }
+        return parse(result.value, leading: duplicates)
+    }
+
+    /// Parses an already-parsed document.
+    public func parse(_ value: JSONValue) -> ParseOutcome {
+        parse(value, leading: [])
+    }
+
+    /// Which shape a document would be read as, without parsing it further; nil when it is not recognized.
+    public func detectShape(_ root: JSONObject) -> InputShape? {
+        if let forced = options.forcedShape { return forced }
+        if root["aps"] != nil { return .apns }
+        if root["message"]?.objectValue != nil { return .firebase }
+        if root["payload"] != nil, PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
+            return .envelope
+        }
+        // A payload object holding `aps` is an envelope even without addressing keys.
+        if root["payload"]?.objectValue?["aps"] != nil { return .envelope }
+        if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return .pushwoosh }
+        if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return .pushfa }
+        return nil
+    }
+
+    private func parse(_ value: JSONValue, leading: [Diagnostic]) -> ParseOutcome {
+        guard case .object(let root) = value else {
+            return .rejected(leading + [Diagnostic(.error, .notAnObject, "",
+                                                   "the document is \(value.typeDescription); a payload must be a JSON object")])
+        }
+        if options.forcedShape == nil || options.forcedShape == .pushwoosh,
+           case .object(let request)? = root["request"], let notifications = request["notifications"] {
+            return parsePushwooshRequest(request, notifications: notifications, document: root, leading: leading)
+        }
+        var diagnostics = DiagnosticCollector()
+        diagnostics.items = leading
+        guard let shape = detectShape(root) else {
+            diagnostics.reject(.unknownShape, "",
+                               "no aps, FCM message, envelope, Pushwoosh or Pushfa keys found, so what this push means is unknown; add \"aps\", or force the shape with --shape")
+            return .rejected(diagnostics.items)
+        }
+        let adapted: AdaptedNotification?
+        switch shape {
+        case .apns: adapted = AdaptedNotification(payload: root, explicitSilent: root["silent"]?.boolValue == true)
+        case .envelope:
+            adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics).map { envelope in
+                var envelope = envelope
+                if envelope.payload["silent"]?.boolValue == true { envelope.explicitSilent = true }
+                return envelope
+            }
+        case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
+        case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
+        case .firebase: adapted = FirebaseAdapter().adapt(root, diagnostics: &diagnostics)
+        }
+        guard let adapted, let job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
+            return .rejected(diagnostics.items)
+        }
+        return .jobs([job])
+    }
+
+    private func parsePushwooshRequest(_ request: JSONObject, notifications: JSONValue, document: JSONObject,
+                                       leading: [Diagnostic]) -> ParseOutcome {
+        var shared = DiagnosticCollector()
+        shared.items = leading
+        guard case .array(let entries) = notifications else {
+            shared.reject(.wrongType, "/request/notifications", "notifications must be an array of notification objects")
+            return .rejected(shared.items)
+        }
+        guard !entries.isEmpty else {
+            shared.reject(.emptyNotificationList, "/request/notifications", "the request has no notifications; add at least one")
+            return .rejected(shared.items)
+        }
+        // Keys beside `request` and the request's own keys (`application`, ...) address every notification.
+        var requestExtras = JSONObject()
+        for (key, value) in document where key != "request" { requestExtras[key] = value }
+        for (key, value) in request where key != "notifications" {
+            if key == "auth" {
+                shared.add(.info, .credentialDropped, "/request/auth", "the API token in \"auth\" is not copied into any output")
+            } else {
+                requestExtras[key] = value
+            }
+        }
+        var jobs: [NotificationJob] = []
+        var allDiagnostics = shared
+        for (index, entry) in entries.enumerated() {
+            let base = "/request/notifications/\(index)"
+            var diagnostics = DiagnosticCollector()
+            guard case .object(let notification) = entry else {
+                allDiagnostics.reject(.wrongType, base, "each notification must be an object, found \(entry.typeDescription)")
+                continue
+            }
+            var adapted = PushwooshAdapter(options: options).adapt(notification, at: base, diagnostics: &diagnostics)
+            for (key, value) in requestExtras where adapted.target[key] == nil { adapted.target[key] = value }
+            let job = makeJob(adapted, shape: .pushwoosh, diagnostics: &diagnostics)
+            allDiagnostics.append(contentsOf: diagnostics)
+            if var job, !diagnostics.rejects {
+                job.diagnostics = shared.items + job.diagnostics
+                jobs.append(job)
+            }
+        }
+        return allDiagnostics.rejects ? .rejected(allDiagnostics.items) : .jobs(jobs)
+    }
+
+    /// Removes root links (`link_url`, `url`, `click_action`, `l`) whose scheme is denied or not allowed, whatever
+    /// the shape: the app would open them. A value without a scheme is the app's own business and is left alone.
+    private func removeDisallowedLinks(_ payload: inout JSONObject, diagnostics: inout DiagnosticCollector) {
+        for key in PayloadOptions.rootLinkKeys {
+            guard let link = payload[key]?.stringValue,
+                  PayloadOptions.scheme(of: String(link.drop { $0.isWhitespace && !$0.isNewline })) != nil,
+                  let problem = options.linkProblem(link) else { continue }
+            payload.remove(key)
+            diagnostics.add(.error, .linkSchemeNotAllowed, "/" + JSONPointer.escape(key), problem + "; the link was removed")
+        }
+    }
+
+    /// Checks common to every shape, story validation and media discovery.
+    private func makeJob(_ adapted: AdaptedNotification, shape: InputShape,
+                         diagnostics: inout DiagnosticCollector) -> NotificationJob? {
+        var payload = adapted.payload
+        let apsValue = payload["aps"]
+        if let apsValue, apsValue.objectValue == nil {
+            diagnostics.reject(.wrongType, "/aps", "aps is \(apsValue.typeDescription); it must be an object")
+            return nil
+        }
+        if let collapse = adapted.headers.collapseID, collapse.utf8.count > 64 {
+            diagnostics.reject(.collapseIDTooLong, "/collapse_id",
+                               "collapse id is \(collapse.utf8.count) bytes; APNs allows at most 64")
+        }
+        let story = StoryValidator(options: options).validate(&payload, diagnostics: &diagnostics)
+        let isStory = story != nil
+        removeDisallowedLinks(&payload, diagnostics: &diagnostics)
+        let aps = payload["aps"]?.objectValue ?? JSONObject()
+        let hasAlert = aps["alert"] != nil
+        let contentAvailable = aps["content-available"]?.isTruthy == true
+        let isSilent: Bool
+        switch adapted.explicitPushType {
+        case .background?: isSilent = true
+        case .voip?, .alert?: isSilent = adapted.explicitSilent
+        case nil: isSilent = adapted.explicitSilent || (contentAvailable && !hasAlert)
+        }
+        let pushType: PushType = adapted.explicitPushType == .voip ? .voip : (isSilent ? .background : .alert)
+        var media: [MediaReference] = []
+        if pushType == .alert {
+            media = MediaDiscovery(options: options).references(
+                in: payload, story: story, attachmentVariant: adapted.variantName ?? "attachment", diagnostics: &diagnostics)
+        }
+        return NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
+                               isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
+                               payload: payload, headers: adapted.headers, deviceToken: adapted.deviceToken,
+                               target: adapted.target, story: story)
+    }
+}

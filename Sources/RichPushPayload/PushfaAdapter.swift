@@ -1,0 +1,115 @@
+import RichPushCore
+/// Maps a Pushfa-style send request onto an APNs payload.
+///
+/// `title`/`body` → `aps.alert`; `image_url`, `image`, `link_url`, `url`, `actions`, `ackUrl`, `clickAckUrl`,
+/// `messageId` stay as root custom keys (the names the extension reads); `additional_data` members become root
+/// custom keys; `collapse_id`, `ttl` and `silent` become headers; `get_delivery_status: true` sets
+/// `mutable-content`; `platform` must be "ios" or absent; `id` becomes the job id. `token`/`device_token` becomes
+/// the device token and is kept in `target`. Everything else (`sendTime`, `subscriber_ids`, `label`, `values`,
+/// `only_last_device`, `topic`, aliases, ...) goes to `target`. `InputKeyMapping.pushfa` lists every mapped key.
+struct PushfaAdapter {
+    static let knownKeys = Set(InputKeyMapping.pushfa.keys)
+
+    let options: PayloadOptions
+
+    func adapt(_ request: JSONObject, diagnostics: inout DiagnosticCollector) -> AdaptedNotification {
+        var alert = JSONObject()
+        var root = JSONObject()
+        var result = AdaptedNotification(payload: JSONObject())
+        for (key, value) in request where !PushfaAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
+            result.target[key] = value
+        }
+        if let platform = request["platform"] {
+            if platform.stringValue?.lowercased() != "ios" {
+                diagnostics.reject(.platformNotIOS, "/platform",
+                                   "platform is \(platform.stringValue.map { "\"\($0)\"" } ?? platform.typeDescription); this service sends to iOS only, so write \"ios\" or leave it out")
+            }
+        }
+        for (key, limit) in [("title", options.maximumPushfaTitleLength), ("body", options.maximumPushfaBodyLength)] {
+            guard let value = request[key] else { continue }
+            guard let text = value.stringValue else {
+                diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a string, found \(value.typeDescription); it was ignored")
+                continue
+            }
+            if text.count > limit {
+                diagnostics.limit(.textTooLong, "/" + key,
+                                  "\(key) is \(text.count) characters; keep it to \(limit) or it is cut off on the lock screen",
+                                  strict: options.strict)
+            }
+            alert[key] = value
+        }
+        var aps = JSONObject()
+        if !alert.isEmpty { aps["alert"] = .object(alert) }
+        if request["silent"]?.isTruthy == true {
+            result.explicitSilent = true
+            aps["content-available"] = .number("1")
+        }
+        // The Pushfa SDK reports delivery from its service extension, which only runs with mutable-content.
+        if request["get_delivery_status"]?.isTruthy == true { aps["mutable-content"] = .number("1") }
+        root["aps"] = .object(aps)
+        // `url` and `image` are the seed's reference-table names for `link_url` and `image_url`: kept the same way.
+        for key in ["image_url", "image", "link_url", "url"] {
+            guard let value = request[key] else { continue }
+            if value.stringValue != nil { root[key] = value } else {
+                diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a URL string; it was ignored")
+            }
+        }
+        if let actions = request["actions"] { root["actions"] = .array(validActions(actions, diagnostics: &diagnostics)) }
+        for key in ["ackUrl", "clickAckUrl", "messageId"] {
+            if let value = request[key] { root[key] = value }
+        }
+        if let additional = request["additional_data"] {
+            if case .object(let object) = additional {
+                // A member that would overwrite a mapped key is kept in target rather than lost.
+                var clashing = JSONObject()
+                for (key, value) in object {
+                    if root[key] == nil { root[key] = value } else { clashing[key] = value }
+                }
+                if !clashing.isEmpty { result.target["additional_data"] = .object(clashing) }
+            } else {
+                diagnostics.add(.warning, .wrongType, "/additional_data", "additional_data must be an object of custom keys; it was ignored")
+            }
+        }
+        if let collapse = request["collapse_id"] {
+            if let text = collapse.identifierText { result.headers.collapseID = text } else {
+                diagnostics.add(.warning, .wrongType, "/collapse_id", "collapse_id must be a string; it was ignored")
+            }
+        }
+        if let ttl = request["ttl"] {
+            if let seconds = ttl.integerValue, seconds >= 0 { result.headers.timeToLive = seconds } else {
+                diagnostics.add(.warning, .invalidExpiration, "/ttl", "ttl must be whole seconds; it was ignored")
+            }
+        }
+        result.id = request["id"]?.identifierText
+        result.deviceToken = request["token"]?.stringValue ?? request["device_token"]?.stringValue
+        result.payload = root
+        return result
+    }
+
+    private func validActions(_ value: JSONValue, diagnostics: inout DiagnosticCollector) -> [JSONValue] {
+        guard case .array(let actions) = value else {
+            diagnostics.add(.warning, .wrongType, "/actions", "actions must be an array of {\"title\", \"url\"} buttons; it was ignored")
+            return []
+        }
+        var kept: [JSONValue] = []
+        for (index, action) in actions.enumerated() {
+            let pointer = "/actions/\(index)"
+            guard case .object(let object) = action, let url = object["url"]?.stringValue else {
+                diagnostics.add(.warning, .actionInvalid, pointer, "each action needs a \"url\" string; this one was dropped")
+                continue
+            }
+            if let problem = options.linkProblem(url) {
+                diagnostics.add(.warning, .actionInvalid, pointer + "/url", problem + "; this action was dropped")
+                continue
+            }
+            if kept.count == options.maximumActions {
+                diagnostics.limit(.tooManyActions, pointer,
+                                  "iOS shows at most \(options.maximumActions) action buttons here; this action was dropped",
+                                  strict: options.strict)
+                continue
+            }
+            kept.append(action)
+        }
+        return kept
+    }
+}

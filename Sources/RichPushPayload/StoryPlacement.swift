@@ -1,0 +1,67 @@
+import Foundation
+import RichPushCore
+
+/// Where a push's story sits and in which form, so it is rewritten in place and written back as it came, and which
+/// of the sender's pages survived validation, so findings use the sender's page numbers.
+///
+/// The Pushwoosh SDK reads `pw_stories` from the payload root, from `u` or from `userdata`, each as an object or as
+/// a JSON string. While a job is processed the story (and its container) are objects; the renderer turns them back
+/// into strings where they were strings.
+public struct StoryPlacement: Sendable, Hashable {
+    /// The keys the SDK looks in, after the root, in its order.
+    static let containers = ["u", "userdata"]
+
+    /// "u" or "userdata", or nil for the payload root.
+    public var container: String?
+    /// The container was a JSON string holding an object.
+    public var containerIsString = false
+    /// The story itself was a JSON string holding an object.
+    public var storyIsString = false
+    /// For each page of the validated story, its index in the story as sent.
+    public var senderPageIndices: [Int] = []
+
+    public init(container: String? = nil) {
+        self.container = container
+    }
+
+    /// Pointer tokens of the story object in the payload.
+    func tokens(storyKey: String) -> [String] {
+        (container.map { [$0] } ?? []) + [storyKey]
+    }
+
+    /// Finds the story: the root first, then `u`, then `userdata`. A container given as a JSON string that holds the
+    /// story is replaced by the parsed object. Costs one parse of such a string; nil when there is no story.
+    static func locate(in payload: inout JSONObject, options: PayloadOptions) -> StoryPlacement? {
+        if payload[options.storyKey] != nil { return StoryPlacement() }
+        for container in containers {
+            switch payload[container] {
+            case .object(let object)? where object[options.storyKey] != nil:
+                return StoryPlacement(container: container)
+            case .string(let text)?:
+                guard case .object(let object)? = try? JSONParser.parse(Data(text.utf8), maximumDepth: options.maximumDepth),
+                      object[options.storyKey] != nil else { continue }
+                payload[container] = .object(object)
+                var placement = StoryPlacement(container: container)
+                placement.containerIsString = true
+                return placement
+            default:
+                continue
+            }
+        }
+        return nil
+    }
+
+    /// Writes the story (and its container) back as JSON strings where they came as strings.
+    func restoreForm(in payload: inout JSONObject, storyKey: String) {
+        var tree = JSONValue.object(payload)
+        let storyPointer = JSONPointer.make(tokens(storyKey: storyKey))
+        if storyIsString, let story = tree.value(at: storyPointer), story.objectValue != nil {
+            tree.setValue(.string(String(decoding: story.serialized(), as: UTF8.self)), at: storyPointer)
+        }
+        if containerIsString, let container, let value = tree.value(at: "/" + JSONPointer.escape(container)),
+           value.objectValue != nil {
+            tree.setValue(.string(String(decoding: value.serialized(), as: UTF8.self)), at: "/" + JSONPointer.escape(container))
+        }
+        payload = tree.objectValue ?? payload
+    }
+}

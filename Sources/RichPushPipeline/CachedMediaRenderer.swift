@@ -1,0 +1,163 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// Turns one source URL into a published cache object: fetch, render, store, through the store's single-flight.
+///
+/// Cost: on a cache hit, one metadata read, or none when the store remembers the key. On a miss, one fetch (bounded
+/// by the byte cap of the kind its first bytes show: 10 MB images, 5 MB audio, 50 MB video by default), one decode,
+/// resize and encode (none for audio, video and GIF, which pass through), and two atomic file writes. Permanent
+/// failures (4xx, blocked addresses, invalid images) are remembered as negative entries; transient ones (deadline,
+/// stall, connection) and faults of our own (`MediaResult.isLocalFault`) are not.
+struct CachedMediaRenderer: Sendable {
+    let fetcher: Fetcher
+    let imaging: ImagePipeline
+    let store: any MediaStore
+    /// Each configured variant with its cache description, which is part of every cache key, so it is built once.
+    private let variants: [String: (variant: ImageVariant, description: String)]
+    private let fallbackVariant: (variant: ImageVariant, description: String)
+
+    init(fetcher: Fetcher, imaging: ImagePipeline, store: any MediaStore, configuration: EnricherConfiguration) {
+        self.fetcher = fetcher
+        self.imaging = imaging
+        self.store = store
+        self.variants = configuration.variants.mapValues { ($0, $0.cacheDescription) }
+        let attachment = configuration.variant(named: "attachment")
+        self.fallbackVariant = (attachment, attachment.cacheDescription)
+    }
+
+    /// One source to render as one variant, with its cache key; `pointer` is its first reference in the payload.
+    struct Item: Sendable {
+        let source: String
+        let pointer: String
+        let variant: ImageVariant
+        let key: CacheKey
+        /// What the source may be: a story page shows still images, so it accepts images only.
+        var acceptedKinds: Set<AttachmentKind> { Self.acceptedKinds(forVariantNamed: variant.name) }
+
+        /// Images only for the story variant (the story screen draws its page as an image); every kind elsewhere.
+        static func acceptedKinds(forVariantNamed name: String) -> Set<AttachmentKind> {
+            name == ImageVariant.story.name ? [.image] : Set(AttachmentKind.allCases)
+        }
+    }
+
+    /// The item for `source` in the variant named `variantName` (`attachment` when there is none by that name).
+    /// Costs one SHA-256 of the normalized URL and the variant's description.
+    func item(source: String, pointer: String, variantName: String) -> Item {
+        let (variant, description) = variants[variantName] ?? fallbackVariant
+        let key = CacheKey(sourceURL: source, variant: description, rendererVersion: ImagePipeline.rendererVersion)
+        return Item(source: source, pointer: pointer, variant: variant, key: key)
+    }
+
+    /// The result a warm cache gives at once (`MediaStore.immediateOutcome`); nil when the item must be rendered.
+    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? {
+        guard let outcome = await store.immediateOutcome(for: item.key, retainUntil: retainUntil) else { return nil }
+        return result(for: outcome, item: item, milliseconds: 0)
+    }
+
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult {
+        let started = ContinuousClock.now
+        func elapsed() -> Int { Int((ContinuousClock.now - started) / .milliseconds(1)) }
+        let fetcher = self.fetcher
+        let imaging = self.imaging
+        let (source, variant, acceptedKinds) = (item.source, item.variant, item.acceptedKinds)
+        do {
+            let outcome = try await store.object(
+                for: item.key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
+            ) { stale in
+                try await Self.produce(
+                    source: source, variant: variant, acceptedKinds: acceptedKinds, stale: stale, deadline: deadline,
+                    fetcher: fetcher, imaging: imaging)
+            }
+            return result(for: outcome, item: item, milliseconds: elapsed())
+        } catch {
+            // Transient failures (deadline, stall, connection) are not remembered; a deadline is a skip, not a fault.
+            let deadlinePassed = ContinuousClock.now >= deadline || Task.isCancelled
+            // The fetcher and the renderer may give up a moment before the deadline (timer granularity), and pass
+            // their own code through the cache: judge by the code, not only by the clock.
+            let skipped = deadlinePassed || error.code == .deadlineExceeded || error.code == .cancelled
+            return MediaResult(
+                pointer: item.pointer, source: source, variant: variant.name, status: skipped ? .skipped : .failed,
+                milliseconds: elapsed(), errorCode: skipped ? .deadlineExceeded : error.code,
+                errorMessage: error.description)
+        }
+    }
+
+    private func result(for outcome: CacheOutcome, item: Item, milliseconds: Int) -> MediaResult {
+        let object: CachedObject
+        let status: MediaResult.Status
+        switch outcome {
+        case .hit(let cached), .revalidated(let cached):
+            (object, status) = (cached, .cached)
+        case .produced(let produced):
+            let passedThrough = AttachmentFormat(name: produced.format)?.passesThrough ?? false
+            (object, status) = (produced, passedThrough ? .passedThrough : .rendered)
+        case .failed(let failure, _):
+            return MediaResult(
+                pointer: item.pointer, source: item.source, variant: item.variant.name, status: .failed,
+                milliseconds: milliseconds, errorCode: failure.code, errorMessage: failure.message)
+        }
+        return MediaResult(
+            pointer: item.pointer, source: item.source, variant: item.variant.name, status: status,
+            // Audio and video have no dimensions: the result carries none rather than 0x0.
+            cachedURL: store.publicURL(for: object), width: object.width > 0 ? object.width : nil,
+            height: object.height > 0 ? object.height : nil,
+            bytes: object.bytes, format: object.format, milliseconds: milliseconds)
+    }
+
+    /// Runs inside the store's single-flight: at most once per key across all processes sharing the cache.
+    /// Audio and video (sniffed from the bytes) are published as fetched, never decoded or re-encoded; everything
+    /// else goes through the image pipeline (GIF is validated there and passes through too).
+    private static func produce(
+        source: String, variant: ImageVariant, acceptedKinds: Set<AttachmentKind>, stale: CachedObject?,
+        deadline: ContinuousClock.Instant, fetcher: Fetcher, imaging: ImagePipeline
+    ) async throws -> CacheProduction {
+        let fetched: FetchedMedia
+        do {
+            fetched = try await fetcher.fetch(FetchRequest(
+                url: source, deadline: deadline, ifNoneMatch: stale?.etag, ifModifiedSince: stale?.lastModified,
+                acceptedKinds: acceptedKinds))
+        } catch {
+            if error.isPermanent { return .failure(code: error.code, message: error.description) }
+            throw CacheError.producerFailed(code: error.code, message: error.description)
+        }
+        let maxAge = fetched.maxAge.map { Duration.seconds($0) }
+        if fetched.isNotModified {
+            return .notModified(etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
+        }
+        let head = [UInt8](fetched.body.prefix(AttachmentSniffer.decisiveLength))
+        if let format = AttachmentSniffer.format(ofFileStartingWith: head), format.kind != .image {
+            // The fetcher checked kind and cap on the first bytes; this holds for any fetcher and tiny bodies too.
+            guard acceptedKinds.contains(format.kind) else {
+                let refusal = FetchError.kindNotAccepted(
+                    url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue })
+                return .failure(code: refusal.code, message: refusal.description)
+            }
+            if ISOMediaBrands.formats.values.contains(format), let problem = ISOMediaStructure.problem(with: fetched.body) {
+                return .failure(code: "corrupt_media", message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")
+            }
+            return .object(
+                bytes: fetched.body, format: format.rawValue, fileExtension: format.fileExtension, width: 0, height: 0,
+                etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
+        }
+        let rendered: RenderedImage
+        do {
+            rendered = try await imaging.render(fetched.body, as: variant, deadline: deadline)
+        } catch {
+            // Only what the image itself is gets remembered; a deadline or a fault of ours is retried next time.
+            let message = "\(URLRedaction.redact(source)): \(error.description)"
+            switch error {
+            case .deadlineExceeded, .cancelled: throw CacheError.producerFailed(code: error.code, message: message)
+            case _ where error.isLocalFault: throw CacheError.producerFailed(code: error.code, message: message)
+            default: return .failure(code: error.code, message: message)
+            }
+        }
+        return .object(
+            bytes: rendered.bytes, format: rendered.format.rawValue, fileExtension: rendered.format.fileExtension,
+            width: rendered.width, height: rendered.height, etag: fetched.etag, lastModified: fetched.lastModified,
+            maxAge: maxAge)
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// Enriches notification jobs: renders their media into the cache and rewrites their APNs requests.
+///
+/// `enrich` never throws and always returns by the deadline plus the time in-flight work takes to notice
+/// cancellation (each layer checks between rows, bands or poll rounds, well under 100 ms).
+public struct Enricher: Sendable {
+    public let configuration: EnricherConfiguration
+    private let parser: PayloadParser
+    private let renderer: APNsRenderer
+    private let media: CachedMediaRenderer
+
+    /// - Parameters:
+    ///   - store: the shared media cache; its single-flight makes every source fetched and rendered once.
+    ///   - fetcher: the network client; its SSRF guard and byte cap apply to every source.
+    public init(configuration: EnricherConfiguration = EnricherConfiguration(), store: any MediaStore, fetcher: Fetcher) {
+        self.configuration = configuration
+        self.parser = PayloadParser(options: configuration.payload)
+        self.renderer = APNsRenderer(options: configuration.payload)
+        self.media = CachedMediaRenderer(
+            fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits), store: store,
+            configuration: configuration)
+    }
+
+    /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
+    ///
+    /// A Pushwoosh `request` body holds many notifications and gives many results; every other shape gives one.
+    /// A document over `maximumDocumentBytes` gives one `line_too_long` result without being parsed (readers may
+    /// hand over only its first `maximumDocumentBytes + 1` bytes).
+    public func enrich(document: Data, line: Int? = nil, deadline: ContinuousClock.Instant? = nil) async -> [JobResult] {
+        let started = ContinuousClock.now
+        let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
+        guard document.count <= configuration.maximumDocumentBytes else {
+            var result = JobResult(rejectedDocument: [.lineTooLong(limit: configuration.maximumDocumentBytes)], line: line)
+            result.timings.finish(since: started)
+            return [result]
+        }
+        switch parser.parse(document) {
+        case .rejected(let diagnostics):
+            var result = JobResult(rejectedDocument: diagnostics, line: line)
+            result.timings.finish(since: started)
+            return [result]
+        case .jobs(let jobs) where jobs.count == 1:
+            // The common shape: no child task to wait for.
+            var result = await enrich(jobs[0], deadline: deadline)
+            result.line = line
+            return [result]
+        case .jobs(let jobs):
+            return await withTaskGroup(of: (Int, JobResult).self) { group in
+                for (index, job) in jobs.enumerated() {
+                    group.addTask { (index, await enrich(job, deadline: deadline)) }
+                }
+                var results = [JobResult?](repeating: nil, count: jobs.count)
+                for await (index, result) in group { results[index] = result }
+                return results.compactMap { result in
+                    var result = result
+                    result?.line = line
+                    return result
+                }
+            }
+        }
+    }
+
+    /// Renders the job's media concurrently, stops at `deadline`, and rewrites the payload from what finished.
+    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant) async -> JobResult {
+        let started = ContinuousClock.now
+        let retainUntil = retention(for: job, now: Date())
+        let results = await renderMedia(of: job, retainUntil: retainUntil, started: started, deadline: deadline)
+        let mediaFinished = ContinuousClock.now
+        for media in results where media.isLocalFault {
+            configuration.log.log(.error, "local_fault", [
+                ("id", job.id.map(JSONValue.string) ?? .null), ("code", .string(media.errorCode?.rawValue ?? "")),
+                ("message", .string(media.errorMessage ?? "")),
+            ])
+        }
+        var outcomes: [String: MediaOutcome] = [:]
+        for result in results { outcomes[result.pointer] = result.outcome }
+
+        var jobResult = JobResult(
+            job: job, media: results, rendering: renderer.render(job, media: outcomes), status: Self.status(of: results))
+        // Media that kept its original URL so the payload fits was not enriched after all.
+        if jobResult.status == .enriched,
+           jobResult.diagnostics.contains(where: { $0.code == DiagnosticCode.mediaRestoredToFit.rawValue }) {
+            jobResult.status = .partial
+        }
+        jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
+        jobResult.timings.finish(since: started)
+        return jobResult
+    }
+
+    /// Objects must outlive the push: APNs may hold it until its expiration, 30 days at most. A job that APNs will
+    /// not store (expiration 0 or past) is delivered at once, so a day of retention is plenty.
+    func retention(for job: NotificationJob, now: Date) -> Date {
+        guard let expiration = job.apnsExpiration(now: now) else {
+            return now.addingTimeInterval(configuration.defaultRetention.timeInterval)
+        }
+        return max(Date(timeIntervalSince1970: TimeInterval(expiration)), now.addingTimeInterval(86_400))
+    }
+
+    /// One distinct (source, variant) of a job: references to the same source in the same variant render once.
+    private struct Work: Hashable {
+        var source: String
+        var variant: String
+    }
+
+    /// Renders one source into the cache as `variant`, for prewarming; never throws.
+    public func prewarm(source: String, variant: String, deadline: ContinuousClock.Instant, retainUntil: Date? = nil) async -> MediaResult {
+        let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.timeInterval)
+        let item = media.item(source: source, pointer: "", variantName: variant)
+        return await media.render(item, retainUntil: retainUntil, deadline: deadline)
+    }
+
+    /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
+    /// them when the deadline passes; a job whose media are all warm creates no task and no timer.
+    private func renderMedia(
+        of job: NotificationJob, retainUntil: Date, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+    ) async -> [MediaResult] {
+        var distinct = Set<Work>()
+        var finished: [Work: MediaResult] = [:]
+        var pending: [(Work, CachedMediaRenderer.Item)] = []
+        for reference in job.media {
+            let work = Work(source: reference.url, variant: reference.variantName)
+            guard distinct.insert(work).inserted else { continue }
+            if let reason = reference.invalidReason {
+                finished[work] = MediaResult(invalid: reference, reason: reason)
+                continue
+            }
+            let item = media.item(source: reference.url, pointer: reference.pointer, variantName: work.variant)
+            if ContinuousClock.now < deadline, let result = await media.immediateResult(for: item, retainUntil: retainUntil) {
+                finished[work] = result
+            } else {
+                pending.append((work, item))
+            }
+        }
+        guard !pending.isEmpty else { return results(of: job, finished: finished, started: started) }
+
+        await withTaskGroup(of: (Work, MediaResult)?.self) { group in
+            for (work, item) in pending {
+                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline)) }
+            }
+            group.addTask {
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            for await item in group {
+                guard let (work, result) = item else {
+                    group.cancelAll()
+                    break
+                }
+                finished[work] = result
+                if finished.count == distinct.count {
+                    group.cancelAll()
+                    break
+                }
+            }
+        }
+        return results(of: job, finished: finished, started: started)
+    }
+
+    /// One result per reference, in payload order; a source that did not finish is skipped for the deadline.
+    private func results(
+        of job: NotificationJob, finished: [Work: MediaResult], started: ContinuousClock.Instant
+    ) -> [MediaResult] {
+        var results: [MediaResult] = []
+        for reference in job.media {
+            let work = Work(source: reference.url, variant: reference.variantName)
+            if let result = finished[work] {
+                results.append(result.at(pointer: reference.pointer))
+            } else {
+                results.append(MediaResult(
+                    pointer: reference.pointer, source: reference.url, variant: reference.variantName, status: .skipped,
+                    milliseconds: milliseconds(since: started), errorCode: .deadlineExceeded,
+                    errorMessage: "\(URLRedaction.redact(reference.url)) did not finish before the job's deadline"))
+            }
+        }
+        return results
+    }
+
+    static func status(of media: [MediaResult]) -> JobStatus {
+        guard !media.isEmpty else { return .passthrough }
+        let usable = media.filter(\.isUsable).count
+        if usable == media.count { return .enriched }
+        return usable == 0 ? .fallback : .partial
+    }
+
+    private func milliseconds(since start: ContinuousClock.Instant) -> Int {
+        max(0, Int((ContinuousClock.now - start) / .milliseconds(1)))
+    }
+}

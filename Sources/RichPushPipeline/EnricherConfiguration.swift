@@ -1,0 +1,47 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// Everything the enricher needs to know besides its collaborators.
+public struct EnricherConfiguration: Sendable {
+    /// The hard per-job budget: the service extension's ~30 s, less a margin.
+    public var jobDeadline: Duration
+    /// Named image variants; a job may name one, story pages use `story`, everything else `attachment`.
+    public var variants: [String: ImageVariant]
+    public var imageLimits: ImageLimits
+    public var payload: PayloadOptions
+    /// Where the enricher reports faults of its own (`local_fault`, error level): a configuration or library
+    /// failure that no origin caused. Results carry every other outcome.
+    public var log: any LogSink
+    /// The largest input document accepted (a `process` line, a stream entry's `job`); a longer one is rejected
+    /// with `line_too_long` before it is parsed. A push is at most about 5 KB of payload plus its envelope.
+    public var maximumDocumentBytes: Int
+    /// How long an object stays retained for a job that carries no `apns-expiration`: APNs keeps pushes up to 30 days.
+    public var defaultRetention: Duration
+
+    public init(
+        jobDeadline: Duration = .seconds(25),
+        variants: [String: ImageVariant] = ["attachment": .attachment, "story": .story],
+        imageLimits: ImageLimits = ImageLimits(),
+        payload: PayloadOptions = PayloadOptions(),
+        defaultRetention: Duration = .seconds(30 * 86_400),
+        maximumDocumentBytes: Int = 1 << 20,
+        log: any LogSink = DiscardingLogSink()
+    ) {
+        self.log = log
+        self.maximumDocumentBytes = maximumDocumentBytes
+        self.jobDeadline = jobDeadline
+        self.variants = variants
+        self.imageLimits = imageLimits
+        self.payload = payload
+        self.defaultRetention = defaultRetention
+    }
+
+    /// The variant for `name`, falling back to `attachment` when the name is unknown.
+    func variant(named name: String) -> ImageVariant {
+        variants[name] ?? variants["attachment"] ?? .attachment
+    }
+}

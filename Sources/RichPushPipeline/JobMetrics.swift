@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// Counters, a gauge and latency histograms over finished jobs, rendered in the Prometheus text format.
+///
+/// Recording is a short critical section per job; rendering copies the state once. With a fetcher, the text also
+/// carries its bytes and fetch durations.
+public final class JobMetrics: Sendable {
+    struct State {
+        var jobs: [JobStatus: Int] = [:]
+        var media: [MediaResult.Status: Int] = [:]
+        var failures: [String: Int] = [:]
+        var localFaults: [String: Int] = [:]
+        var publishedBytes = 0
+        var documentsInFlight = 0
+        var jobLatency = LatencyHistogram()
+        var renderLatency = LatencyHistogram()
+        var cachedLatency = LatencyHistogram()
+    }
+
+    private let state = Mutex(State())
+    private let fetcher: Fetcher?
+
+    /// - Parameter fetcher: the fetcher whose downloads to report (bytes, durations); nil leaves them out.
+    public init(fetcher: Fetcher? = nil) {
+        self.fetcher = fetcher
+    }
+
+    /// A document (an input line, a stream entry, a request) was taken; `documentFinished` must follow.
+    public func documentStarted() {
+        state.withLock { $0.documentsInFlight += 1 }
+    }
+
+    public func documentFinished() {
+        state.withLock { $0.documentsInFlight -= 1 }
+    }
+
+    public func record(_ result: JobResult) {
+        state.withLock { state in
+            state.jobs[result.status, default: 0] += 1
+            state.jobLatency.observe(result.timings.total)
+            for media in result.media {
+                state.media[media.status, default: 0] += 1
+                let seconds = Double(media.milliseconds) / 1000
+                switch media.status {
+                case .rendered, .passedThrough:
+                    state.renderLatency.observe(seconds: seconds)
+                    state.publishedBytes += media.bytes ?? 0
+                case .cached: state.cachedLatency.observe(seconds: seconds)
+                case .failed, .skipped:
+                    let code = (media.errorCode ?? "unknown").rawValue
+                    state.failures[code, default: 0] += 1
+                    if media.isLocalFault { state.localFaults[code, default: 0] += 1 }
+                }
+            }
+        }
+    }
+
+    /// The current values in the Prometheus text exposition format.
+    public func prometheusText() -> String {
+        let snapshot = state.withLock { $0 }
+        var text = "# HELP richpush_build_info The running version.\n# TYPE richpush_build_info gauge\n"
+        text += "richpush_build_info{version=\"\(RichPushInfo.version)\"} 1\n"
+        text += "# HELP richpush_jobs_in_flight Documents taken and not yet answered.\n# TYPE richpush_jobs_in_flight gauge\n"
+        text += "richpush_jobs_in_flight \(snapshot.documentsInFlight)\n"
+        text += "# HELP richpush_jobs_total Jobs finished, by status.\n# TYPE richpush_jobs_total counter\n"
+        for status in [JobStatus.enriched, .partial, .fallback, .passthrough, .rejected] {
+            text += "richpush_jobs_total{status=\"\(status.rawValue)\"} \(snapshot.jobs[status] ?? 0)\n"
+        }
+        text += "# HELP richpush_media_total Media references, by outcome.\n# TYPE richpush_media_total counter\n"
+        for status in [MediaResult.Status.rendered, .passedThrough, .cached, .failed, .skipped] {
+            text += "richpush_media_total{outcome=\"\(status.rawValue)\"} \(snapshot.media[status] ?? 0)\n"
+        }
+        text += Self.countersText(
+            "richpush_media_failures_total", "Media failed or skipped, by error code.", snapshot.failures)
+        text += Self.countersText(
+            "richpush_local_faults_total", "Media failed by a fault of this process, not of its origin, by code.",
+            snapshot.localFaults)
+        text += "# HELP richpush_cache_hits_total Media served from the cache without a render.\n# TYPE richpush_cache_hits_total counter\n"
+        text += "richpush_cache_hits_total \(snapshot.media[.cached] ?? 0)\n"
+        text += "# HELP richpush_cache_misses_total Media fetched and rendered or passed through.\n# TYPE richpush_cache_misses_total counter\n"
+        text += "richpush_cache_misses_total \((snapshot.media[.rendered] ?? 0) + (snapshot.media[.passedThrough] ?? 0))\n"
+        text += "# HELP richpush_published_bytes_total Bytes of rendered objects published to the cache.\n"
+        text += "# TYPE richpush_published_bytes_total counter\nrichpush_published_bytes_total \(snapshot.publishedBytes)\n"
+        text += snapshot.jobLatency.prometheusText(name: "richpush_job_duration_seconds", help: "Time from job start to result.")
+        text += snapshot.renderLatency.prometheusText(
+            name: "richpush_media_render_seconds", help: "Fetch, render and publish of one media item (cache miss).")
+        text += snapshot.cachedLatency.prometheusText(
+            name: "richpush_media_cached_seconds", help: "Lookup of one media item served from the cache.")
+        if let fetcher {
+            let fetched = fetcher.statistics.snapshot
+            text += "# HELP richpush_fetched_bytes_total Body bytes of successful fetches.\n"
+            text += "# TYPE richpush_fetched_bytes_total counter\nrichpush_fetched_bytes_total \(fetched.bytes)\n"
+            text += fetched.durations.prometheusText(
+                name: "richpush_fetch_duration_seconds", help: "One successful fetch, retries included.")
+        }
+        return text
+    }
+
+    private static func countersText(_ name: String, _ help: String, _ counts: [String: Int]) -> String {
+        var text = "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
+        for (code, count) in counts.sorted(by: { $0.key < $1.key }) {
+            text += "\(name){code=\"\(code)\"} \(count)\n"
+        }
+        return text
+    }
+}

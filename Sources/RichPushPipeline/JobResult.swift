@@ -1,0 +1,128 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// The outcome of one job: what `process` prints as one NDJSON line.
+public struct JobResult: Sendable {
+    public struct Timings: Sendable, Hashable {
+        /// Fetch, render and cache work for all media, concurrently.
+        public var mediaMilliseconds = 0
+        public var totalMilliseconds = 0
+        /// The same as `totalMilliseconds`, unrounded, for metrics (a warm job takes well under a millisecond).
+        public var total: Duration = .zero
+
+        /// Sets the total to the time since `start`.
+        mutating func finish(since start: ContinuousClock.Instant) {
+            total = max(.zero, ContinuousClock.now - start)
+            totalMilliseconds = Int(total / .milliseconds(1))
+        }
+    }
+
+    public var id: String?
+    /// 1-based input line, when the job came from a stream of lines.
+    public var line: Int?
+    public var status: JobStatus
+    /// The input's addressing and scheduling fields, verbatim (`NotificationJob.target`): the device token(s),
+    /// Pushwoosh `devices`/`users`/`filter`/`send_date`, Pushfa targeting keys, unknown envelope keys. Nil only
+    /// when the document could not be parsed into a job.
+    public var target: JSONObject?
+    /// The request to send to APNs; absent when the job is rejected.
+    public var apns: APNsRequest?
+    public var media: [MediaResult] = []
+    public var diagnostics: [Diagnostic]
+    public var timings = Timings()
+
+    public init(id: String?, status: JobStatus, diagnostics: [Diagnostic] = []) {
+        self.id = id
+        self.status = status
+        self.diagnostics = diagnostics
+    }
+
+    /// The result of rendering `job`: its parse diagnostics followed by the renderer's; `rejected` without an APNs
+    /// request when the renderer rejects, otherwise `status`.
+    init(job: NotificationJob, media: [MediaResult], rendering: RenderOutcome, status: JobStatus) {
+        self.init(id: job.id, status: status)
+        self.target = job.target
+        self.media = media
+        switch rendering {
+        case .rejected(let diagnostics):
+            self.status = .rejected
+            self.diagnostics = job.diagnostics + diagnostics
+        case .rendered(let request, let diagnostics):
+            apns = request
+            self.diagnostics = job.diagnostics + diagnostics
+        }
+    }
+
+    /// The result for a document that could not be parsed into any job.
+    init(rejectedDocument diagnostics: [Diagnostic], line: Int?) {
+        self.init(id: nil, status: .rejected, diagnostics: diagnostics)
+        self.line = line
+    }
+
+    /// The JSON object printed by `process`, written by `consume` and reported by `validate --format json`, keys in
+    /// a fixed order: id, line, status, target, apns, media, diagnostics, timings.
+    public var json: JSONValue {
+        var object = JSONObject()
+        object["id"] = id.map(JSONValue.string) ?? .null
+        if let line { object["line"] = .number(String(line)) }
+        object["status"] = .string(status.rawValue)
+        object["target"] = target.map(JSONValue.object) ?? .null
+        if let apns {
+            var headers = JSONObject()
+            for header in apns.headers { headers[header.name] = .string(header.value) }
+            var request = JSONObject()
+            request["headers"] = .object(headers)
+            request["payload"] = apns.payload
+            request["bytes"] = .number(String(apns.byteCount))
+            object["apns"] = .object(request)
+        } else {
+            object["apns"] = .null
+        }
+        object["media"] = .array(media.map(\.json))
+        object["diagnostics"] = .array(diagnostics.map(\.json))
+        var timings = JSONObject()
+        timings["media_ms"] = .number(String(self.timings.mediaMilliseconds))
+        timings["total_ms"] = .number(String(self.timings.totalMilliseconds))
+        object["timings"] = .object(timings)
+        return .object(object)
+    }
+}
+
+extension MediaResult {
+    var json: JSONValue {
+        var object = JSONObject()
+        object["pointer"] = .string(pointer)
+        object["source"] = .string(source)
+        object["variant"] = .string(variant)
+        object["status"] = .string(status.rawValue)
+        if let cachedURL { object["cached_url"] = .string(cachedURL) }
+        if let width { object["width"] = .number(String(width)) }
+        if let height { object["height"] = .number(String(height)) }
+        if let bytes { object["bytes"] = .number(String(bytes)) }
+        if let format { object["format"] = .string(format) }
+        object["ms"] = .number(String(milliseconds))
+        if let errorCode {
+            var error = JSONObject()
+            error["code"] = .string(errorCode.rawValue)
+            error["message"] = .string(errorMessage ?? errorCode.rawValue)
+            object["error"] = .object(error)
+        }
+        return .object(object)
+    }
+}
+
+extension Diagnostic {
+    var json: JSONValue {
+        var object = JSONObject()
+        object["severity"] = .string(severity.rawValue)
+        object["pointer"] = .string(pointer)
+        object["code"] = .string(code)
+        object["message"] = .string(message)
+        if let fix { object["fix"] = .string(fix) }
+        return .object(object)
+    }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// The cache key and file extension named by a cached URL's last four path segments,
+/// `objects/ab/cd/<64 hex digits>.<jpg|png|gif>`, and nothing else.
+///
+/// The preview reads objects only through the store, by this key; a URL with `..`, percent-escapes, backslashes, a
+/// query, a shard that does not match its digest, a metadata `.json` or any other name is refused, so no URL can
+/// name a file outside the cache's objects. Costs one scan of the URL.
+public struct CachedObjectPath: Sendable, Hashable {
+    public let key: CacheKey
+    public let fileExtension: String
+
+    public init?(cachedURL: String) {
+        guard !cachedURL.contains(where: { "?#%\\\0".contains($0) }) else { return nil }
+        let segments = cachedURL.split(separator: "/", omittingEmptySubsequences: false)
+        guard segments.count >= 4 else { return nil }
+        let tail = segments.suffix(4).map(String.init)
+        let parts = tail[3].split(separator: ".", omittingEmptySubsequences: false)
+        guard tail[0] == "objects", parts.count == 2, let key = CacheKey(hexDigest: String(parts[0])),
+            CacheObjectFormat.allCases.contains(where: { $0.fileExtension == parts[1] }),
+            key.shardPath == tail[1] + "/" + tail[2]
+        else { return nil }
+        self.key = key
+        fileExtension = String(parts[1])
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// The data behind the story preview page: `validate`'s JSON reports with the secrets of media URLs removed, each
+/// result's payload limit, and each rendered image as a `data:` URL keyed by its `cached_url`.
+///
+/// The page renders only from this document, so `serve`'s page and `validate --html`'s file show exactly what
+/// `validate --format json` reports, and no payload rule is written twice.
+///
+/// Why `data:` URLs rather than a `GET /objects/…` route on `serve`: `validate --html` must inline its images anyway,
+/// so one document serves both; an object-storage cache has no local file to serve; and `serve`, which may listen on
+/// a public address, exposes no file-serving route whose paths would need guarding. The price is size: images are
+/// base64 (a third larger) inside the JSON, at most about 5 MB for a ten-page story with an attachment, and each
+/// preview reads its objects again instead of letting the browser cache them, which suits an author's tool.
+public struct StoryPreview: Sendable {
+    /// The preview document: `{"valid", "fetched", "reports": [...], "payload_limits": [[...]], "images": {...}}`.
+    public let json: JSONValue
+
+    /// Builds the document from `reports` (each one file's `validate --format json` report). With a `store`, the
+    /// object behind every `cached_url` that `CachedObjectPath` accepts and the store still holds is read and
+    /// inlined (one lookup and one read per distinct object); without one (`--no-fetch`), `images` is empty and the
+    /// page shows placeholders, never the original URLs, so the page loads nothing from the network and names no
+    /// signed URL.
+    public static func build(
+        reports: [JSONValue], valid: Bool, payloadOptions: PayloadOptions, store: (any MediaStore)?
+    ) async -> StoryPreview {
+        var redactedReports: [JSONValue] = []
+        var limits: [JSONValue] = []
+        var images = JSONObject()
+        for report in reports {
+            redactedReports.append(MediaURLRedaction(report: report).redact(report))
+            let results = report.objectValue?["results"]?.arrayValue ?? []
+            limits.append(.array(results.map { .number(String(payloadLimit(of: $0, options: payloadOptions))) }))
+            guard let store else { continue }
+            for result in results {
+                for media in result.objectValue?["media"]?.arrayValue ?? [] {
+                    guard let cachedURL = media.objectValue?["cached_url"]?.stringValue, images[cachedURL] == nil,
+                        let dataURL = await dataURL(of: cachedURL, in: store)
+                    else { continue }
+                    images[cachedURL] = .string(dataURL)
+                }
+            }
+        }
+        var document = JSONObject()
+        document["valid"] = .bool(valid)
+        document["fetched"] = .bool(store != nil)
+        document["reports"] = .array(redactedReports)
+        document["payload_limits"] = .array(limits)
+        document["images"] = .object(images)
+        return StoryPreview(json: .object(document))
+    }
+
+    /// The object behind `cachedURL` as `data:image/…;base64,…`, or nil when the URL names no cache object of the
+    /// store (another host, a refused path) or the object is gone.
+    public static func dataURL(of cachedURL: String, in store: any MediaStore) async -> String? {
+        guard let path = CachedObjectPath(cachedURL: cachedURL),
+            let object = try? await store.lookup(path.key), object.fileExtension == path.fileExtension,
+            store.publicURL(for: object) == cachedURL,
+            let data = try? await store.contents(of: object)
+        else { return nil }
+        return "data:image/\(object.format);base64," + data.base64EncodedString()
+    }
+
+    /// The APNs limit that applies to a result: the VoIP limit for `apns-push-type: voip`, else the alert limit.
+    static func payloadLimit(of result: JSONValue, options: PayloadOptions) -> Int {
+        let headers = result.objectValue?["apns"]?.objectValue?["headers"]?.objectValue
+        return headers?["apns-push-type"]?.stringValue == "voip" ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+import RichPushHTTP
+import RichPushCache
+
+/// Turns a list of image URLs (`text/uri-list`: one per line, `#` lines are comments) into a story push with one
+/// page per URL, so an author can preview images before writing the payload. Costs one pass over the text.
+public enum URLListStory {
+    /// The story document, or nil when the list holds no URL.
+    public static func document(from text: Data) -> Data? {
+        let urls = String(decoding: text, as: UTF8.self)
+            .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }
+            .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        guard !urls.isEmpty else { return nil }
+        let pages = urls.enumerated().map { index, url -> JSONValue in
+            .object(["image": .string(url), "title": .string("Page \(index + 1)")])
+        }
+        let alert: JSONValue = .object(["title": .string("Story preview"), "body": .string("\(urls.count) images")])
+        let document: JSONValue = .object(["aps": .object(["alert": alert]), "pw_stories": .object(["pages": .array(pages)])])
+        return document.serialized()
+    }
+}

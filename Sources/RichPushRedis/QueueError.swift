@@ -1,0 +1,71 @@
+import RichPushCore
+import RichPushCache
+/// Everything that can go wrong while talking to Redis or configuring the stream consumer.
+///
+/// Descriptions never contain a password: URLs are shown with their credentials replaced by `***`.
+public enum QueueError: RichPushError, Equatable {
+    /// The Redis URL could not be parsed.
+    case invalidURL(url: String, reason: String)
+    /// `rediss://` was requested; Debian's hiredis 0.14 is built without TLS.
+    case tlsUnsupported(url: String)
+    /// A configuration value is out of range (empty stream name, zero concurrency, ...).
+    case invalidConfiguration(String)
+    /// The TCP connection could not be opened, or broke while a command was in flight.
+    case connection(reason: String)
+    /// Redis refused the credentials (`WRONGPASS`), or requires some (`NOAUTH`).
+    case authentication(endpoint: String, reason: String)
+    /// Redis answered a command with an error that retrying will not fix.
+    case command(String)
+    /// A key the consumer writes to exists with a type other than stream.
+    case wrongType(key: String, type: String)
+    /// Redis answered with a reply whose shape the consumer does not understand.
+    case unexpectedReply(command: String, reply: String)
+    /// `run()` was called while the consumer was already running (or after it finished).
+    case alreadyRunning
+    /// `stop()` was requested but some finished jobs could not get their result and acknowledgement before the
+    /// shutdown timeout. Their entries stay pending in Redis and will be claimed by another consumer.
+    case shutdownIncomplete(unacknowledged: Int, reason: String)
+
+    /// A stable snake_case identifier for JSON output and logs.
+    public var code: ErrorCode {
+        switch self {
+        case .invalidURL: "invalid_url"
+        case .tlsUnsupported: "tls_unsupported"
+        case .invalidConfiguration: "invalid_configuration"
+        case .connection: "connection_failed"
+        case .authentication: "authentication_failed"
+        case .command: "command_failed"
+        case .wrongType: "wrong_type"
+        case .unexpectedReply: "unexpected_reply"
+        case .alreadyRunning: "already_running"
+        case .shutdownIncomplete: "shutdown_incomplete"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url, let reason):
+            "invalid Redis URL \(url): \(reason) (expected redis://[user:password@]host:port/db)"
+        case .tlsUnsupported(let url):
+            "\(url): rediss:// (TLS) is not supported: Debian's hiredis 0.14 is built without TLS. "
+                + "Use redis:// on a trusted network, or a local TLS tunnel (stunnel, spiped) that listens on loopback."
+        case .invalidConfiguration(let reason):
+            "invalid stream consumer configuration: \(reason)"
+        case .connection(let reason):
+            "Redis connection failed: \(reason)"
+        case .authentication(let endpoint, let reason):
+            "Redis at \(endpoint) refused authentication: \(reason). Check the user and password in the --redis URL."
+        case .command(let message):
+            "Redis command failed: \(message)"
+        case .wrongType(let key, let type):
+            "Redis key \"\(key)\" holds a \(type), not a stream; choose another stream name or delete the key"
+        case .unexpectedReply(let command, let reply):
+            "unexpected Redis reply to \(command): \(reply)"
+        case .alreadyRunning:
+            "the stream consumer is already running; create a new RedisStreamConsumer to run again"
+        case .shutdownIncomplete(let count, let reason):
+            "stopped with \(count) finished job(s) whose result and acknowledgement could not be written (\(reason)); "
+                + "their entries stay pending and will be claimed by another consumer"
+        }
+    }
+}
