@@ -5,8 +5,6 @@ import RichPushCore
 public struct NotificationJob: Sendable {
     /// From the envelope `id`, a Pushfa `id`, or a Pushwoosh `id`/`message_id`; nil otherwise. The caller may set it.
     public var id: String?
-    /// Set by the caller (the NDJSON line number).
-    public var lineNumber: Int?
     public var shape: InputShape
     public var pushType: PushType
     /// True for background pushes: no alert, sound, badge or media.
@@ -39,12 +37,11 @@ public struct NotificationJob: Sendable {
         return ttl == 0 ? 0 : Int(now.timeIntervalSince1970) + ttl
     }
 
-    public init(id: String? = nil, lineNumber: Int? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
+    public init(id: String? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
                 isStory: Bool, media: [MediaReference], diagnostics: [Diagnostic], payload: JSONObject,
                 headers: NotificationHeaders = NotificationHeaders(), deviceToken: String? = nil,
                 target: JSONObject = JSONObject(), story: StoryPlacement? = nil) {
         self.id = id
-        self.lineNumber = lineNumber
         self.shape = shape
         self.pushType = pushType
         self.isSilent = isSilent

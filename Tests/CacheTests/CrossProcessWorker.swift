@@ -13,7 +13,7 @@ import Glibc
 
 /// Entry point for child processes started by `CrossProcessTests`: the parent re-executes this test binary with
 /// this single test as its argument and `RICHPUSH_CACHE_WORKER_ROOT` set. In a normal test run the variable is
-/// absent and the method returns at once; it is a harness, not a test of its own.
+/// absent and the method is skipped; it is a harness, not a test of its own.
 final class CrossProcessWorker: XCTestCase {
     enum Environment {
         static let root = "RICHPUSH_CACHE_WORKER_ROOT"
@@ -31,7 +31,10 @@ final class CrossProcessWorker: XCTestCase {
 
     func testWorkerEntryPoint() async throws {
         let environment = ProcessInfo.processInfo.environment
-        guard let root = environment[Environment.root] else { return }
+        guard let root = environment[Environment.root] else {
+            // Reported as skipped, not passed: this is the child half of CrossProcessTests, which start it.
+            throw XCTSkip("worker entry point of CrossProcessTests; it runs only as their child process")
+        }
         let productionsPath = try XCTUnwrap(environment[Environment.productions])
         let keyCount = Int(environment[Environment.keyCount] ?? "") ?? 50
         if let start = environment[Environment.startSignal] {

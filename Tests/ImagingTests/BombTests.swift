@@ -9,7 +9,7 @@ import RichPush
 /// decoded without inflating more than the image needs.
 final class BombTests: XCTestCase {
     private func assertRejectedCheaply(_ bytes: Data, code: String, file: StaticString = #filePath, line: UInt = #line) {
-        let before = TestSupport.peakResidentKilobytes()
+        let before = TestSupport.startMemoryMeasurement()
         XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), file: file, line: line) { error in
             XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(error)", file: file, line: line)
         }
@@ -37,7 +37,7 @@ final class BombTests: XCTestCase {
         XCTAssertLessThan(bytes.count, 500_000)
         assertRejectedCheaply(bytes, code: "side_too_long")
         // Without the probe, libpng's own user limits stop it at IHDR.
-        let before = TestSupport.peakResidentKilobytes()
+        let before = TestSupport.startMemoryMeasurement()
         XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image")
         }

@@ -10,7 +10,7 @@ final class HEIFBombTests: XCTestCase {
     private func assertRejectedCheaply(_ name: String, code: String, mentioning text: String? = nil,
                                        file: StaticString = #filePath, line: UInt = #line) throws {
         let bytes = try TestSupport.data("imaging/\(name)")
-        let before = TestSupport.peakResidentKilobytes()
+        let before = TestSupport.startMemoryMeasurement()
         let start = ContinuousClock.now
         XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), name, file: file, line: line) { error in
             XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(name): \(error)", file: file, line: line)

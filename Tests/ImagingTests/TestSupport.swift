@@ -108,10 +108,23 @@ enum TestSupport {
         return .seconds(time.tv_sec) + .nanoseconds(time.tv_nsec)
     }
 
-    static func peakResidentKilobytes() -> Int {
-        var usage = rusage()
-        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-        return usage.ru_maxrss
+    /// Starts a memory measurement: resets this process's peak RSS to its current RSS (Linux's clear_refs "5"), so
+    /// `peakResidentKilobytes()` afterwards is this test's own peak, not one an earlier test reached; returns the
+    /// current RSS in KB. (`ru_maxrss` is a lifetime peak and could never fail after a hungrier test.)
+    static func startMemoryMeasurement(file: StaticString = #filePath, line: UInt = #line) -> Int {
+        if (try? "5".write(toFile: "/proc/self/clear_refs", atomically: false, encoding: .utf8)) == nil {
+            XCTFail("cannot reset the peak RSS through /proc/self/clear_refs; the memory bound is not measured", file: file, line: line)
+        }
+        return statusKilobytes("VmRSS:")
+    }
+
+    /// The peak RSS in KB since the last `startMemoryMeasurement()`.
+    static func peakResidentKilobytes() -> Int { statusKilobytes("VmHWM:") }
+
+    private static func statusKilobytes(_ field: String) -> Int {
+        let status = (try? String(contentsOfFile: "/proc/self/status", encoding: .utf8)) ?? ""
+        let line = status.split(separator: "\n").first { $0.hasPrefix(field) } ?? ""
+        return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
     // MARK: checksums (written here; no CryptoKit on Linux)
