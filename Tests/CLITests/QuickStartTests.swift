@@ -56,6 +56,17 @@ final class QuickStartTests: XCTestCase {
         XCTAssertTrue(first.contains("Fixtures/jobs/sample.ndjson"))
     }
 
+    func testCIInstallsTheSameBuildPackagesAsTheTestScript() throws {
+        let ci = try text(".ci/run")
+        let start = try XCTUnwrap(ci.range(of: "\nci_build_packages=("), ".ci/run installs no build packages")
+        let end = try XCTUnwrap(ci.range(of: ")\n", range: start.upperBound..<ci.endIndex))
+        let listed = ci[start.upperBound..<end.lowerBound].split(separator: " ").map(String.init)
+        XCTAssertEqual(listed, try scriptArray("build_packages"))
+        for package in try aptProviders() {
+            XCTAssertTrue(listed.contains(package), ".ci/run does not install \(package), which Package.swift links")
+        }
+    }
+
     func testReadmeSecondLineIsTheScriptThatCIRuns() throws {
         let lines = try quickStartLines()
         XCTAssertEqual(lines.last, "scripts/test")
