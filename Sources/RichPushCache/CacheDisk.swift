@@ -156,27 +156,13 @@ extension CacheDisk: CacheBackend {
         CacheFileSystem.remove(layout.negativePath(key))
     }
 
-    /// Polls the lock with `LOCK_NB` and short, growing sleeps (so no cooperative thread is ever blocked in `flock`),
-    /// looking between polls for what the holder published.
+    /// The key's `flock`, polled within `lockWaitTimeout`, looking between polls for what the holder published.
     func hold(
         _ key: CacheKey, deadline: ContinuousClock.Instant, look: () async throws(CacheError) -> CacheOutcome?
     ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
-        let path = layout.lockPath(key)
-        let limit = ContinuousClock.now + configuration.lockWaitTimeout
-        var pause = Duration.milliseconds(1)
-        while true {
-            if let lock = try CacheFileLock.attempt(path) { return .held(lock) }
-            if let answer = try await look() { return .answered(answer) }
-            let now = ContinuousClock.now
-            if now >= deadline { throw CacheError.deadlineExceeded }
-            if now >= limit { throw CacheError.lockTimeout(key: key.hexDigest) }
-            do {
-                try await Task.sleep(until: min(now + pause, limit, deadline), clock: .continuous)
-            } catch {
-                throw CacheError.cancelled
-            }
-            pause = min(pause * 2, .milliseconds(25))
-        }
+        try await CacheFileLock.acquire(
+            layout.lockPath(key), key: key, limit: ContinuousClock.now + configuration.lockWaitTimeout,
+            deadline: deadline, look: look)
     }
 
     func release(_ hold: CacheFileLock, for key: CacheKey) async {

@@ -45,12 +45,15 @@ struct CacheFileLock: Sendable {
 
     /// Polls with `LOCK_NB` and short, growing sleeps (so no cooperative thread is ever blocked in `flock`) until
     /// the lock is free, `limit` passes (`lockTimeout`) or the caller's `deadline` passes (`deadlineExceeded`).
+    /// Between polls it calls `look`; an answer there (what the holder published) ends the wait without the lock.
     static func acquire(
-        _ path: String, key: CacheKey, limit: ContinuousClock.Instant, deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> CacheFileLock {
+        _ path: String, key: CacheKey, limit: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+        look: () async throws(CacheError) -> CacheOutcome? = { nil }
+    ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
         var pause = Duration.milliseconds(1)
         while true {
-            if let lock = try attempt(path) { return lock }
+            if let lock = try attempt(path) { return .held(lock) }
+            if let answer = try await look() { return .answered(answer) }
             let now = ContinuousClock.now
             if now >= deadline { throw CacheError.deadlineExceeded }
             if now >= limit { throw CacheError.lockTimeout(key: key.hexDigest) }

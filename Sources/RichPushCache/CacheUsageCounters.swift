@@ -43,9 +43,11 @@ struct CacheUsageCounters: Sendable, Hashable, Codable {
         let lock: CacheFileLock
         if wait {
             let limit = ContinuousClock.now + .seconds(5)
-            lock = try await CacheFileLock.acquire(
+            guard case .held(let held) = try await CacheFileLock.acquire(
                 layout.countersLockPath, key: CacheKey(sourceURL: "counters", variant: "", rendererVersion: ""),
                 limit: limit, deadline: limit)
+            else { return false }
+            lock = held
         } else {
             guard let attempted = try CacheFileLock.attempt(layout.countersLockPath) else { return false }
             lock = attempted
