@@ -3,7 +3,7 @@ import RichPushCore
 
 /// Paths of everything under the cache root. Keys are validated hex digests, so no path built here can escape the
 /// root.
-struct CacheLayout: Sendable {
+package struct CacheLayout: Sendable {
     let root: String
 
     init(root: URL) {
@@ -57,14 +57,16 @@ struct CacheLayout: Sendable {
         temporaryDirectory + "/\(name).\(CacheFileSystem.uniqueSuffix()).part"
     }
 
-    /// Throws `invalidConfiguration` for a public base URL that is not http(s) or carries a query or fragment
-    /// (device extensions need plain URLs).
-    static func checkPublicBaseURL(_ base: String) throws(CacheError) {
-        let lowered = base.lowercased()
-        guard lowered.hasPrefix("https://") || lowered.hasPrefix("http://") else {
-            throw CacheError.invalidConfiguration(reason: "public base URL must be http(s): \(base)")
+    /// Throws `invalidConfiguration` for a public base URL that is not an absolute http(s) URL with a host, or that
+    /// carries a query or fragment (device extensions need plain URLs). The stores and the CLI share this one check.
+    package static func checkPublicBaseURL(_ base: String) throws(CacheError) {
+        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
+            scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty
+        else {
+            throw CacheError.invalidConfiguration(
+                reason: "public base URL must be an absolute http(s) URL such as https://cdn.example.com/richpush: \(base)")
         }
-        guard !base.contains("?"), !base.contains("#") else {
+        guard components.query == nil, components.fragment == nil else {
             throw CacheError.invalidConfiguration(reason: "public base URL must not have a query or fragment")
         }
     }

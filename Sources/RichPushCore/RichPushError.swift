@@ -9,15 +9,6 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { rawValue = value }
 
-    public init(from decoder: any Decoder) throws {
-        rawValue = try decoder.singleValueContainer().decode(String.self)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.singleValueContainer()
-        try container.encode(rawValue)
-    }
-
     public var description: String { rawValue }
 
     /// The work ran out of time: a skip, not a fault of the input.

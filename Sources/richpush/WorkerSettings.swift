@@ -88,8 +88,10 @@ struct WorkerSettings {
         }
         cacheDirectory = options.string("cache-dir") ?? cacheDirectory
         publicBaseURL = options.string("public-base-url") ?? publicBaseURL
-        if let problem = Self.problem(withBaseURL: publicBaseURL) {
-            throw .invalidValue(option: "public-base-url", value: publicBaseURL, expected: problem)
+        do {
+            try CacheLayout.checkPublicBaseURL(publicBaseURL)
+        } catch {
+            throw .invalidValue(option: "public-base-url", value: publicBaseURL, expected: "a URL the stores accept (\(error))")
         }
         cacheURL = options.string("cache-url")
         storageEndpoint = options.string("s3-endpoint")
@@ -139,15 +141,6 @@ struct WorkerSettings {
             }
             logger = Logger(minimumLevel: level)
         }
-    }
-
-    /// Why `base` cannot be the public base URL, or nil: an absolute http(s) URL with a host and no query or fragment.
-    static func problem(withBaseURL base: String) -> String? {
-        guard let components = URLComponents(string: base), let scheme = components.scheme?.lowercased(),
-            scheme == "https" || scheme == "http", let host = components.host, !host.isEmpty
-        else { return "an absolute http(s) URL such as https://cdn.example.com/richpush" }
-        if components.query != nil || components.fragment != nil { return "a URL without a query or fragment" }
-        return nil
     }
 
     /// A DNS name (letters, digits, hyphens, dots; a leading dot means its subdomains) or an IP literal.
