@@ -10,14 +10,14 @@ public struct JobResult: Sendable {
     public struct Timings: Sendable, Hashable {
         /// Fetch, render and cache work for all media, concurrently.
         public var mediaMilliseconds = 0
-        public var totalMilliseconds = 0
-        /// The same as `totalMilliseconds`, unrounded, for metrics (a warm job takes well under a millisecond).
+        /// From job start to result, unrounded, for metrics (a warm job takes well under a millisecond).
         public var total: Duration = .zero
+        /// `total` in whole milliseconds, as JSON output and logs show it.
+        public var totalMilliseconds: Int { Int(total / .milliseconds(1)) }
 
         /// Sets the total to the time since `start`.
         mutating func finish(since start: ContinuousClock.Instant) {
             total = max(.zero, ContinuousClock.now - start)
-            totalMilliseconds = Int(total / .milliseconds(1))
         }
     }
 
