@@ -55,8 +55,7 @@ enum ConsumeCommand: Command {
             defer { metrics.documentFinished() }
             let results = await enricher.enrich(document: document)
             for result in results {
-                logger.jobFinished(result)
-                metrics.record(result)
+                logger.jobFinished(result, recordingIn: metrics)
             }
             let (json, _) = LineProcessor.output(for: results, line: nil)
             return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)

@@ -37,6 +37,12 @@ struct Logger: LogSink {
         StandardError.write(String(decoding: JSONValue.object(object).serialized(), as: UTF8.self) + "\n")
     }
 
+    /// Reports a finished job: its log line, and its counts in `metrics`.
+    func jobFinished(_ result: JobResult, recordingIn metrics: JobMetrics) {
+        jobFinished(result)
+        metrics.record(result)
+    }
+
     /// One line per job outcome (debug; warning when rejected): id, line, status and milliseconds, nothing from
     /// the payload. (A media failure of our own is logged by the enricher, through this logger as its `LogSink`.)
     func jobFinished(_ result: JobResult) {

@@ -41,8 +41,7 @@ enum ProcessCommand: Command {
                 metrics.documentFinished()
             },
             finished: { result in
-                logger.jobFinished(result)
-                metrics.record(result)
+                logger.jobFinished(result, recordingIn: metrics)
             })
         metricsTask?.cancel()
         await metricsTask?.value

@@ -75,8 +75,7 @@ struct ServeRoutes: Sendable {
                     metrics.documentFinished()
                 },
                 finished: { result in
-                    logger.jobFinished(result)
-                    metrics.record(result)
+                    logger.jobFinished(result, recordingIn: metrics)
                 })
             continuation.finish()
         }
@@ -95,8 +94,7 @@ struct ServeRoutes: Sendable {
 
     private func record(_ results: [JobResult]) {
         for result in results {
-            logger.jobFinished(result)
-            metrics.record(result)
+            logger.jobFinished(result, recordingIn: metrics)
         }
     }
 
