@@ -5,14 +5,15 @@ import RichPushCore
 
 /// One request on one connection, from its headers to its last response byte.
 ///
-/// libmicrohttpd calls in on its polling threads; the handler's task answers from the cooperative pool. The state
-/// lives behind a `Mutex`, and every suspend happens under that lock, so a resume from the other side can never come
-/// before the suspend it answers (which libmicrohttpd would ignore, leaving the connection parked forever).
+/// libmicrohttpd calls in on its polling threads; the handler's task answers either inline on that thread or later
+/// from the pool. The state lives behind a `Mutex`, and every suspend happens under that lock, so a resume from the
+/// other side can never come before the suspend it answers (which libmicrohttpd would ignore, leaving the
+/// connection parked forever).
 final class HTTPExchange: @unchecked Sendable {
     enum Phase {
         /// Headers seen; body chunks arriving.
         case receiving
-        /// The handler runs; the connection is suspended until it answers.
+        /// The handler runs; once it waits, the connection is suspended until it answers.
         case handling
         /// The handler answered; queued on the next access-handler call.
         case answered(HTTPResponse)
@@ -28,6 +29,8 @@ final class HTTPExchange: @unchecked Sendable {
         var chunks: [Data] = []
         var chunkOffset = 0
         var streamFinished = false
+        /// Suspended while the handler runs on after the access-handler call that started it.
+        var handlerSuspended = false
         var readerSuspended = false
         var isClosed = false
     }
@@ -36,8 +39,6 @@ final class HTTPExchange: @unchecked Sendable {
     let method: String
     let path: String
     let contentType: String?
-    /// Whether the server counts this exchange against its in-flight limit (set when the handler starts).
-    var isCounted = false
     private let state = Mutex(State())
 
     init(connection: OpaquePointer, method: String, path: String, contentType: String?) {
@@ -64,23 +65,36 @@ final class HTTPExchange: @unchecked Sendable {
 
     var phase: Phase { state.withLock { $0.phase } }
 
-    /// Moves to `handling` and suspends the connection; returns the request to hand to the handler.
+    /// Moves to `handling`; returns the request to hand to the handler.
     func beginHandling() -> HTTPRequest {
         state.withLock { state in
             state.phase = .handling
-            MHD_suspend_connection(connection)
             let body = state.body
             state.body = Data()
             return HTTPRequest(method: method, path: path, contentType: contentType, body: body)
         }
     }
 
-    /// The handler's answer: stored, and the connection resumed so libmicrohttpd asks for it.
+    /// The handler's answer if it already came (it ran inline); otherwise suspends the connection until it does.
+    func answerOrSuspend() -> HTTPResponse? {
+        state.withLock { state in
+            if case .answered(let response) = state.phase { return response }
+            state.handlerSuspended = true
+            MHD_suspend_connection(connection)
+            return nil
+        }
+    }
+
+    /// The handler's answer: stored, and the connection resumed if it was suspended, so libmicrohttpd asks for it.
+    /// Only the first answer counts (shutdown may answer for a handler that overran its grace period).
     func answer(_ response: HTTPResponse) {
         state.withLock { state in
-            guard !state.isClosed else { return }
+            guard !state.isClosed, case .handling = state.phase else { return }
             state.phase = .answered(response)
-            MHD_resume_connection(connection)
+            if state.handlerSuspended {
+                state.handlerSuspended = false
+                MHD_resume_connection(connection)
+            }
         }
     }
 

@@ -38,11 +38,17 @@ let httpAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, m
     switch exchange.phase {
     case .receiving:
         if exchange.bodyTooLarge { return queue(tooLarge(server), on: exchange) }
-        guard server.startHandling(exchange) else {
+        switch server.startHandling(exchange) {
+        case .answered(let response):
+            return queue(response, on: exchange)
+        case .suspended:
+            return MHD_Result.YES
+        case .saturated:
             return queue(.error(503, code: "saturated", message: "too many requests in flight; retry shortly",
                                 headers: [("Retry-After", "1")]), on: exchange)
+        case .stopping:
+            return queue(HTTPServer.stoppingResponse, on: exchange)
         }
-        return MHD_Result.YES
     case .handling, .responded:
         return MHD_Result.YES
     case .answered(let response):

@@ -7,10 +7,12 @@ import RichPushCore
 /// An HTTP/1.1 server on libmicrohttpd that runs an async handler per request.
 ///
 /// libmicrohttpd parses HTTP and polls sockets on its own epoll threads; a request's body is collected there (up to
-/// `maximumBodyBytes`, else 413), its connection is suspended, and the handler runs as a task. Its answer resumes the
-/// connection, or, for a streamed body, each chunk resumes a reader parked for lack of data. Past
-/// `maximumRequestsInFlight` handlers at once, new requests get 503 with `Retry-After` at once. Idle connections
-/// (slow clients included) are closed after `connectionTimeout`. Costs one task per request and the body in memory.
+/// `maximumBodyBytes`, else 413), and the handler runs as a task on that same thread (`InlineTaskExecutor`) until
+/// it first waits for something outside. A handler that answers without waiting (a warm enrichment) is answered in
+/// the same call; otherwise the connection is suspended, and the answer resumes it. For a streamed body, each chunk
+/// resumes a reader parked for lack of data. Past `maximumRequestsInFlight` handlers at once, new requests get 503
+/// with `Retry-After` at once. Idle connections (slow clients included) are closed after `connectionTimeout`.
+/// Costs one task per request and the body in memory.
 public final class HTTPServer: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// An IPv4 or IPv6 literal, e.g. `127.0.0.1` or `::`.
@@ -43,9 +45,25 @@ public final class HTTPServer: @unchecked Sendable {
     public let configuration: Configuration
     let handler: Handler
     private var daemon: OpaquePointer?
-    /// Handlers running or responses being sent, counted from handler start to request completion.
-    private let inFlight = Mutex(0)
+    /// Handlers running or responses being sent, counted from handler start to request completion, and whether
+    /// shutdown has begun; one lock, so no request is admitted after shutdown counted the last one out.
+    private let admission = Mutex(Admission())
     private let isQuiesced = Atomic<Bool>(false)
+
+    private struct Admission {
+        var exchanges: [ObjectIdentifier: HTTPExchange] = [:]
+        var isStopping = false
+    }
+
+    /// What `startHandling` did with a request.
+    enum Start {
+        /// The handler answered inline; queue this.
+        case answered(HTTPResponse)
+        /// The handler runs on; the connection is suspended until it answers.
+        case suspended
+        case saturated
+        case stopping
+    }
 
     /// Starts listening at once. Throws when the address does not parse or the port cannot be bound.
     public init(configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
@@ -76,43 +94,61 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Requests whose handler runs or whose response is still being sent.
-    public var requestsInFlight: Int { inFlight.withLock { $0 } }
+    public var requestsInFlight: Int { admission.withLock { $0.exchanges.count } }
 
-    /// Stops accepting connections, lets the requests in flight finish (at most `gracePeriod`), then stops.
-    /// Idempotent. Requests still running after the grace period are cut off with their connections.
+    /// Stops accepting connections and new requests on open ones (those get 503 and `Connection: close`), lets the
+    /// requests in flight finish (at most `gracePeriod`), then stops. Idempotent. Requests still running after the
+    /// grace period are answered 503, since libmicrohttpd cannot stop with a connection suspended.
     public func shutdown(gracePeriod: Duration) async {
         guard let daemon, !isQuiesced.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        admission.withLock { $0.isStopping = true }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
         let deadline = ContinuousClock.now + gracePeriod
         while requestsInFlight > 0, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(10))
         }
+        let overran = admission.withLock { Array($0.exchanges.values) }
+        for exchange in overran {
+            exchange.answer(Self.stoppingResponse)
+            exchange.finishStream()
+        }
+        let settled = ContinuousClock.now + .seconds(1)
+        while requestsInFlight > 0, ContinuousClock.now < settled {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         MHD_stop_daemon(daemon)
         self.daemon = nil
     }
 
+    static let stoppingResponse = HTTPResponse.error(
+        503, code: "shutting_down", message: "the server is stopping; retry on another instance",
+        headers: [("Retry-After", "1"), ("Connection", "close")])
+
     // MARK: Called from libmicrohttpd's threads
 
-    func startHandling(_ exchange: HTTPExchange) -> Bool {
-        let admitted = inFlight.withLock { count -> Bool in
-            guard count < configuration.maximumRequestsInFlight else { return false }
-            count += 1
-            return true
+    func startHandling(_ exchange: HTTPExchange) -> Start {
+        let refusal = admission.withLock { admission -> Start? in
+            if admission.isStopping { return .stopping }
+            guard admission.exchanges.count < configuration.maximumRequestsInFlight else { return .saturated }
+            admission.exchanges[ObjectIdentifier(exchange)] = exchange
+            return nil
         }
-        guard admitted else { return false }
-        exchange.isCounted = true
+        if let refusal { return refusal }
         let request = exchange.beginHandling()
         let handler = self.handler
-        Task {
-            let response = await handler(request)
-            exchange.answer(response)
+        let executor = InlineTaskExecutor()
+        executor.runInline {
+            Task(executorPreference: executor) {
+                exchange.answer(await handler(request))
+            }
         }
-        return true
+        if let response = exchange.answerOrSuspend() { return .answered(response) }
+        return .suspended
     }
 
     func finished(_ exchange: HTTPExchange) {
         exchange.close()
-        if exchange.isCounted { inFlight.withLock { $0 -= 1 } }
+        admission.withLock { _ = $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
     }
 }

@@ -1,0 +1,154 @@
+import Foundation
+import Glibc
+import Synchronization
+import XCTest
+@testable import RichPushHTTP
+
+/// `HTTPServer` on loopback, with a keep-alive client of its own: where handlers run, and shutdown under load.
+final class HTTPServerTests: XCTestCase {
+    private func start(threads: Int = 2, _ handler: @escaping HTTPServer.Handler) throws -> HTTPServer {
+        try HTTPServer(configuration: .init(address: "127.0.0.1", port: 0, threads: threads), handler: handler)
+    }
+
+    func testAHandlerThatDoesNotWaitIsAnsweredOnThePollingThreadAndOneThatWaitsIsNot() throws {
+        let server = try start { request in
+            if request.path == "/wait" { try? await Task.sleep(for: .milliseconds(20)) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Data(currentThreadName().utf8))
+        }
+        let client = try KeepAliveClient(port: server.port)
+        for _ in 0..<3 {
+            let inline = try client.send("GET", "/now")
+            XCTAssertEqual(inline.status, 200)
+            XCTAssertTrue(inline.body.hasPrefix("MHD"), "answered on libmicrohttpd's thread, not \(inline.body)")
+            let waited = try client.send("GET", "/wait")
+            XCTAssertEqual(waited.status, 200)
+            XCTAssertFalse(waited.body.hasPrefix("MHD"), "a handler that waits continues on the pool")
+        }
+    }
+
+    func testShutdownUnderKeepAliveLoadAnswersEveryRequestAndStops() async throws {
+        let served = Atomic<Int>(0)
+        let server = try start { request in
+            // Half the requests wait, so some connections are suspended when shutdown begins.
+            if served.add(1, ordering: .relaxed).newValue.isMultiple(of: 2) { try? await Task.sleep(for: .milliseconds(3)) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Data("ok".utf8))
+        }
+        let port = server.port
+        let statuses = Mutex<[Int: Int]>([:])
+        let broken = Atomic<Int>(0)
+        let clients = (0..<8).map { _ in
+            Thread {
+                guard let client = try? KeepAliveClient(port: port) else {
+                    broken.add(1, ordering: .relaxed)
+                    return
+                }
+                // Until the server closes the connection: every answer is whole, and either served or refused.
+                while let reply = try? client.send("POST", "/enrich", body: "{}") {
+                    statuses.withLock { $0[reply.status, default: 0] += 1 }
+                    if reply.status == 503 {
+                        XCTAssertTrue(reply.body.contains("shutting_down"), reply.body)
+                        break
+                    }
+                }
+            }
+        }
+        clients.forEach { $0.start() }
+        try await Task.sleep(for: .milliseconds(300))
+        await server.shutdown(gracePeriod: .seconds(5))
+        while clients.contains(where: { $0.isExecuting }) { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(broken.load(ordering: .relaxed), 0)
+        XCTAssertGreaterThan(statuses.withLock { $0[200] ?? 0 }, 100, "the load ran: \(statuses.withLock { $0 })")
+        XCTAssertEqual(Set(statuses.withLock { $0.keys }).subtracting([200, 503]), [], "only 200 and 503")
+        XCTAssertEqual(server.requestsInFlight, 0)
+        XCTAssertNil(try? KeepAliveClient(port: port).send("GET", "/"), "no longer listening")
+    }
+
+    func testARequestThatOverrunsTheGracePeriodIsAnswered503AndShutdownReturns() async throws {
+        let server = try start { _ in
+            try? await Task.sleep(for: .seconds(30))
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Data("late".utf8))
+        }
+        let port = server.port
+        let reply = Mutex<KeepAliveClient.Reply?>(nil)
+        let client = Thread { reply.withLock { $0 = try? KeepAliveClient(port: port).send("GET", "/slow") } }
+        client.start()
+        while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        let started = ContinuousClock.now
+        await server.shutdown(gracePeriod: .milliseconds(200))
+        XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "shutdown does not wait for the handler")
+        while client.isExecuting { try await Task.sleep(for: .milliseconds(10)) }
+        XCTAssertEqual(reply.withLock { $0?.status }, 503)
+    }
+}
+
+private func currentThreadName() -> String {
+    ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+}
+
+/// A blocking HTTP/1.1 client on one keep-alive connection: enough to read `Content-Length` answers.
+private final class KeepAliveClient {
+    struct Reply {
+        var status: Int
+        var body: String
+    }
+
+    struct Closed: Error {}
+
+    private let socket: Int32
+    private var buffered: [UInt8] = []
+
+    init(port: Int) throws {
+        socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            throw Closed()
+        }
+    }
+
+    deinit { close(socket) }
+
+    func send(_ method: String, _ path: String, body: String = "") throws -> Reply {
+        let request = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let bytes = Array(request.utf8)
+        guard bytes.withUnsafeBytes({ Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }) == bytes.count else {
+            throw Closed()
+        }
+        var headerEnd: Int?
+        while true {
+            if headerEnd == nil, let end = find([13, 10, 13, 10]) { headerEnd = end + 4 }
+            if let headerEnd {
+                let head = String(decoding: buffered[..<headerEnd], as: UTF8.self)
+                let lines = head.components(separatedBy: "\r\n")
+                let status = Int(lines[0].split(separator: " ").dropFirst().first ?? "") ?? 0
+                let length = lines.lazy.compactMap { line -> Int? in
+                    let parts = line.split(separator: ":", maxSplits: 1)
+                    guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
+                    return Int(parts[1].trimmingCharacters(in: .whitespaces))
+                }.first ?? 0
+                if buffered.count >= headerEnd + length {
+                    let body = String(decoding: buffered[headerEnd..<(headerEnd + length)], as: UTF8.self)
+                    buffered.removeFirst(headerEnd + length)
+                    return Reply(status: status, body: body)
+                }
+            }
+            var chunk = [UInt8](repeating: 0, count: 4096)
+            let count = chunk.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else { throw Closed() }
+            buffered += chunk[..<count]
+        }
+    }
+
+    private func find(_ pattern: [UInt8]) -> Int? {
+        guard buffered.count >= pattern.count else { return nil }
+        return (0...(buffered.count - pattern.count)).first { buffered[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    }
+}
