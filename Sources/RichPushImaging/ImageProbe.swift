@@ -12,6 +12,8 @@ public struct ImageProbe: Sendable, Hashable {
     /// EXIF orientation 1...8 (1 when absent or invalid).
     public var orientation: Int
     public var hasICCProfile: Bool
+    /// Adam7-interlaced (PNG only): its rows come in seven passes, so shrinking while decoding needs running sums.
+    public internal(set) var isInterlaced = false
 
     public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
         self.format = format

@@ -46,7 +46,8 @@ enum PNGDecoder {
 
     /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
     /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
-    /// box-shrunk band by band as it is decoded (see `decodeShrunk`); an interlaced one is decoded at full size.
+    /// box-shrunk band by band as it is decoded (see `decodeShrunk`), an interlaced one pass by pass into running
+    /// sums (see `decodeInterlacedShrunk`).
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
                        budget: WorkBudget) throws(ImageError) -> DecodedImage {
         try checkChunks(bytes)
@@ -98,6 +99,10 @@ enum PNGDecoder {
         if reduction > 1 && header.interlaced == 0 {
             return try decodeShrunk(decoder, width: width, height: height, channels: channels, by: reduction,
                                     iccProfile: iccProfile, stopCheck: stopCheck)
+        }
+        if reduction > 1 && header.passes == 7 {
+            return try decodeInterlacedShrunk(decoder, width: width, height: height, channels: channels, by: reduction,
+                                              iccProfile: iccProfile, stopCheck: stopCheck)
         }
         var output = PixelBuffer(width: width, height: height, channels: channels)
         // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.

@@ -25,7 +25,9 @@ enum PNGHeader {
             if reader.matches("acTL", at: offset + 4) { isAnimated = true }
             offset += 12 + length
         }
-        return ImageProbe(format: .png, width: width, height: height, hasAlpha: hasAlpha, isAnimated: isAnimated,
-                          orientation: 1, hasICCProfile: hasICC)
+        var probe = ImageProbe(format: .png, width: width, height: height, hasAlpha: hasAlpha, isAnimated: isAnimated,
+                               orientation: 1, hasICCProfile: hasICC)
+        probe.isInterlaced = interlace == 1
+        return probe
     }
 }

@@ -1,0 +1,98 @@
+import RichPushCore
+
+extension PNGDecoder {
+    /// The Adam7 passes: the first column and row of each, and the steps between its columns and rows.
+    private static let adam7: [(column: Int, row: Int, columnStep: Int, rowStep: Int)] = [
+        (0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2),
+    ]
+
+    /// Bytes per running sum when shrinking by `reduction`: 16 bits hold a 16x16 block of 255s (65 280), larger
+    /// blocks need 32.
+    static func sumBytes(forReduction reduction: Int) -> Int { reduction <= 16 ? 2 : 4 }
+
+    /// The interlaced counterpart of `decodeShrunk`: an Adam7 image's rows arrive in seven passes, each with a
+    /// different subset of pixels, so no band is ever complete until the last pass. Instead each pixel is added,
+    /// premultiplied when there is alpha, to the running sum of the output pixel whose block it falls in; the
+    /// sums are divided once every pass is in.
+    ///
+    /// The result is exactly `Resampler.boxShrink` of the premultiplied full-size image: the same sums, the same
+    /// rounding. Memory: the sums (2 or 4 bytes per output sample, see `sumBytes`) and one band of full-width
+    /// rows, instead of the full-size image: a 6000x6000 RGBA file shrunk by 7 holds 5.9 MB of sums, not 144 MB.
+    /// Cost: the full decode's inflate work (libpng still widens each pass's rows to full width) plus one add per
+    /// source sample; the budget is checked per band.
+    static func decodeInterlacedShrunk(_ decoder: OpaquePointer, width: Int, height: Int, channels: Int, by reduction: Int,
+                                       iccProfile: [UInt8]?, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+        if sumBytes(forReduction: reduction) == 2 {
+            return try accumulatePasses(UInt16.self, decoder, width: width, height: height, channels: channels, by: reduction,
+                                        iccProfile: iccProfile, stopCheck: stopCheck)
+        }
+        return try accumulatePasses(UInt32.self, decoder, width: width, height: height, channels: channels, by: reduction,
+                                    iccProfile: iccProfile, stopCheck: stopCheck)
+    }
+
+    private static func accumulatePasses<Sum: FixedWidthInteger & UnsignedInteger>(
+        _: Sum.Type, _ decoder: OpaquePointer, width: Int, height: Int, channels: Int, by reduction: Int,
+        iccProfile: [UInt8]?, stopCheck: LibraryStopCheck
+    ) throws(ImageError) -> DecodedImage {
+        let outputWidth = (width + reduction - 1) / reduction, outputHeight = (height + reduction - 1) / reduction
+        var sums = [Sum](repeating: 0, count: outputWidth * outputHeight * channels)
+        var band = PixelBuffer(width: width, height: WorkBudget.bandRows, channels: channels)
+        var translucent = false
+        for pass in adam7 {
+            // With libpng's interlace handling every pass reads every image row; it writes only this pass's pixels,
+            // on this pass's rows, and leaves the rest of the band as it was.
+            var row = 0
+            while row < height {
+                try stopCheck.budget.check()
+                let count = min(WorkBudget.bandRows, height - row)
+                try readRows(decoder, into: &band, at: 0, count: count, stopCheck: stopCheck)
+                let firstInPass = row + (pass.row - row % pass.rowStep + pass.rowStep) % pass.rowStep
+                for y in stride(from: firstInPass, to: row + count, by: pass.rowStep) {
+                    let sumRow = (y / reduction) * outputWidth * channels
+                    band.pixels.withUnsafeBufferPointer { pixels in
+                        sums.withUnsafeMutableBufferPointer { sums in
+                            let source = pixels.baseAddress! + (y - row) * band.rowBytes
+                            for x in stride(from: pass.column, to: width, by: pass.columnStep) {
+                                let pixel = source + x * channels
+                                let target = sumRow + (x / reduction) * channels
+                                if channels == 4 {
+                                    let alpha = UInt32(pixel[3])
+                                    if alpha != 255 {
+                                        translucent = true
+                                        // The rounding of `PixelBuffer.premultiply`.
+                                        for channel in 0..<3 { sums[target + channel] &+= Sum((UInt32(pixel[channel]) * alpha + 127) / 255) }
+                                    } else {
+                                        for channel in 0..<3 { sums[target + channel] &+= Sum(pixel[channel]) }
+                                    }
+                                    sums[target + 3] &+= Sum(alpha)
+                                } else {
+                                    for channel in 0..<3 { sums[target + channel] &+= Sum(pixel[channel]) }
+                                }
+                            }
+                        }
+                    }
+                }
+                row += count
+            }
+        }
+        try stopCheck.budget.check()
+        var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
+        sums.withUnsafeBufferPointer { sums in
+            output.pixels.withUnsafeMutableBufferPointer { destination in
+                for outputY in 0..<outputHeight {
+                    let rows = UInt32(min(reduction, height - outputY * reduction))
+                    for outputX in 0..<outputWidth {
+                        // Partial blocks at the right and bottom edges average what they have, as `boxShrink` does.
+                        let area = UInt32(min(reduction, width - outputX * reduction)) * rows
+                        let start = (outputY * outputWidth + outputX) * channels
+                        for channel in 0..<channels {
+                            destination[start + channel] = UInt8((UInt32(sums[start + channel]) + area / 2) / area)
+                        }
+                    }
+                }
+            }
+        }
+        return DecodedImage(pixels: output, iccProfile: iccProfile, isPremultiplied: channels == 4,
+                            hasTranslucentPixels: translucent)
+    }
+}

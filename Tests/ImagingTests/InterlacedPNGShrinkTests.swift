@@ -1,0 +1,118 @@
+import Foundation
+import XCTest
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
+
+/// Interlaced (Adam7) PNGs are shrunk pass by pass into running sums; the result must be exactly the box shrink
+/// of the premultiplied full-size decode, whatever the colour type, bit depth, size or reduction.
+final class InterlacedPNGShrinkTests: XCTestCase {
+    private func assertShrinkMatchesFullSize(_ bytes: Data, by reduction: Int, _ name: String,
+                                             file: StaticString = #filePath, line: UInt = #line) throws {
+        let limits = ImageLimits(maximumPixels: Int.max, maximumSide: Int.max, maximumSourceBytes: Int.max)
+        let decoded = try PNGDecoder.decode(bytes, limits: limits, budget: TestSupport.farBudget)
+        var full = decoded.pixels
+        full.premultiply()
+        let expected = try Resampler.boxShrink(full, by: reduction, budget: TestSupport.farBudget)
+        let shrunk = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, budget: TestSupport.farBudget)
+        XCTAssertEqual([shrunk.pixels.width, shrunk.pixels.height, shrunk.pixels.channels],
+                       [expected.width, expected.height, expected.channels], "\(name) by \(reduction)", file: file, line: line)
+        XCTAssertTrue(shrunk.pixels.pixels == expected.pixels, "\(name) by \(reduction): pixels differ", file: file, line: line)
+        XCTAssertEqual(shrunk.isPremultiplied, full.channels == 4, name, file: file, line: line)
+        XCTAssertEqual(shrunk.hasTranslucentPixels, decoded.pixels.hasTranslucentPixels, name, file: file, line: line)
+    }
+
+    func testPngSuiteInterlacedFilesShrinkExactlyLikeTheFullSizeDecode() throws {
+        let directory = URL(fileURLWithPath: "/work/shared/conformance/png")
+        let local = TestSupport.fixture("conformance/png")
+        let source = FileManager.default.fileExists(atPath: directory.path) ? directory : local
+        var checked = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path).sorted() where name.hasSuffix(".png") {
+            let bytes = try Data(contentsOf: source.appendingPathComponent(name))
+            // Only the files that decode and are interlaced (IHDR's last byte); the x* files are broken on purpose.
+            guard let probe = try? ImageProbe.probe(bytes), probe.isInterlaced,
+                  (try? PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) != nil else { continue }
+            for reduction in [2, 3, 5, 17] {
+                try assertShrinkMatchesFullSize(bytes, by: reduction, name)
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 15, "PngSuite has interlaced files of every colour type")
+    }
+
+    func testLargeGeneratedInterlacedImagesShrinkExactly() throws {
+        // Sides that are not multiples of 8 (partial Adam7 blocks) nor of the reductions (partial boxes).
+        let translucent = try Self.interlacedPNG(width: 1203, height: 901, channels: 4)
+        for reduction in [2, 4, 7, 16, 20] {
+            try assertShrinkMatchesFullSize(translucent, by: reduction, "RGBA 1203x901")
+        }
+        let opaque = try Self.interlacedPNG(width: 997, height: 1009, channels: 3)
+        for reduction in [3, 9] {
+            try assertShrinkMatchesFullSize(opaque, by: reduction, "RGB 997x1009")
+        }
+    }
+
+    func testRendersOfInterlacedFilesAreThoseOfTheFullSizePath() throws {
+        let bytes = try Self.interlacedPNG(width: 1203, height: 901, channels: 4)
+        var fullSize = ImagePipeline()
+        fullSize.shrinksPNGWhileDecoding = false
+        for variant in [ImageVariant(name: "contain", width: 100, height: 100, fit: .contain), .attachment] {
+            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
+            let shrunk = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
+            XCTAssertEqual(shrunk.bytes, expected.bytes, variant.name)
+        }
+    }
+
+    func testDeadlineStopsTheInterlacedShrink() throws {
+        let bytes = try Self.interlacedPNG(width: 600, height: 400, channels: 4)
+        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), shrinkingBy: 4,
+                                                   budget: WorkBudget(deadline: .now - .milliseconds(1)))) { error in
+            XCTAssertEqual(error as? ImageError, .deadlineExceeded)
+        }
+    }
+
+    /// An 8-bit Adam7 PNG with texture (and varied alpha for RGBA), written here: libpng's writer in the project
+    /// only writes non-interlaced files. The IDAT is stored (uncompressed) deflate.
+    static func interlacedPNG(width: Int, height: Int, channels: Int) throws -> Data {
+        func sample(_ x: Int, _ y: Int, _ channel: Int) -> UInt8 {
+            switch channel {
+            case 0: UInt8(truncatingIfNeeded: x * 3 + y)
+            case 1: UInt8(truncatingIfNeeded: (x ^ y) * 7)
+            case 2: UInt8(truncatingIfNeeded: y * 5 + x / 3)
+            default: (x / 40 + y / 30) % 3 == 0 ? 255 : UInt8(truncatingIfNeeded: x + 2 * y)
+            }
+        }
+        let passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2), (0, 1, 1, 2)]
+        var raw: [UInt8] = []
+        raw.reserveCapacity(width * height * channels + height * 8)
+        for (column, row, columnStep, rowStep) in passes where column < width && row < height {
+            for y in stride(from: row, to: height, by: rowStep) {
+                raw.append(0)   // filter: none
+                for x in stride(from: column, to: width, by: columnStep) {
+                    for channel in 0..<channels { raw.append(sample(x, y, channel)) }
+                }
+            }
+        }
+        var header = TestSupport.bigEndian32(UInt32(width)) + TestSupport.bigEndian32(UInt32(height))
+        header += [8, channels == 4 ? 6 : 2, 0, 0, 1]
+        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
+        return Data(signature + TestSupport.pngChunk("IHDR", header) + TestSupport.pngChunk("IDAT", storedZlib(raw))
+                    + TestSupport.pngChunk("IEND", []))
+    }
+
+    /// A zlib stream of stored deflate blocks (at most 65 535 bytes each).
+    private static func storedZlib(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = [0x78, 0x01]
+        var a: UInt32 = 1, b: UInt32 = 0
+        var start = 0
+        repeat {
+            let end = min(bytes.count, start + 65_535)
+            let length = UInt16(end - start)
+            output += [end == bytes.count ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
+            output += bytes[start..<end]
+            for byte in bytes[start..<end] { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+            start = end
+        } while start < bytes.count
+        return output + TestSupport.bigEndian32(b << 16 | a)
+    }
+}
