@@ -10,9 +10,12 @@ public struct ImagePipeline: Sendable {
     /// Large PNGs are box-shrunk band by band while decoding (`PNGDecoder.decodeShrunk`); off only to compare
     /// against the full-size path in tests.
     var shrinksPNGWhileDecoding = true
+    /// Where `render` reserves its decoded pixel memory before it starts (see `estimatedPeakBytes`).
+    public var memoryBudget: RenderMemoryBudget
 
-    public init(limits: ImageLimits = ImageLimits()) {
+    public init(limits: ImageLimits = ImageLimits(), memoryBudget: RenderMemoryBudget = .processWide) {
         self.limits = limits
+        self.memoryBudget = memoryBudget
     }
 
     /// Sniff, probe+limits, decode (shrink-on-load), orient, resize, encode, then re-decode the output header to
@@ -24,9 +27,17 @@ public struct ImagePipeline: Sendable {
     /// the byte budget is a new encode). The work runs on a render thread (one per core), not on the calling task's
     /// thread; cancellation returns at once, and `deadline` is checked between bands of rows (every few
     /// milliseconds; a HEIC or AVIF decode is one libheif call, checked before and after).
+    ///
+    /// Before that it reserves its estimated peak pixel memory in `memoryBudget`, waiting (in arrival order, up
+    /// to `deadline`) while other renders hold it: `deadlineExceeded` if the budget does not come in time.
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
-        try await RenderExecutor.shared.run { cancellation throws(ImageError) in
-            try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+        // The probe is a header walk; a source it refuses fails here exactly as the render would.
+        let probe = try ImageProbe.probe(bytes, limits: limits)
+        return try await memoryBudget.withReservation(of: estimatedPeakBytes(of: probe, as: variant), deadline: deadline) {
+            () throws(ImageError) -> RenderedImage in
+            try await RenderExecutor.shared.run { cancellation throws(ImageError) in
+                try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+            }
         }
     }
 

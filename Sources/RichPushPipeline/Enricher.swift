@@ -23,7 +23,7 @@ public struct Enricher: Sendable {
         self.parser = PayloadParser(options: configuration.payload)
         self.renderer = APNsRenderer(options: configuration.payload)
         self.media = CachedMediaRenderer(
-            fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits), store: store,
+            fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits, memoryBudget: configuration.renderMemoryBudget), store: store,
             configuration: configuration)
     }
 

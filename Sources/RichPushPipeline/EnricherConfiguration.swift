@@ -12,6 +12,8 @@ public struct EnricherConfiguration: Sendable {
     /// Named image variants; a job may name one, story pages use `story`, everything else `attachment`.
     public var variants: [String: ImageVariant]
     public var imageLimits: ImageLimits
+    /// The decoded pixel memory renders may hold at once; one budget per process (`--render-memory`).
+    public var renderMemoryBudget: RenderMemoryBudget
     public var payload: PayloadOptions
     /// Where the enricher reports faults of its own (`local_fault`, error level): a configuration or library
     /// failure that no origin caused. Results carry every other outcome.
@@ -29,8 +31,10 @@ public struct EnricherConfiguration: Sendable {
         payload: PayloadOptions = PayloadOptions(),
         defaultRetention: Duration = .seconds(30 * 86_400),
         maximumDocumentBytes: Int = 1 << 20,
+        renderMemoryBudget: RenderMemoryBudget = .processWide,
         log: any LogSink = DiscardingLogSink()
     ) {
+        self.renderMemoryBudget = renderMemoryBudget
         self.log = log
         self.maximumDocumentBytes = maximumDocumentBytes
         self.jobDeadline = jobDeadline

@@ -38,6 +38,7 @@ struct WorkerSettings {
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
         OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest image source accepted (GIF included), e.g. 10MB. Default 10MB."),
+        OptionDefinition("render-memory", .value, valueName: "SIZE", help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline. Default: a quarter of the machine's (or the cgroup's) memory, 64MB to 2GB."),
         OptionDefinition("max-audio-bytes", .value, valueName: "SIZE", help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through. Default 5MB."),
         OptionDefinition("max-video-bytes", .value, valueName: "SIZE", help: "Largest video source (MP4, MOV, M4V), passed through. Default 50MB."),
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
@@ -67,6 +68,8 @@ struct WorkerSettings {
     var maximumAudioBytes = AttachmentKind.audio.appleByteLimit
     var maximumVideoBytes = AttachmentKind.video.appleByteLimit
     var maximumLineBytes = 1024 * 1024
+    /// The one budget every render of this process reserves its pixel memory in (`--render-memory`).
+    var renderMemoryBudget = RenderMemoryBudget.processWide
     var negativeTTL: Duration = .seconds(300)
     var defaultRetention: Duration = .seconds(30 * 86_400)
     var shape: InputShape?
@@ -121,6 +124,7 @@ struct WorkerSettings {
         maximumAudioBytes = try options.byteCount("max-audio-bytes") ?? maximumAudioBytes
         maximumVideoBytes = try options.byteCount("max-video-bytes") ?? maximumVideoBytes
         maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
+        if let capacity = try options.byteCount("render-memory") { renderMemoryBudget = RenderMemoryBudget(capacity: capacity) }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
@@ -165,6 +169,7 @@ struct WorkerSettings {
             ("max_audio_bytes", .number(String(maximumAudioBytes))),
             ("max_video_bytes", .number(String(maximumVideoBytes))),
             ("max_line_bytes", .number(String(maximumLineBytes))),
+            ("render_memory_bytes", .number(String(renderMemoryBudget.capacity))),
             ("allowed_networks", .number(String(allowNetworks.count))),
         ]
     }
@@ -207,7 +212,7 @@ struct WorkerSettings {
         imageLimits.maximumSourceBytes = maximumSourceBytes
         return EnricherConfiguration(
             jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
-            maximumDocumentBytes: maximumLineBytes, log: logger)
+            maximumDocumentBytes: maximumLineBytes, renderMemoryBudget: renderMemoryBudget, log: logger)
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

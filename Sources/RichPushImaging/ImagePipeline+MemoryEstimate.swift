@@ -1,0 +1,52 @@
+import RichPushCore
+
+extension ImagePipeline {
+    /// An upper bound on the pixel memory one render of `probe` as `variant` holds at its peak, from the headers
+    /// alone: what `RenderMemoryBudget` reserves before the decode starts.
+    ///
+    /// It follows the same choices as `renderSynchronously`: the JPEG DCT scale, the PNG box shrink done while
+    /// decoding, libwebp's scaled decode; HEIC and AVIF decode at full size, with libheif's own planes on top.
+    /// Counted: the decoded image twice (an opaque RGBA image is copied to RGB, a later box shrink copies it), the
+    /// decoder's working buffers (a band of rows; an interlaced PNG's running sums), the Lanczos intermediate, and the output
+    /// three times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap
+    /// bounds those) and libjpeg's coefficient buffers for progressive files (capped by `JPEGDecoder.maximumMemory`).
+    /// GIFs are validated with one frame buffer of the screen size.
+    func estimatedPeakBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
+        let width = probe.width, height = probe.height
+        let channels = probe.hasAlpha || probe.format == .heic || probe.format == .avif ? 4 : 3
+        if probe.format == .gif { return width * height * 4 }
+        let plan = ResizePlan.make(width: width, height: height, swapsAxes: probe.orientation >= 5,
+                                   boxWidth: max(1, variant.width), boxHeight: max(1, variant.height), fit: variant.fit)
+        var decoded = (width: width, height: height)
+        var working = 0
+        switch probe.format {
+        case .jpeg:
+            let target = plan.fullScaledSize(sourceWidth: width, sourceHeight: height)
+            let numerator = JPEGDecoder.scaleNumerator(width: width, height: height,
+                                                       targetWidth: target.width, targetHeight: target.height)
+            decoded = (JPEGDecoder.scaledSize(width, numerator: numerator), JPEGDecoder.scaledSize(height, numerator: numerator))
+        case .png:
+            let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
+            if reduction > 1 {
+                decoded = ((width + reduction - 1) / reduction, (height + reduction - 1) / reduction)
+                // One band of full-width rows, and for an interlaced file the running sums per output sample.
+                working = width * channels * reduction * max(1, WorkBudget.bandRows / reduction)
+                if probe.isInterlaced {
+                    working += decoded.width * decoded.height * channels * PNGDecoder.sumBytes(forReduction: reduction)
+                }
+            }
+        case .webp:
+            let target = plan.fullScaledSize(sourceWidth: width, sourceHeight: height)
+            if !probe.isAnimated && target.width < width { decoded = target }
+        case .heic, .avif:
+            // libheif's YUV planes and its interleaved image, copied into ours.
+            working = width * height * (channels + 2)
+        case .gif:
+            break
+        }
+        let decodedBytes = decoded.width * decoded.height * channels
+        let outputBytes = plan.outputWidth * plan.outputHeight * channels
+        let intermediateBytes = plan.outputHeight * decoded.width * channels
+        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes
+    }
+}

@@ -1,0 +1,188 @@
+import Foundation
+import XCTest
+import RichPush
+@testable import RichPushCore
+@testable import RichPushImaging
+
+/// Renders reserve their pixel memory in one budget: they wait in order, give up at their deadline or when
+/// cancelled, and a render larger than the budget runs alone.
+final class RenderMemoryBudgetTests: XCTestCase {
+    private let far = ContinuousClock.now + .seconds(60)
+
+    /// Polls until `condition` holds (the waiting tasks run concurrently with the test).
+    private func eventually(_ what: String, _ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
+        let limit = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            guard ContinuousClock.now < limit else { return XCTFail("never: \(what)", file: file, line: line) }
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    func testWaitsUntilReleasedThenRuns() async throws {
+        let budget = RenderMemoryBudget(capacity: 100)
+        let held = try await budget.reserve(60, deadline: far)
+        XCTAssertEqual(held, 60)
+        let far = self.far
+        let waiting = Task { try await budget.reserve(60, deadline: far) }
+        try await eventually("the second reservation waits") { budget.waitingCount == 1 }
+        XCTAssertEqual(budget.reservedBytes, 60)
+        budget.release(held)
+        let second = try await waiting.value
+        XCTAssertEqual(second, 60)
+        XCTAssertEqual(budget.reservedBytes, 60)
+        budget.release(second)
+        XCTAssertEqual(budget.reservedBytes, 0)
+    }
+
+    func testWaitersAreServedInArrivalOrder() async throws {
+        let budget = RenderMemoryBudget(capacity: 100)
+        let held = try await budget.reserve(100, deadline: far)
+        let far = self.far
+        let large = Task { try await budget.reserve(80, deadline: far) }
+        try await eventually("the large one waits") { budget.waitingCount == 1 }
+        let small = Task { try await budget.reserve(30, deadline: far) }
+        try await eventually("the small one waits behind it") { budget.waitingCount == 2 }
+        budget.release(held)
+        let value1 = try await large.value
+        XCTAssertEqual(value1, 80)
+        // 30 more would not fit beside 80: the small one keeps waiting rather than overtaking.
+        XCTAssertEqual(budget.waitingCount, 1)
+        XCTAssertEqual(budget.reservedBytes, 80)
+        budget.release(80)
+        let value2 = try await small.value
+        XCTAssertEqual(value2, 30)
+        // A small one arriving later must not overtake a waiting large one even when it would fit.
+        let blocker = Task { try await budget.reserve(100, deadline: far) }
+        try await eventually("the full-size one waits") { budget.waitingCount == 1 }
+        let late = Task { try await budget.reserve(10, deadline: far) }
+        try await eventually("the late one queues") { budget.waitingCount == 2 }
+        budget.release(30)
+        let value3 = try await blocker.value
+        XCTAssertEqual(value3, 100)
+        XCTAssertEqual(budget.waitingCount, 1)
+        budget.release(100)
+        let value4 = try await late.value
+        XCTAssertEqual(value4, 10)
+    }
+
+    func testDeadlineWhileWaitingFailsAndLeavesTheQueue() async throws {
+        let budget = RenderMemoryBudget(capacity: 100)
+        let held = try await budget.reserve(100, deadline: far)
+        let started = ContinuousClock.now
+        do {
+            _ = try await budget.reserve(10, deadline: started + .milliseconds(80))
+            XCTFail("the budget never came free")
+        } catch {
+            XCTAssertEqual(error, .deadlineExceeded)
+        }
+        let waited = ContinuousClock.now - started
+        XCTAssertGreaterThanOrEqual(waited, .milliseconds(80))
+        XCTAssertLessThan(waited, .seconds(2))
+        XCTAssertEqual(budget.waitingCount, 0)
+        XCTAssertEqual(budget.reservedBytes, 100, "a failed wait reserves nothing")
+        // Past its deadline already: fails at once without queueing.
+        do {
+            _ = try await budget.reserve(10, deadline: .now - .milliseconds(1))
+            XCTFail("past deadline")
+        } catch {
+            XCTAssertEqual(error, .deadlineExceeded)
+        }
+        budget.release(held)
+        let value5 = try await budget.reserve(10, deadline: far)
+        XCTAssertEqual(value5, 10)
+    }
+
+    func testCancellationWhileWaitingFailsAtOnceAndLetsTheNextThrough() async throws {
+        let budget = RenderMemoryBudget(capacity: 100)
+        let held = try await budget.reserve(60, deadline: far)
+        let far = self.far
+        let head = Task { try await budget.reserve(100, deadline: far) }
+        try await eventually("the head waits") { budget.waitingCount == 1 }
+        let behind = Task { try await budget.reserve(10, deadline: far) }
+        try await eventually("the next one waits behind it") { budget.waitingCount == 2 }
+        let cancelled = ContinuousClock.now
+        head.cancel()
+        let result = await head.result
+        XCTAssertLessThan(ContinuousClock.now - cancelled, .milliseconds(500))
+        guard case .failure(let error) = result else { return XCTFail("a cancelled wait must fail: \(result)") }
+        XCTAssertEqual(error as? ImageError, .cancelled)
+        // With the head gone, 10 fits beside the 60 held.
+        let value6 = try await behind.value
+        XCTAssertEqual(value6, 10)
+        XCTAssertEqual(budget.waitingCount, 0)
+        XCTAssertEqual(budget.reservedBytes, 70)
+        budget.release(held)
+        budget.release(10)
+        XCTAssertEqual(budget.reservedBytes, 0)
+    }
+
+    func testRenderLargerThanTheBudgetRunsAlone() async throws {
+        let budget = RenderMemoryBudget(capacity: 100)
+        let value7 = try await budget.reserve(5_000, deadline: far)
+        XCTAssertEqual(value7, 100, "the whole budget, not a refusal")
+        budget.release(100)
+        let small = try await budget.reserve(1, deadline: far)
+        let far = self.far
+        let oversize = Task { try await budget.reserve(5_000, deadline: far) }
+        try await eventually("it waits for the others to finish") { budget.waitingCount == 1 }
+        budget.release(small)
+        let value8 = try await oversize.value
+        XCTAssertEqual(value8, 100)
+    }
+
+    func testPipelineWaitsForBudgetWithinItsDeadlineAndReleasesIt() async throws {
+        let bytes = try TestSupport.data("media/hero.jpg")
+        let budget = RenderMemoryBudget(capacity: 64 << 20)
+        let pipeline = ImagePipeline(memoryBudget: budget)
+        let rendered = try await pipeline.render(bytes, as: .attachment, deadline: far)
+        XCTAssertEqual(rendered.format, .jpeg)
+        XCTAssertEqual(budget.reservedBytes, 0, "a finished render gives its reservation back")
+
+        let held = try await budget.reserve(budget.capacity, deadline: far)
+        do {
+            _ = try await pipeline.render(bytes, as: .attachment, deadline: .now + .milliseconds(100))
+            XCTFail("the budget was held past the deadline")
+        } catch {
+            XCTAssertEqual(error, .deadlineExceeded)
+        }
+        let far = self.far
+        let waiting = Task { try await pipeline.render(bytes, as: .attachment, deadline: far) }
+        try await eventually("the render waits for budget") { budget.waitingCount == 1 }
+        budget.release(held)
+        let value9 = try await waiting.value.bytes
+        XCTAssertEqual(value9, rendered.bytes)
+        XCTAssertEqual(budget.reservedBytes, 0)
+    }
+
+    func testEstimateFollowsTheDecodeScale() throws {
+        let pipeline = ImagePipeline()
+        let huge = ImageProbe(format: .png, width: 6000, height: 6000, hasAlpha: true, isAnimated: false, orientation: 1, hasICCProfile: false)
+        let fullSize = 6000 * 6000 * 4
+        let small = ImageVariant(name: "small", width: 200, height: 200, fit: .contain)
+        let shrunk = pipeline.estimatedPeakBytes(of: huge, as: small)
+        XCTAssertLessThan(shrunk, fullSize / 16, "the PNG is box-shrunk by 15 while decoding")
+        var interlaced = huge
+        interlaced.isInterlaced = true
+        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: interlaced, as: small), shrunk, "running sums for the passes")
+        XCTAssertLessThan(pipeline.estimatedPeakBytes(of: interlaced, as: small), fullSize / 8)
+        var unshrunk = pipeline
+        unshrunk.shrinksPNGWhileDecoding = false
+        XCTAssertGreaterThanOrEqual(unshrunk.estimatedPeakBytes(of: huge, as: small), 2 * fullSize)
+        // JPEG at 1/8 scale: about 1/64 of the full-size RGB image, plus the output.
+        let jpeg = ImageProbe(format: .jpeg, width: 4000, height: 3000, hasAlpha: false, isAnimated: false, orientation: 1, hasICCProfile: false)
+        XCTAssertLessThan(pipeline.estimatedPeakBytes(of: jpeg, as: small),
+                          4000 * 3000 * 3 / 8)
+        let heic = ImageProbe(format: .heic, width: 4000, height: 3000, hasAlpha: false, isAnimated: false, orientation: 1, hasICCProfile: false)
+        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: heic, as: .attachment), 4000 * 3000 * 4, "HEIC decodes at full size")
+    }
+
+    func testDefaultCapacityIsAQuarterOfTheSmallerOfCgroupAndMachine() {
+        let meminfo = "MemTotal:        8388608 kB\nMemFree:         1000 kB\n"
+        XCTAssertEqual(RenderMemoryBudget.defaultCapacity(cgroupLimit: "max\n", meminfo: meminfo), 2 << 30)
+        XCTAssertEqual(RenderMemoryBudget.defaultCapacity(cgroupLimit: nil, meminfo: "MemTotal: 2097152 kB\n"), 512 << 20)
+        XCTAssertEqual(RenderMemoryBudget.defaultCapacity(cgroupLimit: "1073741824\n", meminfo: meminfo), 256 << 20)
+        XCTAssertEqual(RenderMemoryBudget.defaultCapacity(cgroupLimit: "134217728", meminfo: meminfo), 64 << 20, "the floor")
+        XCTAssertEqual(RenderMemoryBudget.defaultCapacity(cgroupLimit: "max", meminfo: "MemTotal: 134217728 kB\n"), 2 << 30, "the ceiling")
+        XCTAssertEqual(RenderMemoryBudget.defaultCapacity(cgroupLimit: nil, meminfo: nil), 512 << 20)
+    }
+}
