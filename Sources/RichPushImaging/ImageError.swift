@@ -14,6 +14,8 @@ public enum ImageError: RichPushError, Equatable {
     case encodeFailed(reason: String)
     case outputTooLarge(bytes: Int, limit: Int)
     case outputCheckFailed(reason: String)
+    /// The allocator refused a working buffer: a fault of this process, not of the image.
+    case outOfMemory(bytes: Int)
 
     /// A stable snake_case identifier for JSON output.
     public var code: ErrorCode {
@@ -30,12 +32,15 @@ public enum ImageError: RichPushError, Equatable {
         case .encodeFailed: "encode_failed"
         case .outputTooLarge: "output_too_large"
         case .outputCheckFailed: "output_check_failed"
+        case .outOfMemory: "out_of_memory"
         }
     }
 
     /// The codes of faults of our own rather than of the source image (the encoder failed, the variant is
-    /// misconfigured, our output did not pass its own check): never remembered as negative entries.
-    public static let localFaultCodes: Set<ErrorCode> = ["unsupported_variant", "encode_failed", "output_check_failed"]
+    /// misconfigured, our output did not pass its own check, memory ran out): never remembered as negative entries.
+    public static let localFaultCodes: Set<ErrorCode> = [
+        "unsupported_variant", "encode_failed", "output_check_failed", "out_of_memory",
+    ]
 
     /// True for a fault of this process rather than of the image; see `localFaultCodes`.
     public var isLocalFault: Bool { Self.localFaultCodes.contains(code) }
@@ -54,6 +59,7 @@ public enum ImageError: RichPushError, Equatable {
         case .encodeFailed(let reason): "encoding failed: \(reason)"
         case .outputTooLarge(let bytes, let limit): "encoded image is \(bytes) bytes at the lowest allowed quality, over the \(limit)-byte budget"
         case .outputCheckFailed(let reason): "encoded output failed its check: \(reason)"
+        case .outOfMemory(let bytes): "could not allocate \(bytes) bytes of working memory"
         }
     }
 }

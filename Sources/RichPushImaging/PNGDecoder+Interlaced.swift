@@ -1,3 +1,4 @@
+import Glibc
 import RichPushCore
 
 extension PNGDecoder {
@@ -16,8 +17,9 @@ extension PNGDecoder {
     /// sums are divided once every pass is in.
     ///
     /// The result is exactly `Resampler.boxShrink` of the premultiplied full-size image: the same sums, the same
-    /// rounding. Memory: the sums (2 or 4 bytes per output sample, see `sumBytes`) and one band of full-width
-    /// rows, instead of the full-size image: a 6000x6000 RGBA file shrunk by 7 holds 5.9 MB of sums, not 144 MB.
+    /// rounding. Memory: the sums (2 or 4 bytes per output sample, see `sumBytes`, turned into the output in place)
+    /// and one band of full-width rows, instead of the full-size image: a 6000x6000 RGBA file shrunk by 7 holds
+    /// 5.9 MB of sums, not 144 MB.
     /// Cost: the full decode's inflate work (libpng still widens each pass's rows to full width) plus one add per
     /// source sample; the budget is checked per band.
     static func decodeInterlacedShrunk(_ decoder: OpaquePointer, width: Int, height: Int, channels: Int, by reduction: Int,
@@ -35,7 +37,16 @@ extension PNGDecoder {
         iccProfile: [UInt8]?, stopCheck: LibraryStopCheck
     ) throws(ImageError) -> DecodedImage {
         let outputWidth = (width + reduction - 1) / reduction, outputHeight = (height + reduction - 1) / reduction
-        var sums = [Sum](repeating: 0, count: outputWidth * outputHeight * channels)
+        let sampleCount = outputWidth * outputHeight * channels
+        // Malloc'd rather than an array: the averages are written over the sums in place and the block is then
+        // shrunk to them, so the sums and a separate output never coexist (at a shrink by 2 the sums are twice
+        // the output: 72 MB for a 6000x6000 RGBA file, whose output is 36 MB).
+        guard let storage = calloc(max(1, sampleCount), MemoryLayout<Sum>.stride) else {
+            throw .outOfMemory(bytes: sampleCount * MemoryLayout<Sum>.stride)
+        }
+        var block: UnsafeMutableRawPointer? = storage
+        defer { free(block) }
+        let sums = storage.bindMemory(to: Sum.self, capacity: sampleCount)
         var band = PixelBuffer(width: width, height: WorkBudget.bandRows, channels: channels)
         var translucent = false
         for pass in adam7 {
@@ -48,26 +59,24 @@ extension PNGDecoder {
                 try readRows(decoder, into: &band, at: 0, count: count, stopCheck: stopCheck)
                 let firstInPass = row + (pass.row - row % pass.rowStep + pass.rowStep) % pass.rowStep
                 for y in stride(from: firstInPass, to: row + count, by: pass.rowStep) {
-                    let sumRow = (y / reduction) * outputWidth * channels
+                    let sumRow = sums + (y / reduction) * outputWidth * channels
                     band.pixels.withUnsafeBufferPointer { pixels in
-                        sums.withUnsafeMutableBufferPointer { sums in
-                            let source = pixels.baseAddress! + (y - row) * band.rowBytes
-                            for x in stride(from: pass.column, to: width, by: pass.columnStep) {
-                                let pixel = source + x * channels
-                                let target = sumRow + (x / reduction) * channels
-                                if channels == 4 {
-                                    let alpha = UInt32(pixel[3])
-                                    if alpha != 255 {
-                                        translucent = true
-                                        // The rounding of `PixelBuffer.premultiply`.
-                                        for channel in 0..<3 { sums[target + channel] &+= Sum((UInt32(pixel[channel]) * alpha + 127) / 255) }
-                                    } else {
-                                        for channel in 0..<3 { sums[target + channel] &+= Sum(pixel[channel]) }
-                                    }
-                                    sums[target + 3] &+= Sum(alpha)
+                        let source = pixels.baseAddress! + (y - row) * band.rowBytes
+                        for x in stride(from: pass.column, to: width, by: pass.columnStep) {
+                            let pixel = source + x * channels
+                            let target = sumRow + (x / reduction) * channels
+                            if channels == 4 {
+                                let alpha = UInt32(pixel[3])
+                                if alpha != 255 {
+                                    translucent = true
+                                    // The rounding of `PixelBuffer.premultiply`.
+                                    for channel in 0..<3 { target[channel] &+= Sum((UInt32(pixel[channel]) * alpha + 127) / 255) }
                                 } else {
-                                    for channel in 0..<3 { sums[target + channel] &+= Sum(pixel[channel]) }
+                                    for channel in 0..<3 { target[channel] &+= Sum(pixel[channel]) }
                                 }
+                                target[3] &+= Sum(alpha)
+                            } else {
+                                for channel in 0..<3 { target[channel] &+= Sum(pixel[channel]) }
                             }
                         }
                     }
@@ -76,23 +85,24 @@ extension PNGDecoder {
             }
         }
         try stopCheck.budget.check()
-        var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
-        sums.withUnsafeBufferPointer { sums in
-            output.pixels.withUnsafeMutableBufferPointer { destination in
-                for outputY in 0..<outputHeight {
-                    let rows = UInt32(min(reduction, height - outputY * reduction))
-                    for outputX in 0..<outputWidth {
-                        // Partial blocks at the right and bottom edges average what they have, as `boxShrink` does.
-                        let area = UInt32(min(reduction, width - outputX * reduction)) * rows
-                        let start = (outputY * outputWidth + outputX) * channels
-                        for channel in 0..<channels {
-                            destination[start + channel] = UInt8((UInt32(sums[start + channel]) + area / 2) / area)
-                        }
-                    }
+        // Byte i of the averages lies within sum i, or an earlier one, already read: a forward pass may overwrite.
+        let averages = storage.assumingMemoryBound(to: UInt8.self)
+        for outputY in 0..<outputHeight {
+            let rows = UInt32(min(reduction, height - outputY * reduction))
+            for outputX in 0..<outputWidth {
+                // Partial blocks at the right and bottom edges average what they have, as `boxShrink` does.
+                let area = UInt32(min(reduction, width - outputX * reduction)) * rows
+                let start = (outputY * outputWidth + outputX) * channels
+                for channel in 0..<channels {
+                    averages[start + channel] = UInt8((UInt32(sums[start + channel]) + area / 2) / area)
                 }
             }
         }
-        return DecodedImage(pixels: output, iccProfile: iccProfile, isPremultiplied: channels == 4,
-                            hasTranslucentPixels: translucent)
+        // Give the sums' tail back before the copy (glibc shrinks a large block in place, returning its pages).
+        block = realloc(storage, max(1, sampleCount)) ?? storage
+        let shrunk = block!.assumingMemoryBound(to: UInt8.self)
+        let pixels = [UInt8](UnsafeBufferPointer(start: shrunk, count: sampleCount))
+        return DecodedImage(pixels: PixelBuffer(width: outputWidth, height: outputHeight, channels: channels, pixels: pixels),
+                            iccProfile: iccProfile, isPremultiplied: channels == 4, hasTranslucentPixels: translucent)
     }
 }
