@@ -7,6 +7,7 @@ let usage = """
     usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] FILE...
            richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]
            richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]
+           richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -21,6 +22,8 @@ case "fetch":
     exit(await FetchBenchmark.run(Array(arguments.dropFirst())))
 case "consume":
     exit(await ConsumeBenchmark.run(Array(arguments.dropFirst())))
+case "memory":
+    exit(await MemoryBenchmark.run(Array(arguments.dropFirst())))
 default:
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
