@@ -5,11 +5,12 @@ import Glibc
 /// targets. Each scenario runs one child process on a fresh cache; its peak RSS is the kernel's `ru_maxrss` for
 /// that child (from `wait4`), so nothing of this process is counted.
 ///
-/// The inputs are made here, by python3 with Pillow (a 12 MP JPEG, a 36 MP RGBA PNG plain and interlaced, and `--distinct` 36 MP 16-bit
-/// PNGs that share their pixels but differ in a tEXt chunk, so each is a distinct source and render), and served
-/// through `--local-origin`, which reads a file as the fetcher would receive it. The deadline is raised to 300 s:
-/// on a small machine 40 such renders take longer than 25 s, and this measures memory, not latency. Needs the
-/// release `richpush` binary next to this one.
+/// The inputs are made here, by python3 with Pillow (a 12 MP JPEG, a 36 MP RGBA PNG plain and interlaced, and
+/// `--distinct` 36 MP 16-bit PNGs that share their pixels but differ in a tEXt chunk, so each is a distinct source
+/// and render), and served through `--local-origin`, which reads a file as the fetcher would receive it. The
+/// deadline is raised to 300 s: on a small machine 40 such renders can take longer than 25 s, and this measures
+/// memory, not latency. `--render-memory-mb` passes a `--render-memory` to the children. Needs the release
+/// `richpush` binary next to this one.
 enum MemoryBenchmark {
     struct Scenario {
         var name: String
@@ -22,6 +23,7 @@ enum MemoryBenchmark {
         var enriched: Int
         var jobs: Int
         var seconds: Double
+        var cpuSeconds: Double
     }
 
     enum Failure: Error, CustomStringConvertible {
@@ -109,7 +111,9 @@ enum MemoryBenchmark {
                 missed = missed || !met
                 line += ", target < \(target) MB: \(met ? "met" : "MISSED")"
             }
-            if let last { line += String(format: "; %d/%d enriched in %.1f s", last.enriched, last.jobs, last.seconds) }
+            if let last {
+                line += String(format: "; %d/%d enriched in %.1f s, %.1f CPU s", last.enriched, last.jobs, last.seconds, last.cpuSeconds)
+            }
             print(line)
         }
         if missed { print("  at least one target was missed") }
@@ -138,13 +142,14 @@ enum MemoryBenchmark {
         let wanted = scenario.files.isEmpty ? "passthrough" : "enriched"
         let enriched = lines.filter { $0.contains(#""status":"\#(wanted)""#) }.count
         return Measurement(peakKilobytes: child.peakKilobytes, enriched: enriched, jobs: jobs.count,
-                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18)
+                           seconds: Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18,
+                           cpuSeconds: child.cpuSeconds)
     }
 
     /// Runs a child with stdout into `output` (stderr too) and waits for it with `wait4`, whose `ru_maxrss` is that
-    /// child's own peak resident set in kilobytes.
+    /// child's own peak resident set in kilobytes (and its user and system time, its CPU seconds).
     private static func spawnAndWait(_ executable: String, _ arguments: [String], output: URL) throws
-        -> (status: Int32, peakKilobytes: Int) {
+        -> (status: Int32, peakKilobytes: Int, cpuSeconds: Double) {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -163,7 +168,9 @@ enum MemoryBenchmark {
         }
         // WIFEXITED / WEXITSTATUS, which Swift does not import as functions.
         let exitCode = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-        return (exitCode, usage.ru_maxrss)
+        let cpu = Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+            + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+        return (exitCode, usage.ru_maxrss, cpu)
     }
 
     /// Writes the inputs into argv[1]: photo12.jpg (4000x3000, quality 90), rgba36.png (6000x6000 RGBA, 8-bit), the

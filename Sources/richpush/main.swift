@@ -17,6 +17,7 @@ let commands: [any Command.Type] = [
 }
 
 @MainActor func runMain() async -> Int32 {
+    LargeAllocations.returnToTheSystemWhenFreed()
     var arguments = Array(CommandLine.arguments.dropFirst())
     guard let first = arguments.first else {
         StandardError.write(mainHelp())
