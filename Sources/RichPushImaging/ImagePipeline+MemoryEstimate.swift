@@ -29,10 +29,11 @@ extension ImagePipeline {
             let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
             if reduction > 1 {
                 decoded = ((width + reduction - 1) / reduction, (height + reduction - 1) / reduction)
-                // One band of full-width rows, and for an interlaced file the running sums per output sample.
+                // One band of full-width rows, and for an interlaced file the running sums per output sample (the
+                // output is then written over them, so they add only their excess over it).
                 working = width * channels * reduction * max(1, WorkBudget.bandRows / reduction)
                 if probe.isInterlaced {
-                    working += decoded.width * decoded.height * channels * PNGDecoder.sumBytes(forReduction: reduction)
+                    working += decoded.width * decoded.height * channels * (PNGDecoder.sumBytes(forReduction: reduction) - 1)
                 }
             }
         case .webp:

@@ -22,9 +22,8 @@ public struct Enricher: Sendable {
         self.configuration = configuration
         self.parser = PayloadParser(options: configuration.payload)
         self.renderer = APNsRenderer(options: configuration.payload)
-        self.media = CachedMediaRenderer(
-            fetcher: fetcher, imaging: ImagePipeline(limits: configuration.imageLimits, memoryBudget: configuration.renderMemoryBudget), store: store,
-            configuration: configuration)
+        let imaging = ImagePipeline(limits: configuration.imageLimits, memoryBudget: configuration.renderMemoryBudget)
+        self.media = CachedMediaRenderer(fetcher: fetcher, imaging: imaging, store: store, configuration: configuration)
     }
 
     /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
