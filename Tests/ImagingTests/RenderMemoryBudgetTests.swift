@@ -7,7 +7,8 @@ import RichPush
 /// Renders reserve their pixel memory in one budget: they wait in order, give up at their deadline or when
 /// cancelled, and a render larger than the budget runs alone.
 final class RenderMemoryBudgetTests: XCTestCase {
-    private let far = ContinuousClock.now + .seconds(60)
+    /// Computed: XCTest makes every test case instance when the run starts, minutes before some tests run.
+    private var far: ContinuousClock.Instant { .now + .seconds(60) }
 
     /// Polls until `condition` holds (the waiting tasks run concurrently with the test).
     private func eventually(_ what: String, _ condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) async throws {
