@@ -65,114 +65,23 @@ enum Resampler {
     /// Vertical pass first (a straight multiply-add over whole rows, which the compiler vectorises), on the
     /// columns the horizontal pass reads; then the horizontal pass on only the output rows, 4 lanes at a time.
     static func lanczos(_ image: PixelBuffer, plan: ResizePlan, budget: WorkBudget) throws(ImageError) -> PixelBuffer {
-        let channels = image.channels
-        let horizontal = ResamplingKernel(sourceSize: image.width, offset: plan.cropX, extent: plan.cropWidth, outputSize: plan.outputWidth)
-        let vertical = ResamplingKernel(sourceSize: image.height, offset: plan.cropY, extent: plan.cropHeight, outputSize: plan.outputHeight)
-        let firstColumn = horizontal.firstSourceIndex
-        let columnCount = max(0, horizontal.endSourceIndex - firstColumn)
-        let spanBytes = columnCount * channels
-        let outputWidth = plan.outputWidth, outputHeight = plan.outputHeight
-        // One spare byte per buffer so the horizontal pass may load 4 bytes at the last RGB pixel.
-        var intermediate = [UInt8](repeating: 0, count: outputHeight * spanBytes + 4)
-        var accumulator = [Float](repeating: 0, count: spanBytes)
-
-        for y in 0..<outputHeight {
+        let kernels = LanczosKernels(sourceWidth: image.width, sourceHeight: image.height, channels: image.channels, plan: plan)
+        var intermediate = kernels.makeIntermediate()
+        var accumulator = [Float](repeating: 0, count: kernels.spanBytes)
+        for y in 0..<plan.outputHeight {
             if y % 16 == 0 { try budget.check() }
             image.pixels.withUnsafeBufferPointer { pixels in
-                intermediate.withUnsafeMutableBufferPointer { intermediate in
-                    accumulator.withUnsafeMutableBufferPointer { accumulator in
-                        vertical.weights.withUnsafeBufferPointer { weights in
-                            let sums = accumulator.baseAddress!
-                            let start = Int(vertical.starts[y])
-                            let taps = Int(vertical.counts[y])
-                            let tapWeights = weights.baseAddress! + y * vertical.maximumTaps
-                            let firstRow = UnsafeRawPointer(pixels.baseAddress! + start * image.rowBytes + firstColumn * channels)
-                            let rowBytes = image.rowBytes
-                            // Row-at-a-time multiply-add: a straight loop the compiler vectorises.
-                            for index in 0..<spanBytes { sums[index] = 0 }
-                            // Two taps per sweep halves the accumulator loads and stores.
-                            var tap = 0
-                            while tap + 1 < taps {
-                                let weight0 = tapWeights[tap], weight1 = tapWeights[tap + 1]
-                                let row0 = firstRow.assumingMemoryBound(to: UInt8.self) + tap * rowBytes
-                                let row1 = row0 + rowBytes
-                                for index in 0..<spanBytes { sums[index] += Float(row0[index]) * weight0 + Float(row1[index]) * weight1 }
-                                tap += 2
-                            }
-                            if tap < taps {
-                                let weight = tapWeights[tap]
-                                let row = firstRow.assumingMemoryBound(to: UInt8.self) + tap * rowBytes
-                                for index in 0..<spanBytes { sums[index] += Float(row[index]) * weight }
-                            }
-                            let target = intermediate.baseAddress! + y * spanBytes
-                            for index in 0..<spanBytes {
-                                target[index] = clampToByte(sums[index])
-                            }
-                        }
-                    }
-                }
+                let firstRow = pixels.baseAddress! + Int(kernels.vertical.starts[y]) * image.rowBytes
+                kernels.verticalRow(y, firstRow: firstRow, rowBytes: image.rowBytes, accumulator: &accumulator, into: &intermediate)
             }
         }
-
-        var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
-        let outputRowBytes = outputWidth * channels
-        var band = 0
-        while band < outputHeight {
-            try budget.check()
-            let bandEnd = min(outputHeight, band + 32)
-            intermediate.withUnsafeBufferPointer { intermediate in
-                output.pixels.withUnsafeMutableBufferPointer { destination in
-                    horizontal.starts.withUnsafeBufferPointer { starts in
-                        horizontal.counts.withUnsafeBufferPointer { counts in
-                            horizontal.weights.withUnsafeBufferPointer { weights in
-                                for y in band..<bandEnd {
-                                    let sourceRow = UnsafeRawPointer(intermediate.baseAddress! + y * spanBytes)
-                                    let destinationRow = destination.baseAddress! + y * outputRowBytes
-                                    for x in 0..<outputWidth {
-                                        var pointer = sourceRow + (Int(starts[x]) - firstColumn) * channels
-                                        var weight = weights.baseAddress! + x * horizontal.maximumTaps
-                                        var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
-                                        let output = destinationRow + x * channels
-                                        if channels == 4 {
-                                            for _ in 0..<Int(counts[x]) {
-                                                let w = weight.pointee
-                                                red += Float(pointer.load(as: UInt8.self)) * w
-                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
-                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
-                                                alpha += Float(pointer.load(fromByteOffset: 3, as: UInt8.self)) * w
-                                                pointer += 4
-                                                weight += 1
-                                            }
-                                            output[3] = clampToByte(alpha)
-                                        } else {
-                                            for _ in 0..<Int(counts[x]) {
-                                                let w = weight.pointee
-                                                red += Float(pointer.load(as: UInt8.self)) * w
-                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
-                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
-                                                pointer += 3
-                                                weight += 1
-                                            }
-                                        }
-                                        output[0] = clampToByte(red)
-                                        output[1] = clampToByte(green)
-                                        output[2] = clampToByte(blue)
-                                    }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-            band = bandEnd
-        }
-        return output
+        return try kernels.horizontalPass(intermediate, budget: budget)
     }
 
     /// Rounds to nearest and clamps to 0...255 without a trapping float→int conversion: adding 2^23 puts the
     /// rounded integer in the low mantissa bits (vectorisable, unlike `Int32(_:)` with its range check).
     @inline(__always)
-    private static func clampToByte(_ value: Float) -> UInt8 {
+    static func clampToByte(_ value: Float) -> UInt8 {
         UInt8(truncatingIfNeeded: (min(255, max(0, value)) + 8_388_608).bitPattern)
     }
 }

@@ -1,0 +1,123 @@
+import RichPushCore
+/// The two Lanczos3 passes of one resize, shared by `Resampler.lanczos` (a whole image in memory) and
+/// `StreamingResampler` (rows as a decoder produces them), so both give the same bytes.
+///
+/// The vertical pass runs first and only on the source columns the horizontal pass reads; its output (the
+/// intermediate, `outputHeight` rows of `spanBytes`) is the only full-height buffer.
+struct LanczosKernels {
+    let horizontal: ResamplingKernel
+    let vertical: ResamplingKernel
+    let channels: Int
+    let outputWidth: Int
+    let outputHeight: Int
+    /// The first source column the horizontal pass reads, and the bytes it reads per row from there.
+    let firstColumn: Int
+    let spanBytes: Int
+
+    init(sourceWidth: Int, sourceHeight: Int, channels: Int, plan: ResizePlan) {
+        horizontal = ResamplingKernel(sourceSize: sourceWidth, offset: plan.cropX, extent: plan.cropWidth, outputSize: plan.outputWidth)
+        vertical = ResamplingKernel(sourceSize: sourceHeight, offset: plan.cropY, extent: plan.cropHeight, outputSize: plan.outputHeight)
+        self.channels = channels
+        outputWidth = plan.outputWidth
+        outputHeight = plan.outputHeight
+        firstColumn = horizontal.firstSourceIndex
+        spanBytes = max(0, horizontal.endSourceIndex - firstColumn) * channels
+    }
+
+    /// The vertical pass's output; one spare 4 bytes so the horizontal pass may load 4 bytes at the last RGB pixel.
+    func makeIntermediate() -> [UInt8] { [UInt8](repeating: 0, count: outputHeight * spanBytes + 4) }
+
+    /// Output row `y` of the vertical pass: `firstRow` is source row `vertical.starts[y]` (column 0), and the
+    /// rows below it are `rowBytes` apart. `accumulator` holds at least `spanBytes` floats.
+    func verticalRow(_ y: Int, firstRow: UnsafePointer<UInt8>, rowBytes: Int, accumulator: inout [Float],
+                     into intermediate: inout [UInt8]) {
+        intermediate.withUnsafeMutableBufferPointer { intermediate in
+            accumulator.withUnsafeMutableBufferPointer { accumulator in
+                vertical.weights.withUnsafeBufferPointer { weights in
+                    let sums = accumulator.baseAddress!
+                    let taps = Int(vertical.counts[y])
+                    let tapWeights = weights.baseAddress! + y * vertical.maximumTaps
+                    let spanStart = firstRow + firstColumn * channels
+                    // Row-at-a-time multiply-add: a straight loop the compiler vectorises.
+                    for index in 0..<spanBytes { sums[index] = 0 }
+                    // Two taps per sweep halves the accumulator loads and stores.
+                    var tap = 0
+                    while tap + 1 < taps {
+                        let weight0 = tapWeights[tap], weight1 = tapWeights[tap + 1]
+                        let row0 = spanStart + tap * rowBytes
+                        let row1 = row0 + rowBytes
+                        for index in 0..<spanBytes { sums[index] += Float(row0[index]) * weight0 + Float(row1[index]) * weight1 }
+                        tap += 2
+                    }
+                    if tap < taps {
+                        let weight = tapWeights[tap]
+                        let row = spanStart + tap * rowBytes
+                        for index in 0..<spanBytes { sums[index] += Float(row[index]) * weight }
+                    }
+                    let target = intermediate.baseAddress! + y * spanBytes
+                    for index in 0..<spanBytes {
+                        target[index] = Resampler.clampToByte(sums[index])
+                    }
+                }
+            }
+        }
+    }
+
+    /// The horizontal pass over the whole intermediate, in bands of 32 rows with a budget check between them.
+    func horizontalPass(_ intermediate: [UInt8], budget: WorkBudget) throws(ImageError) -> PixelBuffer {
+        var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
+        let outputRowBytes = outputWidth * channels
+        let channels = channels, spanBytes = spanBytes, firstColumn = firstColumn, horizontal = horizontal
+        var band = 0
+        while band < outputHeight {
+            try budget.check()
+            let bandEnd = min(outputHeight, band + 32)
+            intermediate.withUnsafeBufferPointer { intermediate in
+                output.pixels.withUnsafeMutableBufferPointer { destination in
+                    horizontal.starts.withUnsafeBufferPointer { starts in
+                        horizontal.counts.withUnsafeBufferPointer { counts in
+                            horizontal.weights.withUnsafeBufferPointer { weights in
+                                for y in band..<bandEnd {
+                                    let sourceRow = UnsafeRawPointer(intermediate.baseAddress! + y * spanBytes)
+                                    let destinationRow = destination.baseAddress! + y * outputRowBytes
+                                    for x in 0..<outputWidth {
+                                        var pointer = sourceRow + (Int(starts[x]) - firstColumn) * channels
+                                        var weight = weights.baseAddress! + x * horizontal.maximumTaps
+                                        var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
+                                        let output = destinationRow + x * channels
+                                        if channels == 4 {
+                                            for _ in 0..<Int(counts[x]) {
+                                                let w = weight.pointee
+                                                red += Float(pointer.load(as: UInt8.self)) * w
+                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
+                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
+                                                alpha += Float(pointer.load(fromByteOffset: 3, as: UInt8.self)) * w
+                                                pointer += 4
+                                                weight += 1
+                                            }
+                                            output[3] = Resampler.clampToByte(alpha)
+                                        } else {
+                                            for _ in 0..<Int(counts[x]) {
+                                                let w = weight.pointee
+                                                red += Float(pointer.load(as: UInt8.self)) * w
+                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
+                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
+                                                pointer += 3
+                                                weight += 1
+                                            }
+                                        }
+                                        output[0] = Resampler.clampToByte(red)
+                                        output[1] = Resampler.clampToByte(green)
+                                        output[2] = Resampler.clampToByte(blue)
+                                    }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            band = bandEnd
+        }
+        return output
+    }
+}
