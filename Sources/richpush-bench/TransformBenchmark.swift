@@ -2,11 +2,34 @@ import Foundation
 import RichPush
 
 /// `transform`: bytes in memory → render fit-within → bytes out, on one thread; prints
-/// `<file>\t<median ms>\t<output bytes>` per file.
+/// `<file>\t<median ms>\t<output bytes>` per file. `--output DIR` also writes each rendition there (named after
+/// its source), and `--format png` renders losslessly, so a quality script can compare the resized pixels
+/// themselves against a reference (`scripts/resize_quality.py`).
 enum TransformBenchmark {
-    static let usage = "usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] FILE..."
+    static let usage = "usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] "
+        + "[--format automatic|jpeg|png] [--output DIR] FILE..."
 
     static func run(_ arguments: [String]) async -> Int32 {
+        var arguments = arguments
+        var format = ImageVariant.OutputFormat.automatic
+        var outputDirectory: String?
+        for name in ["--format", "--output"] {
+            guard let index = arguments.firstIndex(of: name) else { continue }
+            guard index + 1 < arguments.count else {
+                FileHandle.standardError.write(Data((usage + "\n").utf8))
+                return 2
+            }
+            let value = arguments[index + 1]
+            arguments.removeSubrange(index...(index + 1))
+            if name == "--output" {
+                outputDirectory = value
+            } else if let parsed = ImageVariant.OutputFormat(rawValue: value) {
+                format = parsed
+            } else {
+                FileHandle.standardError.write(Data((usage + "\n").utf8))
+                return 2
+            }
+        }
         let optionNames: Set<String> = ["--width", "--height", "--repeat", "--quality"]
         let files = arguments.enumerated().filter { index, argument in
             !argument.hasPrefix("-") && (index == 0 || !optionNames.contains(arguments[index - 1]))
@@ -22,7 +45,7 @@ enum TransformBenchmark {
         }
         let width = values["--width"] ?? 1038, height = values["--height"] ?? 1038
         let repeats = values["--repeat"] ?? 5, quality = values["--quality"] ?? 85
-        let variant = ImageVariant(name: "bench", width: width, height: height, fit: .contain, quality: quality)
+        let variant = ImageVariant(name: "bench", width: width, height: height, fit: .contain, format: format, quality: quality)
         let pipeline = ImagePipeline()
         for file in files {
             guard let bytes = FileManager.default.contents(atPath: file) else {
@@ -31,12 +54,14 @@ enum TransformBenchmark {
             }
             var times: [Double] = []
             var outputBytes = 0
+            var output = Data()
             _ = try? await pipeline.render(bytes, as: variant, deadline: .now + .seconds(60))   // warm-up, as the peers do
             for _ in 0..<repeats {
                 let start = ContinuousClock.now
                 do {
                     let rendered = try await pipeline.render(bytes, as: variant, deadline: .now + .seconds(60))
                     outputBytes = rendered.bytes.count
+                    output = rendered.bytes
                 } catch {
                     print("\(file)\terror\t\(error)")
                     break
@@ -45,6 +70,11 @@ enum TransformBenchmark {
                 times.append(Double(elapsed.components.seconds) * 1000 + Double(elapsed.components.attoseconds) / 1e15)
             }
             guard !times.isEmpty, times.count == repeats else { continue }
+            if let outputDirectory {
+                let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+                let suffix = output.first == 0x89 ? "png" : "jpg"
+                FileManager.default.createFile(atPath: outputDirectory + "/" + name + "." + suffix, contents: output)
+            }
             times.sort()
             let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2
             print("\(file)\t\(String(format: "%.1f", median))\t\(outputBytes)")

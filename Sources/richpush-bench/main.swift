@@ -4,7 +4,7 @@ import RichPush
 // Dispatch on the subcommand; each benchmark lives in its own file. Usage mistakes exit 2, as in `richpush`.
 let usage = """
     richpush-bench \(RichPushInfo.version): benchmarks of RichPush's own paths
-    usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] FILE...
+    usage: richpush-bench transform [--width W] [--height H] [--repeat N] [--quality Q] [--format F] [--output DIR] FILE...
            richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]
            richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]
            richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]
