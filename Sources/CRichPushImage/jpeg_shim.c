@@ -150,7 +150,7 @@ int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, un
     return 0;
 }
 
-int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
+int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space,
                         richpush_stop_check stop, void *stop_context,
                         int *out_width, int *out_height, int *out_components) {
     if (setjmp(decoder->error.jump)) return decoder->stopped ? -2 : -1;
@@ -159,10 +159,9 @@ int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_c
     decoder->cinfo.scale_num = (unsigned int)scale_num;
     decoder->cinfo.scale_denom = 8;
     decoder->cinfo.out_color_space = (J_COLOR_SPACE)out_color_space;
-    if (fast) {
-        decoder->cinfo.dct_method = JDCT_IFAST;
-        decoder->cinfo.do_fancy_upsampling = FALSE;
-    }
+    // libjpeg's defaults (accurate integer IDCT, fancy upsampling) at every scale. At reduced scales the fast IDCT
+    // saved no measurable time but lost 4.5 dB against a float reference, and libjpeg-turbo sizes the chroma
+    // IDCT so that no upsampling is left to do (docs/benchmarks.md, JPEG).
     jpeg_start_decompress(&decoder->cinfo);
     decoder->started = 1;
     *out_width = (int)decoder->cinfo.output_width;

@@ -4,7 +4,7 @@ import RichPushCore
 /// Turns source bytes into one published rendition. Stateless and `Sendable`: share one across tasks.
 public struct ImagePipeline: Sendable {
     /// Bump when output bytes change for the same input and variant (part of cache keys).
-    public static let rendererVersion = "imaging-1"
+    public static let rendererVersion = "imaging-2"
 
     public var limits: ImageLimits
     /// Large PNGs are box-shrunk band by band while decoding (`PNGDecoder.decodeShrunk`); off only to compare
@@ -69,7 +69,8 @@ public struct ImagePipeline: Sendable {
             let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
             let numerator = JPEGDecoder.scaleNumerator(width: probe.width, height: probe.height,
                                                        targetWidth: scaledTarget.width, targetHeight: scaledTarget.height)
-            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, budget: budget)
+            // Resized as the rows arrive: the scaled image never exists whole.
+            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan, budget: budget)
         case .png:
             // The resize's box pre-shrink, applied band by band while decoding: the full-size image never exists.
             let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1

@@ -13,22 +13,30 @@ enum JPEGDecoder {
     /// The output size for `scaleNumerator`/8, as libjpeg computes it (ceiling).
     static func scaledSize(_ size: Int, numerator: Int) -> Int { (size * numerator + 7) / 8 }
 
-    /// Chooses the smallest power-of-two DCT scale (8/8, 4/8, 2/8, 1/8) that keeps ~2x headroom over `target`
-    /// pixels on both axes, or lands exactly on it. Power-of-two scales use libjpeg-turbo's SIMD IDCTs.
+    /// The DCT scales `scaleNumerator` may pick, smallest first. 1/8, 2/8 and 4/8 run libjpeg-turbo's SIMD
+    /// IDCTs; 5/8 and 6/8 run its C IDCTs, yet decode plus the smaller resize still beats 8/8 plus the larger one.
+    /// 3/8 and 7/8 are left out: on the corpus they were slower than 4/8 and 8/8 with the larger resize
+    /// (docs/benchmarks.md, JPEG).
+    static let scaleNumerators = [1, 2, 4, 5, 6, 8]
+
+    /// Chooses the smallest of `scaleNumerators` whose output (libjpeg's ceiling of size × M / 8) still covers
+    /// `targetWidth`x`targetHeight`, so the resize after it only ever shrinks; 8 when none smaller does.
     static func scaleNumerator(width: Int, height: Int, targetWidth: Int, targetHeight: Int) -> Int {
-        for numerator in [1, 2, 4] {
-            let scaledWidth = scaledSize(width, numerator: numerator)
-            let scaledHeight = scaledSize(height, numerator: numerator)
-            let exact = scaledWidth == targetWidth && scaledHeight >= targetHeight
-                || scaledHeight == targetHeight && scaledWidth >= targetWidth
-            // 1.9 rather than 2: a 4032-wide photo to 1038 is 1.94x at 1/2 scale, plenty for Lanczos3.
-            let headroom = Double(scaledWidth) >= Double(targetWidth) * 1.9 && Double(scaledHeight) >= Double(targetHeight) * 1.9
-            if exact || headroom { return numerator }
-        }
-        return 8
+        scaleNumerators.first { numerator in
+            scaledSize(width, numerator: numerator) >= targetWidth && scaledSize(height, numerator: numerator) >= targetHeight
+        } ?? 8
     }
 
-    static func decode(_ bytes: Data, scaleNumerator: Int = 8, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+    /// Decodes at `scaleNumerator`/8. With a `plan` (the resize, in the stored source's pixels) the rows are
+    /// resized as they arrive (`StreamingResampler`), so the result is already at the plan's output size and the
+    /// scaled source never exists whole; without one, or when the resize needs a box pre-shrink first, the result
+    /// is the whole scaled image.
+    ///
+    /// Cost: libjpeg's Huffman decoding of the whole file, IDCT and colour conversion at the scaled size, and with
+    /// a plan the Lanczos3 resize; memory is the decoded image, or with a plan a window of rows plus the resize's
+    /// intermediate.
+    static func decode(_ bytes: Data, scaleNumerator: Int = 8, resizingWith plan: ResizePlan? = nil,
+                       budget: WorkBudget) throws(ImageError) -> DecodedImage {
         // The header walk names 12-bit and lossless files clearly; libjpeg would only say "bad precision".
         _ = try bytes.withUnsafeBytes { raw in Result { () throws(ImageError) in try JPEGHeader.probe(ByteReader(bytes: raw)) } }.get()
         let stopCheck = LibraryStopCheck(budget)
@@ -39,7 +47,7 @@ enum JPEGDecoder {
                     throw .corrupt(reason: "JPEG decoder could not be created")
                 }
                 defer { richpush_jpeg_decoder_destroy(decoder) }
-                return try decode(decoder, scaleNumerator: scaleNumerator, stopCheck: stopCheck)
+                return try decode(decoder, scaleNumerator: scaleNumerator, plan: plan, stopCheck: stopCheck)
             }
         }
         withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
@@ -51,7 +59,8 @@ enum JPEGDecoder {
         return .corrupt(reason: "JPEG: " + String(cString: richpush_jpeg_decoder_message(decoder)))
     }
 
-    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, plan: ResizePlan?,
+                               stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
         let budget = stopCheck.budget
         var header = richpush_jpeg_header()
         var status = richpush_jpeg_read_header(decoder, &header)
@@ -70,41 +79,66 @@ enum JPEGDecoder {
         let outputSpace = isCMYK ? JCS_CMYK : JCS_EXT_RGB
         var width: Int32 = 0, height: Int32 = 0, components: Int32 = 0
         try budget.check()
-        // With DCT scaling a Lanczos pass always follows, which hides the fast IDCT's small error (Pillow's draft
-        // mode does the same).
-        status = richpush_jpeg_start(decoder, Int32(scaleNumerator), Int32(outputSpace.rawValue), scaleNumerator < 8 ? 1 : 0,
+        status = richpush_jpeg_start(decoder, Int32(scaleNumerator), Int32(outputSpace.rawValue),
                                      LibraryStopCheck.callback, stopCheck.context, &width, &height, &components)
         guard status == 0 else { throw failure(decoder, status, stopCheck) }
         guard width > 0, height > 0, components == (isCMYK ? 4 : 3) else { throw .corrupt(reason: "JPEG output has no pixels") }
 
-        var output = PixelBuffer(width: Int(width), height: Int(height), channels: 3)
-        let rowBytes = output.rowBytes
         let band = WorkBudget.bandRows
         var cmykBand = isCMYK ? [UInt8](repeating: 0, count: Int(width) * 4 * band) : []
         // Adobe writes CMYK inverted (0 = full ink); plain CMYK JPEGs are rare but not inverted.
         let inverted = header.saw_adobe_marker != 0
-        var row = 0
-        while row < Int(height) {
+        let rowBytes = Int(width) * 3
+        /// Reads up to `count` rows as RGB into `destination`, one after another; returns how many it read.
+        func readRows(into destination: UnsafeMutablePointer<UInt8>, count: Int) throws(ImageError) -> Int {
             try budget.check()
-            let count = min(band, Int(height) - row)
-            let read: Int32 = output.pixels.withUnsafeMutableBufferPointer { pixels in
-                cmykBand.withUnsafeMutableBufferPointer { cmyk in
-                    var rows = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: count)
-                    for index in 0..<count {
-                        rows[index] = isCMYK ? cmyk.baseAddress! + index * Int(width) * 4
-                                             : pixels.baseAddress! + (row + index) * rowBytes
-                    }
-                    return richpush_jpeg_read_rows(decoder, &rows, Int32(count))
+            let read: Int32 = cmykBand.withUnsafeMutableBufferPointer { cmyk in
+                var rows = (0..<count).map { index in
+                    Optional(isCMYK ? cmyk.baseAddress! + index * Int(width) * 4 : destination + index * rowBytes)
                 }
+                return richpush_jpeg_read_rows(decoder, &rows, Int32(count))
             }
             guard read > 0 else { throw read < 0 ? failure(decoder, read, stopCheck) : .corrupt(reason: "JPEG: no scanlines returned") }
-            if isCMYK {
-                convertCMYK(cmykBand, rows: Int(read), width: Int(width), inverted: inverted, into: &output.pixels, at: row * rowBytes)
+            if isCMYK { convertCMYK(cmykBand, rows: Int(read), width: Int(width), inverted: inverted, into: destination) }
+            return Int(read)
+        }
+
+        let pixels: PixelBuffer
+        if var resampler = streamingResampler(for: plan, sourceWidth: Int(header.width), sourceHeight: Int(header.height),
+                                              scaledWidth: Int(width), scaledHeight: Int(height)) {
+            var row = 0
+            while row < Int(height) {
+                // Every row is decoded, even below a crop, so damaged data anywhere still fails the decode.
+                row += try resampler.receiveRows(upTo: min(band, Int(height) - row)) { (rows, count) throws(ImageError) -> Int in
+                    try readRows(into: rows, count: count)
+                }
             }
-            row += Int(read)
+            pixels = try resampler.finish(budget: budget)
+        } else {
+            var output = PixelBuffer(width: Int(width), height: Int(height), channels: 3)
+            var row = 0
+            while row < Int(height) {
+                let count = min(band, Int(height) - row)
+                row += try output.pixels.withUnsafeMutableBufferPointer { (pixels) throws(ImageError) -> Int in
+                    try readRows(into: pixels.baseAddress! + row * rowBytes, count: count)
+                }
+            }
+            pixels = output
         }
         _ = richpush_jpeg_finish(decoder)
-        return DecodedImage(pixels: output, iccProfile: iccProfile, warnings: keptWarnings(decoder))
+        return DecodedImage(pixels: pixels, iccProfile: iccProfile, warnings: keptWarnings(decoder))
+    }
+
+    /// The resize of `plan` on the scaled decode, when it can run as rows arrive: nil without a plan, when the
+    /// scaled decode is already the output size, or when the resize would start with a box pre-shrink (a scale
+    /// far above the box, where 1/8 is still over 4x the output; the caller resizes the whole image then).
+    private static func streamingResampler(for plan: ResizePlan?, sourceWidth: Int, sourceHeight: Int,
+                                           scaledWidth: Int, scaledHeight: Int) -> StreamingResampler? {
+        guard let plan, scaledWidth != plan.outputWidth || scaledHeight != plan.outputHeight else { return nil }
+        let scaledPlan = plan.scaled(toSourceWidth: scaledWidth, height: scaledHeight, fromWidth: sourceWidth, height: sourceHeight)
+        guard Resampler.boxReduction(for: scaledPlan) == 1 else { return nil }
+        return StreamingResampler(sourceWidth: scaledWidth, sourceHeight: scaledHeight, channels: 3, plan: scaledPlan,
+                                  bandRows: WorkBudget.bandRows)
     }
 
     /// libjpeg's warnings that left the pixels whole (bytes between segments, a bad ICC marker...), as one note
@@ -118,18 +152,16 @@ enum JPEGDecoder {
     }
 
     /// Naive CMYK → RGB (the CMYK profile is dropped, as iOS would have nothing to convert it with).
-    private static func convertCMYK(_ cmyk: [UInt8], rows: Int, width: Int, inverted: Bool, into rgb: inout [UInt8], at start: Int) {
+    private static func convertCMYK(_ cmyk: [UInt8], rows: Int, width: Int, inverted: Bool, into destination: UnsafeMutablePointer<UInt8>) {
         cmyk.withUnsafeBufferPointer { source in
-            rgb.withUnsafeMutableBufferPointer { destination in
-                for pixel in 0..<(rows * width) {
-                    var values = (UInt32(source[pixel * 4]), UInt32(source[pixel * 4 + 1]), UInt32(source[pixel * 4 + 2]),
-                                  UInt32(source[pixel * 4 + 3]))
-                    if !inverted { values = (255 - values.0, 255 - values.1, 255 - values.2, 255 - values.3) }
-                    // Now 255 = no ink: colour = (255 - ink) * (255 - black) / 255.
-                    destination[start + pixel * 3] = UInt8((values.0 * values.3 + 127) / 255)
-                    destination[start + pixel * 3 + 1] = UInt8((values.1 * values.3 + 127) / 255)
-                    destination[start + pixel * 3 + 2] = UInt8((values.2 * values.3 + 127) / 255)
-                }
+            for pixel in 0..<(rows * width) {
+                var values = (UInt32(source[pixel * 4]), UInt32(source[pixel * 4 + 1]), UInt32(source[pixel * 4 + 2]),
+                              UInt32(source[pixel * 4 + 3]))
+                if !inverted { values = (255 - values.0, 255 - values.1, 255 - values.2, 255 - values.3) }
+                // Now 255 = no ink: colour = (255 - ink) * (255 - black) / 255.
+                destination[pixel * 3] = UInt8((values.0 * values.3 + 127) / 255)
+                destination[pixel * 3 + 1] = UInt8((values.1 * values.3 + 127) / 255)
+                destination[pixel * 3 + 2] = UInt8((values.2 * values.3 + 127) / 255)
             }
         }
     }

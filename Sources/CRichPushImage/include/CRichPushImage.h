@@ -46,8 +46,8 @@ int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_head
 int richpush_jpeg_read_icc(richpush_jpeg_decoder *decoder, uint8_t **profile, unsigned int *length);
 /// Starts decompression at scale_num/8 into out_color_space. `stop` (may be NULL) is asked from libjpeg's
 /// progress monitor, here and in every later read, once per row of blocks.
-/// `fast` selects the fast integer IDCT and plain upsampling (for shrink-on-load, where a resize follows).
-int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space, int fast,
+/// Uses the accurate integer IDCT and fancy upsampling at every scale.
+int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_color_space,
                         richpush_stop_check stop, void *stop_context,
                         int *out_width, int *out_height, int *out_components);
 /// Reads up to `max_rows` scanlines into `rows` (row pointers). Returns rows read.
