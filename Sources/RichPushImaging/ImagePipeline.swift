@@ -22,8 +22,8 @@ public struct ImagePipeline: Sendable {
     /// check width/height/format before returning. GIF within limits passes through unchanged once giflib has
     /// validated it (`GIFValidator`: frames within the screen, frame and pixel caps, a first frame that decodes).
     ///
-    /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, WebP scaled decode; HEIC
-    /// and AVIF decode at full size), one Lanczos3 resize and one to a few encodes (each step down in quality for
+    /// Cost: one decode at a reduced scale where the format allows it (JPEG DCT scaling, with the resize run on
+    /// the rows as they decode; WebP scaled decode; HEIC and AVIF decode at full size), one Lanczos3 resize and one to a few encodes (each step down in quality for
     /// the byte budget is a new encode). The work runs on a render thread (one per core), not on the calling task's
     /// thread; cancellation returns at once, and `deadline` is checked between bands of rows (every few
     /// milliseconds; a HEIC or AVIF decode is one libheif call, checked before and after).
