@@ -24,8 +24,8 @@ struct LanczosKernels {
         spanBytes = max(0, horizontal.endSourceIndex - firstColumn) * channels
     }
 
-    /// The vertical pass's output; one spare 4 bytes so the horizontal pass may load 4 bytes at the last RGB pixel.
-    func makeIntermediate() -> [UInt8] { [UInt8](repeating: 0, count: outputHeight * spanBytes + 4) }
+    /// The vertical pass's output.
+    func makeIntermediate() -> [UInt8] { [UInt8](repeating: 0, count: outputHeight * spanBytes) }
 
     /// Output row `y` of the vertical pass: `firstRow` is source row `vertical.starts[y]` (column 0), and the
     /// rows below it are `rowBytes` apart. `accumulator` holds at least `spanBytes` floats.
@@ -68,47 +68,53 @@ struct LanczosKernels {
         var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
         let outputRowBytes = outputWidth * channels
         let channels = channels, spanBytes = spanBytes, firstColumn = firstColumn, horizontal = horizontal
+        // Each intermediate row is widened to Float once: every byte is read by about 2 × 3 × scale output pixels.
+        var rowValues = [Float](repeating: 0, count: spanBytes)
         var band = 0
         while band < outputHeight {
             try budget.check()
             let bandEnd = min(outputHeight, band + 32)
             intermediate.withUnsafeBufferPointer { intermediate in
                 output.pixels.withUnsafeMutableBufferPointer { destination in
-                    horizontal.starts.withUnsafeBufferPointer { starts in
-                        horizontal.counts.withUnsafeBufferPointer { counts in
-                            horizontal.weights.withUnsafeBufferPointer { weights in
-                                for y in band..<bandEnd {
-                                    let sourceRow = UnsafeRawPointer(intermediate.baseAddress! + y * spanBytes)
-                                    let destinationRow = destination.baseAddress! + y * outputRowBytes
-                                    for x in 0..<outputWidth {
-                                        var pointer = sourceRow + (Int(starts[x]) - firstColumn) * channels
-                                        var weight = weights.baseAddress! + x * horizontal.maximumTaps
-                                        var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
-                                        let output = destinationRow + x * channels
-                                        if channels == 4 {
-                                            for _ in 0..<Int(counts[x]) {
-                                                let w = weight.pointee
-                                                red += Float(pointer.load(as: UInt8.self)) * w
-                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
-                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
-                                                alpha += Float(pointer.load(fromByteOffset: 3, as: UInt8.self)) * w
-                                                pointer += 4
-                                                weight += 1
+                    rowValues.withUnsafeMutableBufferPointer { rowValues in
+                        horizontal.starts.withUnsafeBufferPointer { starts in
+                            horizontal.counts.withUnsafeBufferPointer { counts in
+                                horizontal.weights.withUnsafeBufferPointer { weights in
+                                    let values = rowValues.baseAddress!
+                                    for y in band..<bandEnd {
+                                        let sourceRow = intermediate.baseAddress! + y * spanBytes
+                                        for index in 0..<spanBytes { values[index] = Float(sourceRow[index]) }
+                                        let destinationRow = destination.baseAddress! + y * outputRowBytes
+                                        for x in 0..<outputWidth {
+                                            var pointer = UnsafePointer(values) + (Int(starts[x]) - firstColumn) * channels
+                                            var weight = weights.baseAddress! + x * horizontal.maximumTaps
+                                            var red: Float = 0, green: Float = 0, blue: Float = 0, alpha: Float = 0
+                                            let output = destinationRow + x * channels
+                                            if channels == 4 {
+                                                for _ in 0..<Int(counts[x]) {
+                                                    let w = weight.pointee
+                                                    red += pointer[0] * w
+                                                    green += pointer[1] * w
+                                                    blue += pointer[2] * w
+                                                    alpha += pointer[3] * w
+                                                    pointer += 4
+                                                    weight += 1
+                                                }
+                                                output[3] = Resampler.clampToByte(alpha)
+                                            } else {
+                                                for _ in 0..<Int(counts[x]) {
+                                                    let w = weight.pointee
+                                                    red += pointer[0] * w
+                                                    green += pointer[1] * w
+                                                    blue += pointer[2] * w
+                                                    pointer += 3
+                                                    weight += 1
+                                                }
                                             }
-                                            output[3] = Resampler.clampToByte(alpha)
-                                        } else {
-                                            for _ in 0..<Int(counts[x]) {
-                                                let w = weight.pointee
-                                                red += Float(pointer.load(as: UInt8.self)) * w
-                                                green += Float(pointer.load(fromByteOffset: 1, as: UInt8.self)) * w
-                                                blue += Float(pointer.load(fromByteOffset: 2, as: UInt8.self)) * w
-                                                pointer += 3
-                                                weight += 1
-                                            }
+                                            output[0] = Resampler.clampToByte(red)
+                                            output[1] = Resampler.clampToByte(green)
+                                            output[2] = Resampler.clampToByte(blue)
                                         }
-                                        output[0] = Resampler.clampToByte(red)
-                                        output[1] = Resampler.clampToByte(green)
-                                        output[2] = Resampler.clampToByte(blue)
                                     }
                                 }
                             }
