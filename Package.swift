@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "CJPEG", pkgConfig: "libjpeg", providers: [.apt(["libjpeg-dev"])]),
         .systemLibrary(name: "CWebP", pkgConfig: "libwebp", providers: [.apt(["libwebp-dev"])]),
         // libheif has no longjmp error handling, so Swift calls it directly (HEIC through libde265, AVIF through dav1d).
+        .systemLibrary(name: "CDeflate", pkgConfig: "libdeflate", providers: [.apt(["libdeflate-dev"])]),
         .systemLibrary(name: "CHeif", pkgConfig: "libheif", providers: [.apt(["libheif-dev"])]),
         // giflib reports errors by return code (no longjmp), so Swift calls it directly, without a shim.
         .systemLibrary(name: "CGIF", pkgConfig: "libgif", providers: [.apt(["libgif-dev"])]),
@@ -38,7 +39,7 @@ let package = Package(
         //   Redis: stream consumer and cache lease            Pipeline: the enricher, over all of them
         .target(name: "RichPushCore", dependencies: ["CCrypto"]),
         .target(name: "RichPushPayload", dependencies: ["RichPushCore"]),
-        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CRichPushImage", "CWebP", "CPNG", "CJPEG", "CHeif", "CGIF"]),
+        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CRichPushImage", "CWebP", "CPNG", "CJPEG", "CHeif", "CGIF", "CDeflate"]),
         .target(
             name: "RichPushHTTP",
             dependencies: ["RichPushCore", "CCurl", "CRichPushCurl", "CMicroHTTPD", "CRichPushHTTPServer"]),

@@ -96,17 +96,4 @@ int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsi
 /// (gigabytes, for a bomb) and read the trailing chunks. The caller checks the chunk list itself (CRCs, IEND).
 int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count);
 
-// MARK: PNG encoding
-
-typedef struct richpush_png_encoder richpush_png_encoder;
-
-richpush_png_encoder *richpush_png_encoder_create(void);
-void richpush_png_encoder_destroy(richpush_png_encoder *encoder);
-const char *richpush_png_encoder_message(const richpush_png_encoder *encoder);
-/// channels 3 (RGB) or 4 (RGBA); zlib level 6, adaptive filters.
-int richpush_png_encoder_start(richpush_png_encoder *encoder, int width, int height, int channels,
-                               const uint8_t *icc, unsigned int icc_length);
-int richpush_png_encoder_write_rows(richpush_png_encoder *encoder, uint8_t **rows, int count);
-int richpush_png_encoder_finish(richpush_png_encoder *encoder, const uint8_t **output, size_t *length);
-
 #endif
