@@ -8,8 +8,8 @@ extension PNGDecoder {
     /// Whether any source pixel was translucent is recorded before shrinking: averaging can round a block with
     /// one translucent pixel to opaque. Cost: the full decode's inflate work plus one box pass; the budget is
     /// checked per band.
-    static func decodeShrunk(_ decoder: OpaquePointer, width: Int, height: Int, channels: Int, by reduction: Int,
-                             iccProfile: [UInt8]?, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+    static func decodeShrunk(_ source: PNGRowSource, width: Int, height: Int, channels: Int, by reduction: Int,
+                             iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
         let outputWidth = (width + reduction - 1) / reduction, outputHeight = (height + reduction - 1) / reduction
         var output = PixelBuffer(width: outputWidth, height: outputHeight, channels: channels)
         // Whole multiples of the reduction, so each band shrinks to whole output rows.
@@ -18,16 +18,16 @@ extension PNGDecoder {
         var translucent = false
         var row = 0
         while row < height {
-            try stopCheck.budget.check()
+            try budget.check()
             let count = min(bandHeight, height - row)
-            try readRows(decoder, into: &band, at: 0, count: count, stopCheck: stopCheck)
+            try source.read(into: &band, at: 0, count: count)
             var rows = count == bandHeight ? band
                 : PixelBuffer(width: width, height: count, channels: channels, pixels: Array(band.pixels[0..<(count * band.rowBytes)]))
             if channels == 4 {
                 translucent = translucent || rows.hasTranslucentPixels
                 rows.premultiply()
             }
-            let shrunk = try Resampler.boxShrink(rows, by: reduction, budget: stopCheck.budget)
+            let shrunk = try Resampler.boxShrink(rows, by: reduction, budget: budget)
             let start = (row / reduction) * output.rowBytes
             output.pixels.replaceSubrange(start..<(start + shrunk.pixels.count), with: shrunk.pixels)
             row += count

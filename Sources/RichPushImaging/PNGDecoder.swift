@@ -1,3 +1,4 @@
+import CDeflate
 import CPNG
 import CRichPushImage
 import Foundation
@@ -15,14 +16,15 @@ enum PNGDecoder {
     /// than what is left of the file, an ancillary chunk over `chunkMallocMaximum`, a wrong CRC or a missing IEND
     /// is corrupt. libpng stops reading after the last row (see `decode`), so this walk is what checks the
     /// chunks after it. Costs one CRC-32 pass over the file (zlib's, a few ms for 10 MB) and inflates nothing.
-    static func checkChunks(_ bytes: Data) throws(ImageError) {
-        let result: Result<Void, ImageError> = bytes.withUnsafeBytes { raw in
+    static func checkChunks(_ bytes: Data) throws(ImageError) -> PNGChunkList {
+        let result: Result<PNGChunkList, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) in try checkChunks(ByteReader(bytes: raw)) }
         }
-        try result.get()
+        return try result.get()
     }
 
-    private static func checkChunks(_ reader: ByteReader) throws(ImageError) {
+    private static func checkChunks(_ reader: ByteReader) throws(ImageError) -> PNGChunkList {
+        var chunks = PNGChunkList()
         var offset = 8
         while let length = reader.uint32BigEndian(offset), reader.count - offset >= 8 {
             let type = String(decoding: reader.bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
@@ -34,11 +36,11 @@ enum PNGDecoder {
                 throw .corrupt(reason: "PNG chunk \(type) of \(length) bytes is over the \(chunkMallocMaximum)-byte limit")
             }
             let typeAndData = UnsafeRawBufferPointer(rebasing: reader.bytes[(offset + 4)..<(offset + 8 + length)])
-            let computed = crc32(0, typeAndData.baseAddress?.assumingMemoryBound(to: UInt8.self), UInt32(typeAndData.count))
-            if reader.uint32BigEndian(offset + 8 + length) != Int(computed) {
+            if reader.uint32BigEndian(offset + 8 + length) != Int(libdeflate_crc32(0, typeAndData.baseAddress, typeAndData.count)) {
                 throw .corrupt(reason: "PNG chunk \(type) has a wrong CRC")
             }
-            if type == "IEND" { return }
+            chunks.append(type: type, data: (offset + 8)..<(offset + 8 + length))
+            if type == "IEND" { return chunks }
             offset += 12 + length
         }
         throw .corrupt(reason: "PNG ends without an IEND chunk")
@@ -48,9 +50,17 @@ enum PNGDecoder {
     /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
     /// box-shrunk band by band as it is decoded (see `decodeShrunk`), an interlaced one pass by pass into running
     /// sums (see `decodeInterlacedShrunk`).
+    ///
+    /// The common case (non-interlaced 8-bit RGB or RGBA with only harmless chunks) takes the libdeflate fast path
+    /// (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give the same pixels and the same verdict.
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
-                       budget: WorkBudget) throws(ImageError) -> DecodedImage {
-        try checkChunks(bytes)
+                       allowsFastPath: Bool = true, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        let chunks = try checkChunks(bytes)
+        try budget.check()
+        if allowsFastPath, let rows = PNGInflatedRows(bytes, chunks: chunks, limits: limits) {
+            return try decodeRows(.inflated(rows), width: rows.width, height: rows.height, channels: rows.channels,
+                                  reduction: reduction, iccProfile: nil, budget: budget)
+        }
         let stopCheck = LibraryStopCheck(budget)
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> DecodedImage in
@@ -96,16 +106,16 @@ enum PNGDecoder {
 
         // No png_read_end after the rows: the chunks after the image were checked by `checkChunks`, and finishing
         // the zlib stream would inflate whatever follows the last row.
-        if reduction > 1 && header.interlaced == 0 {
-            return try decodeShrunk(decoder, width: width, height: height, channels: channels, by: reduction,
-                                    iccProfile: iccProfile, stopCheck: stopCheck)
-        }
         if reduction > 1 && header.passes == 7 {
             return try decodeInterlacedShrunk(decoder, width: width, height: height, channels: channels, by: reduction,
                                               iccProfile: iccProfile, stopCheck: stopCheck)
         }
+        if header.interlaced == 0 {
+            return try decodeRows(.libpng(decoder, stopCheck), width: width, height: height, channels: channels,
+                                  reduction: reduction, iccProfile: iccProfile, budget: budget)
+        }
+        // Interlaced at full size: libpng fills every row once per pass.
         var output = PixelBuffer(width: width, height: height, channels: channels)
-        // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.
         for _ in 0..<max(1, Int(header.passes)) {
             var row = 0
             while row < height {
@@ -114,6 +124,25 @@ enum PNGDecoder {
                 try readRows(decoder, into: &output, at: row, count: count, stopCheck: stopCheck)
                 row += count
             }
+        }
+        return DecodedImage(pixels: output, iccProfile: iccProfile)
+    }
+
+    /// A non-interlaced image's rows, in bands between budget checks: whole, or box-shrunk as they arrive.
+    private static func decodeRows(_ source: PNGRowSource, width: Int, height: Int, channels: Int, reduction: Int,
+                                   iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        if reduction > 1 {
+            return try decodeShrunk(source, width: width, height: height, channels: channels, by: reduction,
+                                    iccProfile: iccProfile, budget: budget)
+        }
+        // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.
+        var output = PixelBuffer(width: width, height: height, channels: channels)
+        var row = 0
+        while row < height {
+            try budget.check()
+            let count = min(WorkBudget.bandRows, height - row)
+            try source.read(into: &output, at: row, count: count)
+            row += count
         }
         return DecodedImage(pixels: output, iccProfile: iccProfile)
     }

@@ -74,3 +74,74 @@ enum PNGRowFilter: UInt8, CaseIterable {
         return toAbove <= toAboveLeft ? above : aboveLeft
     }
 }
+
+extension PNGRowFilter {
+    /// Reverses the filter on `row` in place. `previous` is the unfiltered row above, or nil for the first row.
+    ///
+    /// Paeth is most rows of most photographs and the hot loop of a PNG decode, so RGB and RGBA rows run it a
+    /// pixel at a time with the channels as SIMD lanes (`unfilterPaethByPixel`).
+    func unfilter(_ row: UnsafeMutableBufferPointer<UInt8>, previous: UnsafeBufferPointer<UInt8>?, bytesPerPixel: Int) {
+        guard let current = row.baseAddress, row.count > 0 else { return }
+        let count = row.count, step = min(bytesPerPixel, count)
+        guard let above = previous?.baseAddress else {
+            // The row above is all zeros: Up and None change nothing, Average halves the left, Paeth is Sub.
+            switch self {
+            case .none, .up: return
+            case .sub, .paeth: for index in step..<count { current[index] &+= current[index - step] }
+            case .average: for index in step..<count { current[index] &+= current[index - step] >> 1 }
+            }
+            return
+        }
+        switch self {
+        case .none:
+            return
+        case .sub:
+            for index in step..<count { current[index] &+= current[index - step] }
+        case .up:
+            for index in 0..<count { current[index] &+= above[index] }
+        case .average:
+            for index in 0..<step { current[index] &+= above[index] >> 1 }
+            for index in step..<count {
+                current[index] &+= UInt8(truncatingIfNeeded: (Int(current[index - step]) + Int(above[index])) >> 1)
+            }
+        case .paeth:
+            for index in 0..<step { current[index] &+= above[index] }
+            if step == 3 || step == 4 {
+                Self.unfilterPaethByPixel(current, above: above, count: count, bytesPerPixel: step)
+                return
+            }
+            for index in step..<count {
+                let left = current[index - step]
+                current[index] &+= Self.paethPredictor(left, above[index], above[index - step])
+            }
+        }
+    }
+
+    /// Paeth for 3 or 4 bytes a pixel: each pixel's channels as lanes, the predictor's distances written as
+    /// |above - aboveLeft|, |left - aboveLeft| and |left + above - 2 aboveLeft| so the choice is lane selects.
+    private static func unfilterPaethByPixel(_ current: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
+                                             bytesPerPixel: Int) {
+        @inline(__always) func load(_ pointer: UnsafePointer<UInt8>) -> SIMD4<Int16> {
+            SIMD4(Int16(pointer[0]), Int16(pointer[1]), Int16(pointer[2]), bytesPerPixel == 4 ? Int16(pointer[3]) : 0)
+        }
+        @inline(__always) func magnitude(_ value: SIMD4<Int16>) -> SIMD4<Int16> { value.replacing(with: 0 &- value, where: value .< 0) }
+        var left = load(current)
+        var upLeft = load(above)
+        var index = bytesPerPixel
+        while index + bytesPerPixel <= count {
+            let up = load(above + index)
+            let toLeft = magnitude(up &- upLeft), toUp = magnitude(left &- upLeft)
+            let toUpLeft = magnitude(left &+ up &- upLeft &- upLeft)
+            let notLeft = up.replacing(with: upLeft, where: toUp .> toUpLeft)
+            let prediction = notLeft.replacing(with: left, where: (toLeft .<= toUp) .& (toLeft .<= toUpLeft))
+            let value = (load(current + index) &+ prediction) & 0xFF
+            current[index] = UInt8(truncatingIfNeeded: value[0])
+            current[index + 1] = UInt8(truncatingIfNeeded: value[1])
+            current[index + 2] = UInt8(truncatingIfNeeded: value[2])
+            if bytesPerPixel == 4 { current[index + 3] = UInt8(truncatingIfNeeded: value[3]) }
+            left = value
+            upLeft = up
+            index += bytesPerPixel
+        }
+    }
+}

@@ -15,6 +15,7 @@ final class ConformanceTests: XCTestCase {
         let expected = try TestSupport.checksums("conformance/png/expected-rgba8.md5")
         XCTAssertGreaterThan(expected.count, 100)
         var mismatches: [String] = []
+        var fastPathFiles = 0
         for (name, md5) in expected {
             let bytes = try TestSupport.data("conformance/png/\(name)")
             do {
@@ -23,6 +24,11 @@ final class ConformanceTests: XCTestCase {
                 let truncated = try PNGDecoder.decode(bytes, limits: ImageLimits(), truncatingSixteenBit: true,
                                                       budget: TestSupport.farBudget).pixels.addingAlpha()
                 if TestSupport.md5(truncated.pixels) != md5 { mismatches.append(name) }
+                // Every answer holds through libpng alone too, whichever path the file takes by default.
+                let libpng = try PNGDecoder.decode(bytes, limits: ImageLimits(), truncatingSixteenBit: true, allowsFastPath: false,
+                                                   budget: TestSupport.farBudget).pixels.addingAlpha()
+                if TestSupport.md5(libpng.pixels) != md5 { mismatches.append("\(name) through libpng") }
+                if PNGInflatedRows(bytes, chunks: try PNGDecoder.checkChunks(bytes), limits: ImageLimits()) != nil { fastPathFiles += 1 }
                 let rounded = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget).pixels.addingAlpha()
                 let worst = zip(rounded.pixels, truncated.pixels).map { abs(Int($0) - Int($1)) }.max() ?? 0
                 if worst > 1 { mismatches.append("\(name): rounding differs by \(worst)") }
@@ -32,6 +38,7 @@ final class ConformanceTests: XCTestCase {
             }
         }
         XCTAssertEqual(mismatches, [])
+        XCTAssertGreaterThanOrEqual(fastPathFiles, 20, "the fast path is exercised (8-bit RGB and RGBA, every filter)")
     }
 
     func testPNGSuiteCorruptFilesAreRejected() throws {
@@ -45,6 +52,8 @@ final class ConformanceTests: XCTestCase {
                 XCTAssertNotNil(error as? ImageError, name)
             }
             XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget), name)
+            XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), allowsFastPath: false,
+                                                       budget: TestSupport.farBudget), name)
         }
     }
 
