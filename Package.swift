@@ -59,7 +59,7 @@ let package = Package(
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestOrigin"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
-        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush"]),
+        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
         .target(name: "TestOrigin", dependencies: ["CPNG"], path: "Tests/TestOrigin"),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestOrigin"]),

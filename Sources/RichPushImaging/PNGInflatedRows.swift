@@ -35,7 +35,8 @@ final class PNGInflatedRows {
     /// Inflates the image data, or returns nil when the file is not the common case or its stream is not exactly
     /// the image's rows (libpng then decides).
     init?(_ bytes: Data, chunks: PNGChunkList, limits: ImageLimits) {
-        guard chunks.chunks.first?.type == "IHDR", chunks.chunks.allSatisfy({ Self.harmlessChunks.contains($0.type) }),
+        guard chunks.chunks.first?.type == "IHDR", chunks.chunks.dropFirst().allSatisfy({ $0.type != "IHDR" }),
+              chunks.chunks.allSatisfy({ Self.harmlessChunks.contains($0.type) }),
               let header = chunks.chunks.first?.data, header.count == 13, let imageData = chunks.imageData else { return nil }
         let fields: (width: Int, height: Int, depth: UInt8, colour: UInt8, methods: [UInt8]) = bytes.withUnsafeBytes { raw in
             let reader = ByteReader(bytes: raw)

@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import RichPushImaging
 
 /// One fuzzed entry point: bytes in, any outcome but a crash, hang or leak.
 enum FuzzTarget: String, CaseIterable {
@@ -10,6 +11,9 @@ enum FuzzTarget: String, CaseIterable {
     case jpeg, png, webp, gif, heif
     /// JSON parsing, shape adapters, story rules and APNs rendering.
     case payload
+    /// PNG decoding through the libdeflate fast path and through libpng alone: any difference in pixels or in
+    /// accepting the file is a failure.
+    case pngPaths = "png-paths"
 
     /// Small limits keep each execution fast and make the limit checks themselves part of what is fuzzed.
     private static let renderer = ImagePipeline(limits: ImageLimits(
@@ -34,6 +38,12 @@ enum FuzzTarget: String, CaseIterable {
             render(Self.prefixed(bytes, with: Array("GIF89a".utf8)))
         case .heif:
             render(Self.withFileTypeBox(bytes))
+        case .pngPaths:
+            let png = Self.prefixed(bytes, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+            if let difference = PNGDecodePathComparison.difference(in: png) {
+                // The fuzzer's way to report a finding: a trap, with the input saved as the reproducer.
+                preconditionFailure("PNG decode paths disagree: \(difference)")
+            }
         case .payload:
             guard case .jobs(let jobs) = Self.parser.parse(bytes) else { return }
             for job in jobs {

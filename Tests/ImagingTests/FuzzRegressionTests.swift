@@ -28,4 +28,16 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertNoThrow(try PNGDecoder.checkChunks(bytes), name)
         }
     }
+
+    /// Every input `richpush-fuzz png-paths` found where the fast path and libpng disagreed (a second IHDR: libpng
+    /// rejects it as out of place) now gets the same verdict from both.
+    func testPNGDecodePathsAgreeOnEveryFoundInput() throws {
+        let directory = TestSupport.fixture("fuzz/png-paths")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
+        XCTAssertFalse(names.isEmpty)
+        for name in names {
+            let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
+            XCTAssertNil(PNGDecodePathComparison.difference(in: bytes), name)
+        }
+    }
 }
