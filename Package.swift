@@ -57,18 +57,18 @@ let package = Package(
             ]),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
-        .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestOrigin"]),
+        .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestSupport"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
         .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
-        .target(name: "TestOrigin", dependencies: ["CPNG"], path: "Tests/TestOrigin"),
-        .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestOrigin"]),
-        .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestOrigin"]),
-        .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestOrigin"]),
-        .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestOrigin"]),
-        .testTarget(name: "QueueTests", dependencies: ["RichPush", "TestOrigin"]),
-        .testTarget(name: "PipelineTests", dependencies: ["RichPush", "TestOrigin"]),
-        .testTarget(name: "CLITests", dependencies: ["RichPush", "TestOrigin"]),
+        .target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport"),
+        .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "QueueTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "PipelineTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "CLITests", dependencies: ["RichPush", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import RichPush
-import TestOrigin
+import TestSupport
 
 /// `richpush-bench consume`: `richpush consume` (consumers on one Redis Stream) beside `richpush process` on the same
 /// jobs, in the same run.
@@ -51,9 +51,8 @@ enum ConsumeBenchmark {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("richpush").path
         guard access(binary, X_OK) == 0 else { throw Failure.missing("\(binary); run swift build -c release first") }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-consume-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: work, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
+        let work = try TemporaryDirectory.make("consume-bench")
+        defer { TemporaryDirectory.remove(work) }
 
         let port = try LoopbackPort.free()
         let redis = try launch(

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import RichPush
-import TestOrigin
+import TestSupport
 
 /// `richpush-bench fetch`: RichPush's Fetcher against `curl --parallel` on the same nginx origin and URL list.
 enum FetchBenchmark {
@@ -46,10 +46,10 @@ enum FetchBenchmark {
     }
 
     private static func benchmark(_ options: Options) async throws -> Int32 {
-        let workspace = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-fetch-bench-\(getpid())")
+        let workspace = try TemporaryDirectory.make("fetch-bench")
+        defer { TemporaryDirectory.remove(workspace) }
         let root = workspace.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: workspace) }
         // Incompressible content from a cheap xorshift generator (per-byte system randomness costs seconds).
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
         for file in 0..<options.distinctFiles {

@@ -1,11 +1,12 @@
 import Foundation
 import RichPush
 import XCTest
+import TestSupport
 
 /// The CDN's Content-Type lists (deploy/nginx-richpush.conf's `types` block, README's nginx snippet and its list)
 /// name exactly the formats of `AttachmentFormat`, the table the sniffer and the cache follow.
 final class AttachmentTypeListTests: XCTestCase {
-    private let root = CommandRunner.packageRoot
+    private let root = packageRoot
 
     /// `media/type ext;` pairs inside the first `types { ... }` block of `text`.
     private func typesBlock(in text: String) throws -> Set<String> {

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// `richpush cache stats | gc | verify` on a cache filled by `process`.
 final class CacheCommandTests: XCTestCase {
@@ -8,9 +9,8 @@ final class CacheCommandTests: XCTestCase {
     }
 
     func testStatsVerifyRepairAndRetentionAwareGC() throws {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cachecmd-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let cache = try makeTemporaryDirectory("cachecmd")
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let process = try CommandRunner.run(["process", "--local-origin", origin, "--cache-dir", cache.path, "Fixtures/jobs/sample.ndjson"])
         XCTAssertEqual(process.status, 0, process.standardError)
 
@@ -51,9 +51,8 @@ final class CacheCommandTests: XCTestCase {
     }
 
     func testDefaultRetentionIsAnOption() throws {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cachecmd-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let cache = try makeTemporaryDirectory("cachecmd")
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let process = try CommandRunner.run([
             "process", "--local-origin", origin, "--cache-dir", cache.path, "--default-retention", "1s",
             "Fixtures/jobs/sample.ndjson",
@@ -72,7 +71,7 @@ final class CacheCommandTests: XCTestCase {
     }
 
     func testMaintenanceOfAMissingCacheIsAnErrorAndCreatesNothing() throws {
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-missing-\(UUID().uuidString)")
+        let missing = try makeTemporaryDirectory("missing").appendingPathComponent("cache")
         for action in [["stats"], ["gc", "--max-bytes", "1MB"], ["verify"]] {
             let output = try CommandRunner.run(["cache"] + action + ["--cache-dir", missing.path])
             XCTAssertEqual(output.status, 1, action.joined(separator: " "))

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// The cache directory fails under the worker: it fills up (ENOSPC on a tiny tmpfs), or it turns read-only mid-run.
 /// Every job still gets its line within the deadline, media fail with a cache error instead of crashing the worker,
@@ -8,8 +9,7 @@ final class CacheFaultTests: XCTestCase {
     private var mountPoint: URL!
 
     override func setUpWithError() throws {
-        mountPoint = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-tmpfs-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: mountPoint, withIntermediateDirectories: true)
+        mountPoint = try TemporaryDirectory.make("tmpfs")
         // 300 KB: room for the cache layout and about one story page, not for the whole sample.
         guard shell("mount", "-t", "tmpfs", "-o", "size=300k", "tmpfs", mountPoint.path) == 0 else {
             throw XCTSkip("mounting a tmpfs needs root and CAP_SYS_ADMIN; this machine refused")
@@ -18,7 +18,8 @@ final class CacheFaultTests: XCTestCase {
 
     override func tearDownWithError() throws {
         _ = shell("umount", "-l", mountPoint.path)
-        try? FileManager.default.removeItem(at: mountPoint)
+        // Here rather than in a teardown block, which would run before the unmount.
+        TemporaryDirectory.remove(mountPoint)
     }
 
     @discardableResult
@@ -34,7 +35,7 @@ final class CacheFaultTests: XCTestCase {
     }
 
     private func runSample(cache: URL) throws -> [[String: Any]] {
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let output = try CommandRunner.run([
             "process", "--deadline", "10s", "--local-origin", origin, "--cache-dir", cache.path, "Fixtures/jobs/sample.ndjson",
         ])

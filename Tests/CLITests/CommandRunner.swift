@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Runs the built `richpush` binary as a child process, the way users and queue consumers do.
 struct CommandRunner {
@@ -10,14 +11,6 @@ struct CommandRunner {
 
         var lines: [String] { standardOutput.split(separator: "\n").map(String.init) }
     }
-
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
 
     /// The products directory holds both the test bundle and the executables `swift build --build-tests` made.
     static let executable: URL = {

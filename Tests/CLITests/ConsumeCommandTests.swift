@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// `richpush consume` end to end: a real redis-server on a loopback port, the real binary, SIGTERM at the end.
@@ -9,8 +9,7 @@ final class ConsumeCommandTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-consume-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory.make("consume")
         // Never skipped: a machine without redis-server fails loudly, naming scripts/test.
         let redisServer = try TestTool.redisServer.path()
         port = Int(try LoopbackPort.free())
@@ -28,7 +27,8 @@ final class ConsumeCommandTests: XCTestCase {
     override func tearDownWithError() throws {
         server?.terminate()
         server?.waitUntilExit()
-        try? FileManager.default.removeItem(at: directory)
+        // After redis-server is gone, so it cannot write into its --dir while it is removed.
+        TemporaryDirectory.remove(directory)
     }
 
     @discardableResult

@@ -1,13 +1,12 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// The CLI binary against a stalled origin: every job still gets its line by the deadline.
 final class DeadlineCommandTests: XCTestCase {
     func testStalledOriginStillReturnsEveryJobByTheDeadline() throws {
         let origin = try LoopbackOrigin.shared()
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-deadline-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
+        let cache = try makeTemporaryDirectory("deadline")
         var input = ""
         for index in 0..<6 {
             let url = origin.url("/stall/cli-\(index)")

@@ -1,11 +1,11 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// deploy/: the systemd units pass `systemd-analyze verify`, the example configuration serves every command, the
 /// nginx snippet passes `nginx -t`, and the Dockerfile installs what the binary links.
 final class DeployKitTests: XCTestCase {
-    private let root = CommandRunner.packageRoot
+    private let root = packageRoot
     private var deploy: URL { root.appendingPathComponent("deploy") }
 
     private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
@@ -22,9 +22,7 @@ final class DeployKitTests: XCTestCase {
     }
 
     func testSystemdUnitsVerifyCleanly() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-units-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("units")
         let units = try FileManager.default.contentsOfDirectory(atPath: deploy.path)
             .filter { $0.hasSuffix(".service") || $0.hasSuffix(".timer") }.sorted()
         XCTAssertEqual(units, ["richpush-cache-gc.service", "richpush-cache-gc.timer", "richpush-consume.service", "richpush-serve.service"])
@@ -43,16 +41,14 @@ final class DeployKitTests: XCTestCase {
         let config = deploy.appendingPathComponent("richpush.json").path
         let validate = try CommandRunner.run(["validate", "--no-fetch", "--config", config, "Fixtures/jobs/sample.ndjson"])
         XCTAssertNotEqual(validate.status, 2, validate.standardError)
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-none-\(UUID().uuidString)").path
+        let missing = try makeTemporaryDirectory("none").appendingPathComponent("cache").path
         let gc = try CommandRunner.run(["cache", "gc", "--config", config, "--cache-dir", missing])
         XCTAssertEqual(gc.status, 1, "parsed, then refused the missing cache: \(gc.standardError)")
         XCTAssertTrue(gc.standardError.contains("no cache at"), gc.standardError)
     }
 
     func testNginxSnippetPassesTheConfigurationTest() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-nginx-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("nginx")
         let prefix = directory.path
         let config = """
             daemon off;

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// 200 concurrent jobs whose media are decompression bombs and oversize files: all rejected, memory stays small.
 final class HostileInputTests: XCTestCase {
@@ -8,10 +9,9 @@ final class HostileInputTests: XCTestCase {
     }
 
     func testBombsAndOversizeFilesAreRejectedWithinMemoryBound() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-hostile-\(UUID().uuidString)")
+        let directory = try makeTemporaryDirectory("hostile")
         let media = directory.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
 
         // A PNG header claiming 200000 x 200000 (IHDR only: the probe must stop it before any pixel).
         var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
@@ -22,7 +22,7 @@ final class HostileInputTests: XCTestCase {
         try Data(jpeg).write(to: media.appendingPathComponent("sof-bomb.jpg"))
         // A real 30000 x 30000 1-bit PNG of a few hundred KB.
         try FileManager.default.copyItem(
-            at: CommandRunner.packageRoot.appendingPathComponent("Fixtures/imaging/bomb_30000_1bit.png"),
+            at: packageRoot.appendingPathComponent("Fixtures/imaging/bomb_30000_1bit.png"),
             to: media.appendingPathComponent("one-bit-bomb.png"))
         // An 11 MB file, over the 10 MB source cap.
         try Data(count: 11 * 1024 * 1024).write(to: media.appendingPathComponent("oversize.jpg"))

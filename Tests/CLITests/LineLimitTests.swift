@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// `--max-line-bytes`: a line longer than the limit gets one `line_too_long` result and is skipped unbuffered, so
 /// a 64 MB line neither costs 64 MB of memory nor disturbs the lines around it.
@@ -15,8 +16,7 @@ final class LineLimitTests: XCTestCase {
     }
 
     func testHugeLineIsRejectedUnreadAndItsNeighboursAreProcessed() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-lines-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("lines")
         let process = CommandRunner.makeProcess(
             ["process", "--cache-dir", directory.path, "--log-level", "error"], environment: [:], workingDirectory: nil)
         let input = Pipe(), output = Pipe()
@@ -70,8 +70,7 @@ final class LineLimitTests: XCTestCase {
     }
 
     func testTheLimitIsAnOptionAndALineAtTheLimitIsAccepted() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-lines-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("lines")
         let exact = silentJob
         let longer = #"{"id":"longer","payload":{"aps":{"content-available":1}}} "#
         let output = try CommandRunner.run(

@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// `process` and `cache` with `--cache-url s3://…` against a local moto S3 server that checks signatures.
@@ -10,12 +10,12 @@ final class ObjectStorageCommandTests: XCTestCase {
         try moto.createBucket("campaign-media")
         let credentials = ["AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey]
         let storage = ["--cache-url", "s3://campaign-media/richpush", "--s3-endpoint", moto.endpoint]
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
 
         let process = try CommandRunner.run(
             ["process", "--local-origin", origin, "--public-base-url", "https://cdn.example.com/rp"] + storage
                 + ["Fixtures/jobs/sample.ndjson"],
-            environment: credentials, workingDirectory: CommandRunner.packageRoot)
+            environment: credentials, workingDirectory: packageRoot)
         XCTAssertEqual(process.status, 0, process.standardError)
         XCTAssertTrue(process.standardError.contains("per process only"), "the missing lease is logged: \(process.standardError)")
         let cachedURLs = process.lines.flatMap { line -> [String] in
@@ -45,10 +45,8 @@ final class ObjectStorageCommandTests: XCTestCase {
         defer { moto.stop() }
         try moto.createBucket("campaign-media")
         let credentials = ["AWS_ACCESS_KEY_ID": moto.accessKeyID, "AWS_SECRET_ACCESS_KEY": moto.secretAccessKey]
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-s3-preview-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
+        let directory = try makeTemporaryDirectory("s3-preview")
         let story = directory.appendingPathComponent("story.json")
         try Data(#"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg","title":"One"}]}}"#.utf8)
             .write(to: story)

@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 
 /// Usage mistakes exit 2 with a message that names the option and where its value came from (flag, environment
 /// variable or configuration file); nothing is silently taken for something else.
@@ -7,12 +8,10 @@ final class OptionStrictnessTests: XCTestCase {
     private var directory: URL!
 
     override func setUpWithError() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-options-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try makeTemporaryDirectory("options")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: directory)
     }
 
     private func process(_ arguments: [String], environment: [String: String] = [:]) throws -> CommandRunner.Output {

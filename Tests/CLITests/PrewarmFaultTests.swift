@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// `prewarm --urls` against the origin's fault modes: each failure is listed with its code, within the deadline, and
@@ -9,8 +9,7 @@ final class PrewarmFaultTests: XCTestCase {
         // An origin of its own: the shared one's per-path counters belong to the fetch tests in this process.
         let origin = try LoopbackOrigin()
         defer { origin.stop() }
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-prewarm-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
+        let cache = try makeTemporaryDirectory("prewarm")
         let denied = origin.url("/bytes/9/100", onSecondary: true).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
         let faults: [(path: String, code: String)] = [
             ("/stall/prewarm", "deadline_exceeded"),

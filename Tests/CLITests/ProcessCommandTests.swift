@@ -1,17 +1,16 @@
 import Foundation
 import XCTest
+import TestSupport
 
 final class ProcessCommandTests: XCTestCase {
     var temporaryDirectory: URL!
-    let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+    let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
 
     override func setUpWithError() throws {
-        temporaryDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+        temporaryDirectory = try makeTemporaryDirectory("cli")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: temporaryDirectory)
     }
 
     private var cacheDirectory: String { temporaryDirectory.appendingPathComponent("cache").path }

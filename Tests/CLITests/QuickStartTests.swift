@@ -1,11 +1,11 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// README's two quick-start commands stay complete: the first installs every library the build links, the second
 /// (`scripts/test`) installs every program the tests start. The next dependency cannot be forgotten in either.
 final class QuickStartTests: XCTestCase {
-    private let root = CommandRunner.packageRoot
+    private let root = packageRoot
 
     private func text(_ path: String) throws -> String {
         try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)

@@ -1,6 +1,6 @@
 import Foundation
 import RichPush
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// Hostile media must not keep render threads busy after their job has returned, or later valid images starve.
@@ -8,15 +8,14 @@ final class RenderStarvationTests: XCTestCase {
     /// Two PNGs whose zlib streams inflate to gigabytes of zeros after the last row, then two valid images a
     /// second later, all at `--deadline 2s` on a worker with one render thread per core.
     func testPNGBombsLeaveTheWorkerIdleByTheirDeadlineAndLaterImagesRender() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-starve-\(UUID().uuidString)")
+        let directory = try makeTemporaryDirectory("starve")
         let media = directory.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         // 6 GB of zeros after the rows: about 6 MB of file, and tens of seconds of inflating for libpng.
         let bomb = PNGBomb.trailingZeros(width: 1000, height: 1000, trailingZeroBytes: 6 << 30)
         try bomb.write(to: media.appendingPathComponent("bomb.png"))
         // The valid image: an 800x600 JPEG (cut from a fixture photo).
-        let photo = try Data(contentsOf: CommandRunner.packageRoot.appendingPathComponent("Fixtures/media/hero.jpg"))
+        let photo = try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/media/hero.jpg"))
         let valid = try ImagePipeline().renderBlocking(
             photo, as: ImageVariant(name: "valid", width: 800, height: 600, fit: .cover, format: .jpeg),
             deadline: .now + .seconds(60))

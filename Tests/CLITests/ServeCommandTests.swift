@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// `richpush serve` through the binary, with curl as the client, on a loopback port.
@@ -10,11 +10,10 @@ final class ServeCommandTests: XCTestCase {
     private var port: UInt16 = 0
     private var directory: URL!
     private var errors: Pipe!
-    private let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+    private let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
 
     private func start(_ extra: [String] = []) throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-serve-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory.make("serve")
         port = try LoopbackPort.free()
         server = CommandRunner.makeProcess(
             ["serve", "--listen", "127.0.0.1:\(port)", "--cache-dir", directory.appendingPathComponent("cache").path,
@@ -32,7 +31,8 @@ final class ServeCommandTests: XCTestCase {
             kill(server.processIdentifier, SIGKILL)
             server.waitUntilExit()
         }
-        if let directory { try? FileManager.default.removeItem(at: directory) }
+        // After the server is gone, so it cannot write into the folder while it is removed.
+        if let directory { TemporaryDirectory.remove(directory) }
     }
 
     struct Reply {

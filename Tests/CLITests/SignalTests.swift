@@ -1,10 +1,10 @@
 import Foundation
 import XCTest
+import TestSupport
 
 final class SignalTests: XCTestCase {
     func testSigtermMidStreamLosesNoLineThatWasRead() throws {
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-signal-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: cache) }
+        let cache = try makeTemporaryDirectory("signal")
         let process = CommandRunner.makeProcess(
             ["process", "--cache-dir", cache.path, "--concurrency", "4"], environment: [:], workingDirectory: nil)
         let input = Pipe()

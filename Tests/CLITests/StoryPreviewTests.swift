@@ -1,6 +1,7 @@
 import Foundation
 import RichPush
 import XCTest
+import TestSupport
 
 /// The preview's own rules: which cached URLs may be read back (never a path outside the cache's objects), and
 /// which secrets of media URLs are removed before a page sees the report.
@@ -35,13 +36,11 @@ final class StoryPreviewTests: XCTestCase {
     }
 
     func testDataURLReadsOnlyTheStoresOwnObjects() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-preview-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("preview")
         let cache = directory.appendingPathComponent("cache")
         let file = directory.appendingPathComponent("push.json")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         try Data(#"{"aps":{"alert":"x"},"image_url":"https://media.example.com/hero.jpg"}"#.utf8).write(to: file)
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let output = try CommandRunner.run(["validate", "--format", "json", "--local-origin", origin, "--cache-dir", cache.path, file.path])
         XCTAssertEqual(output.status, 0, output.standardError)
         let reports = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(output.standardOutput.utf8)) as? [[String: Any]])

@@ -1,16 +1,15 @@
 import Foundation
 import XCTest
+import TestSupport
 
 final class ValidateCommandTests: XCTestCase {
     var temporaryDirectory: URL!
 
     override func setUpWithError() throws {
-        temporaryDirectory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-validate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
+        temporaryDirectory = try makeTemporaryDirectory("validate")
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: temporaryDirectory)
     }
 
     private func write(_ name: String, _ text: String) throws -> String {
@@ -23,7 +22,7 @@ final class ValidateCommandTests: XCTestCase {
         let file = try write("story.json", """
             {"aps":{"alert":{"title":"Hello","body":"World"}},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg","title":"One","duration":5}]}}
             """)
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let output = try CommandRunner.run([
             "validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path, file,
         ])
@@ -60,7 +59,7 @@ final class ValidateCommandTests: XCTestCase {
         let file = try write("story.json", """
             {"aps":{"alert":{"title":"Hello","body":"World"}},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg?sig=SECRET","title":"One","duration":5},{"image":"https://media.example.com/broken.jpg","title":"Two"}]}}
             """)
-        let origin = "https://media.example.com/=" + CommandRunner.packageRoot.appendingPathComponent("Fixtures/media").path
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let html = temporaryDirectory.appendingPathComponent("preview.html")
         let output = try CommandRunner.run([
             "validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path,

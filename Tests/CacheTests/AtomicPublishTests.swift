@@ -6,6 +6,7 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 /// Crash leftovers built by hand, one per point in the publish sequence.
 final class AtomicPublishTests: XCTestCase {
@@ -21,7 +22,7 @@ final class AtomicPublishTests: XCTestCase {
     }
 
     func testPartialTemporaryFileIsNeverServedAndVerifyRemovesIt() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/partial.jpg"
         let cacheKey = key(url)
@@ -43,7 +44,7 @@ final class AtomicPublishTests: XCTestCase {
     }
 
     func testObjectWithoutSidecarIsNeverServedAndIsProducedAgain() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/orphan.jpg"
         let cacheKey = key(url)
@@ -65,7 +66,7 @@ final class AtomicPublishTests: XCTestCase {
     }
 
     func testSidecarWithoutObjectIsNeverServedAndIsProducedAgain() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/lost.jpg"
         let first = try await request(store, url, payload: "lost")
@@ -83,7 +84,7 @@ final class AtomicPublishTests: XCTestCase {
     }
 
     func testTornAndTamperedObjectsAreQuarantined() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let tornURL = "https://origin.test/torn.jpg"
         let tamperedURL = "https://origin.test/tampered.jpg"
@@ -125,7 +126,7 @@ final class AtomicPublishTests: XCTestCase {
     }
 
     func testVerifySkipsKeysWhoseWriterHoldsTheLock() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/busy.jpg"
         let cacheKey = key(url)

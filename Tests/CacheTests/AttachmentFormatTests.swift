@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 import RichPush
@@ -91,7 +91,7 @@ final class AttachmentFormatTests: XCTestCase {
     }
 
     func testAFileStorePublishesVideoUnderItsExtension() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let bytes = MediaSamples.isoMedia(brand: "qt  ", size: 1000)
         let cacheKey = key("https://video.example/clip")

@@ -9,6 +9,7 @@ import RichPush
 
 #if canImport(Glibc)
 import Glibc
+import TestSupport
 #endif
 
 /// Several real processes sharing one cache root: the test binary re-executes itself as `CrossProcessWorker`.
@@ -52,8 +53,8 @@ final class CrossProcessTests: XCTestCase {
     }
 
     func testEightProcessesProduceEachOfFiftyKeysExactlyOnce() async throws {
-        let root = makeTemporaryDirectory(self)
-        let work = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
+        let work = try makeTemporaryDirectory()
         let cacheRoot = root.appendingPathComponent("cache")
         let productions = work.appendingPathComponent("productions.log")
         let startSignal = work.appendingPathComponent("start")
@@ -105,8 +106,8 @@ final class CrossProcessTests: XCTestCase {
     }
 
     func testWriterKilledMidPublishLeavesNoTornObjects() async throws {
-        let root = makeTemporaryDirectory(self)
-        let work = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
+        let work = try makeTemporaryDirectory()
         let cacheRoot = root.appendingPathComponent("cache")
         let keyCount = 6
         var leftoversSeen = 0

@@ -6,10 +6,11 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class FileMediaStoreTests: XCTestCase {
     func testProduceThenHitWithLayoutAndSidecar() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let cacheKey = key("https://origin.test/a.jpg?sig=1")
         let counter = CallCounter()
@@ -60,7 +61,7 @@ final class FileMediaStoreTests: XCTestCase {
     }
 
     func testPublicURLIsHTTPSWithRealExtensionAndNoQuery() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let jpegKey = key("https://origin.test/photo?format=webp&sig=abc")
         let jpeg = try await store.object(
@@ -96,7 +97,7 @@ final class FileMediaStoreTests: XCTestCase {
     }
 
     func testOutputWhoseBytesDoNotMatchTheFormatBecomesANegativeEntry() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let cacheKey = key("https://origin.test/bad")
         let outcome = try await store.object(
@@ -131,7 +132,7 @@ final class FileMediaStoreTests: XCTestCase {
     }
 
     func testProducerErrorsAreNotRemembered() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         struct Boom: Error {}
         let cacheKey = key("https://origin.test/boom")
@@ -150,7 +151,7 @@ final class FileMediaStoreTests: XCTestCase {
     }
 
     func testRetainUntilIsRaisedNeverLowered() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let cacheKey = key("https://origin.test/retain")
         let later = Date().addingTimeInterval(30 * 86_400)
@@ -174,7 +175,7 @@ final class FileMediaStoreTests: XCTestCase {
     }
 
     func testImmediateOutcomeAnswersOnlyWhatNeedsNoResolution() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let cacheKey = key("https://origin.test/immediate")
         let soon = Date().addingTimeInterval(86_400)
@@ -206,7 +207,7 @@ final class FileMediaStoreTests: XCTestCase {
     }
 
     func testWarmKeysAreAnsweredFromMemoryForMemoryHitDurationOnly() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         var remembering = makeConfiguration(root: root)
         remembering.memoryHitDuration = .seconds(60)
         var checking = remembering

@@ -6,10 +6,11 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class FreshnessTests: XCTestCase {
     func testStaleObjectIsRevalidatedAndNotModifiedRefreshesMetadataOnly() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/revalidate.jpg"
         let cacheKey = key(url)
@@ -63,7 +64,7 @@ final class FreshnessTests: XCTestCase {
     }
 
     func testTTLIsCappedByMaximumAndDefaultsWithoutMaxAge() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let capped = try await store.object(
             for: key("https://origin.test/cap"), sourceURL: "https://origin.test/cap", variant: "attachment",
@@ -79,7 +80,7 @@ final class FreshnessTests: XCTestCase {
     }
 
     func testNegativeEntryFailsFastWithinTTLAndRetriesAfter() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(
             configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
         let url = "https://origin.test/missing.jpg"

@@ -6,6 +6,7 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class GarbageCollectionTests: XCTestCase {
     private func request(
@@ -25,7 +26,7 @@ final class GarbageCollectionTests: XCTestCase {
     }
 
     func testEvictsLeastRecentlyUsedFirstDownToTheBudget() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let names = ["a", "b", "c", "d", "e"]
         for name in names { _ = try await request(store, name) }
@@ -55,7 +56,7 @@ final class GarbageCollectionTests: XCTestCase {
     }
 
     func testHonoursRetainUntilAndHeldLocksAndReportsWhatItKept() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let retainedUntil = Date().addingTimeInterval(30 * 86_400)
         let retained = try await storedObject(store, "retained", retainUntil: retainedUntil)
@@ -93,7 +94,7 @@ final class GarbageCollectionTests: XCTestCase {
     }
 
     func testMaximumAgeEvictsObjectsUnusedForTooLong() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let old = try await storedObject(store, "old")
         try await Task.sleep(for: .milliseconds(700))
@@ -107,7 +108,7 @@ final class GarbageCollectionTests: XCTestCase {
     }
 
     func testRemovesExpiredNegativeEntriesAndStaleTemporaryFiles() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
         for name in ["gone1", "gone2"] {
             let url = "https://origin.test/\(name)"
@@ -133,7 +134,7 @@ final class GarbageCollectionTests: XCTestCase {
     }
 
     func testConcurrentReadersKeepSucceedingWhileGCRuns() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let names = (0..<40).map { "item\($0)" }
         for name in names { _ = try await request(store, name) }
@@ -183,7 +184,7 @@ final class GarbageCollectionTests: XCTestCase {
 
 final class FormatChangeRetentionTests: XCTestCase {
     func testOldFileOfARetainedObjectOutlivesARerenderInAnotherFormat() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         var configuration = makeConfiguration(root: root)
         configuration.retentionGranularity = .zero
         let store = try FileMediaStore(configuration: configuration)
@@ -218,7 +219,7 @@ final class FormatChangeRetentionTests: XCTestCase {
     }
 
     func testOldFileWithoutRetentionIsRemovedOnFormatChange() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/changes-format-unretained"
         let cacheKey = key(url)
@@ -241,7 +242,7 @@ final class FormatChangeRetentionTests: XCTestCase {
 
 final class HostileMetadataTests: XCTestCase {
     func testRecordsPointingOutsideTheirOwnPathAreNeverFollowed() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let victim = root.appendingPathComponent("victim.txt")
         try Data("keep me".utf8).write(to: victim)

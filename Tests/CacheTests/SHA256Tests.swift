@@ -6,6 +6,7 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class SHA256Tests: XCTestCase {
     func testFIPSVectors() {
@@ -68,7 +69,7 @@ final class SHA256Tests: XCTestCase {
     }
 
     func testFileDigestMatchesSha256sum() throws {
-        let fixture = packageRoot().appendingPathComponent("Fixtures/conformance/png/basn6a08.png").path
+        let fixture = packageRoot.appendingPathComponent("Fixtures/conformance/png/basn6a08.png").path
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/sha256sum")
         process.arguments = [fixture]

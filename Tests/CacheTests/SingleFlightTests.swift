@@ -6,10 +6,11 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class SingleFlightTests: XCTestCase {
     func testHundredConcurrentCallersShareOneProduction() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/popular.jpg"
         let cacheKey = key(url)
@@ -42,7 +43,7 @@ final class SingleFlightTests: XCTestCase {
     }
 
     func testWaiterDeadlineIsBoundedWhileTheProductionContinues() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/slow.jpg"
         let cacheKey = key(url)
@@ -71,7 +72,7 @@ final class SingleFlightTests: XCTestCase {
     }
 
     func testCrossStoreLockWaitIsBoundedByLockWaitTimeout() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let holder = try FileMediaStore(configuration: makeConfiguration(root: root))
         let waiter = try FileMediaStore(
             configuration: makeConfiguration(root: root, lockWaitTimeout: .milliseconds(200)))
@@ -106,7 +107,7 @@ final class SingleFlightTests: XCTestCase {
     }
 
     func testSecondStoreWaitsForTheLockThenRechecksInsteadOfProducing() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let first = try FileMediaStore(configuration: makeConfiguration(root: root))
         let second = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/recheck.jpg"

@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 
 import RichPush
@@ -166,7 +166,7 @@ import Synchronization
 
 final class FileStoreContractTests: XCTestCase {
     private lazy var contract = StoreContract { [unowned self] settings in
-        var configuration = makeConfiguration(root: makeTemporaryDirectory(self), negativeTTL: settings.negativeTTL)
+        var configuration = makeConfiguration(root: try makeTemporaryDirectory(), negativeTTL: settings.negativeTTL)
         configuration.memoryHitDuration = .zero
         return try FileMediaStore(configuration: configuration)
     }

@@ -6,10 +6,11 @@ import RichPush
 @testable import RichPushCache
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class StoreEdgeCaseTests: XCTestCase {
     func testCancelledCallerReturnsPromptlyWhileOthersGetTheResult() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/cancel.jpg"
         let cacheKey = key(url)
@@ -43,7 +44,7 @@ final class StoreEdgeCaseTests: XCTestCase {
     }
 
     func testEveryConcurrentCallersRetentionIsApplied() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/shared-retention.jpg"
         let cacheKey = key(url)
@@ -69,7 +70,7 @@ final class StoreEdgeCaseTests: XCTestCase {
     }
 
     func testFailedRevalidationKeepsTheStaleObjectAndStopsHammeringTheOrigin() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(60)))
         let url = "https://origin.test/now-broken.jpg"
         let cacheKey = key(url)
@@ -93,7 +94,7 @@ final class StoreEdgeCaseTests: XCTestCase {
     }
 
     func testUnreadableSidecarIsAbsentForReadersAndQuarantinedByVerify() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/garbled.jpg"
         let cacheKey = key(url)
@@ -117,7 +118,7 @@ final class StoreEdgeCaseTests: XCTestCase {
     }
 
     func testStatisticsReportOldestNewestAndStaleEntries() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         for (index, maxAge) in [Duration.milliseconds(10), .seconds(600), .seconds(600)].enumerated() {
             let url = "https://origin.test/stats-\(index).jpg"
@@ -137,7 +138,7 @@ final class StoreEdgeCaseTests: XCTestCase {
     }
 
     func testHitsAreBatchedPerIntervalAndFlushedExactlyOnce() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))  // write interval zero
         let url = "https://origin.test/batched.jpg"
         let cacheKey = key(url)
@@ -153,7 +154,7 @@ final class StoreEdgeCaseTests: XCTestCase {
     }
 
     func testARecentlyRecordedUseIsNotRewritten() async throws {
-        let root = makeTemporaryDirectory(self)
+        let root = try makeTemporaryDirectory()
         var configuration = makeConfiguration(root: root)
         configuration.usageWriteInterval = .seconds(60)
         let store = try FileMediaStore(configuration: configuration)

@@ -2,7 +2,7 @@ import Foundation
 import RichPush
 @testable import RichPushCore
 @testable import RichPushHTTP
-import TestOrigin
+import TestSupport
 import XCTest
 
 final class BodyAccumulatorTests: XCTestCase {

@@ -1,6 +1,6 @@
 import Foundation
 import RichPush
-import TestOrigin
+import TestSupport
 import XCTest
 
 extension XCTestCase {

@@ -1,6 +1,6 @@
 import Foundation
 import RichPush
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// HTTPS against a real server (nginx): certificate verification and HTTP/2 multiplexing on one connection.

@@ -1,6 +1,6 @@
 import Foundation
 import RichPush
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// Transfers aborted while they wait for a connection (behind the per-host cap) must leave nothing behind that

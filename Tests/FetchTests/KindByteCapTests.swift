@@ -1,6 +1,6 @@
 import Foundation
 import RichPush
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// Each body is capped by the kind its first bytes show (audio, video, image), during the transfer, and a kind the
@@ -76,9 +76,7 @@ final class KindByteCapTests: XCTestCase {
     }
 
     func testLocalOriginFilesAreCappedByKind() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-kinds-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = try makeTemporaryDirectory("kinds")
         try (MediaSamples.mp3(frames: 300)).write(to: directory.appendingPathComponent("long.mp3"))   // ~125 KB
         try MediaSamples.isoMedia(brand: "isom", size: 250_000).write(to: directory.appendingPathComponent("clip.mp4"))
         let fetcher = try cappedFetcher { $0.localOrigins = [try! LocalOrigin(parsing: "https://media.example.com/=\(directory.path)")] }

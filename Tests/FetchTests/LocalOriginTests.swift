@@ -1,13 +1,14 @@
 import Foundation
 import RichPush
 import XCTest
+import TestSupport
 
 final class LocalOriginTests: XCTestCase {
     private var root: URL!
     private var media: URL!
 
     override func setUpWithError() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-local-\(UUID().uuidString)")
+        root = try makeTemporaryDirectory("local")
         media = root.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: media.appendingPathComponent("sub"), withIntermediateDirectories: true)
         try Data("inside".utf8).write(to: media.appendingPathComponent("sub/a.jpg"))
@@ -20,7 +21,6 @@ final class LocalOriginTests: XCTestCase {
     }
 
     override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: root)
     }
 
     private func fetcher(maximumBytes: Int = 10_000) throws -> Fetcher {

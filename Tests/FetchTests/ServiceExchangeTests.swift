@@ -1,6 +1,6 @@
 import Foundation
 import RichPush
-import TestOrigin
+import TestSupport
 import XCTest
 
 /// `Fetcher.exchange`: requests to a configured service (object storage) on the fetcher's multi handle.

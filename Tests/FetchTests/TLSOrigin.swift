@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import Glibc
 import XCTest
 
@@ -22,7 +22,7 @@ final class TLSOrigin {
 
     init(files: [String: Data]) throws {
         let nginx = try TestTool.nginx.path(), openssl = try TestTool.openssl.path()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-tls-\(UUID().uuidString)")
+        directory = try TemporaryDirectory.make("tls")
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for (name, data) in files { try data.write(to: root.appendingPathComponent(name)) }
@@ -66,13 +66,10 @@ final class TLSOrigin {
         try LoopbackPort.waitUntilListening(on: port)
     }
 
-    /// Stops nginx. Polls instead of `waitUntilExit`, which spins a run loop when called from async code.
+    /// Stops nginx, then removes its folder.
     func stop() {
-        process.terminate()
-        let deadline = ContinuousClock.now + .seconds(5)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        try? FileManager.default.removeItem(at: directory)
+        process.terminate(waitingAtMost: .seconds(5))
+        TemporaryDirectory.remove(directory)
     }
 
     private static func run(_ tool: String, _ arguments: [String]) throws {

@@ -3,6 +3,7 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
+import TestSupport
 
 /// Large PNGs are box-shrunk band by band while decoding, so their full-size pixels never exist; the rendered
 /// bytes must be exactly those of the full-size path.
@@ -26,15 +27,15 @@ final class BandedPNGShrinkTests: XCTestCase {
                 if let alpha { image.pixels[start + 3] = alpha(x, y) }
             }
         }
-        return try PNGEncoder.encode(image, iccProfile: nil, budget: TestSupport.farBudget)
+        return try PNGEncoder.encode(image, iccProfile: nil, budget: ImagingHelpers.farBudget)
     }
 
     private func assertSameAsFullSizePath(_ bytes: Data, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         var fullSize = ImagePipeline()
         fullSize.shrinksPNGWhileDecoding = false
         for variant in Self.variants {
-            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
-            let banded = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
+            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
+            let banded = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
             XCTAssertEqual(banded.format, expected.format, "\(name) \(variant.name)", file: file, line: line)
             XCTAssertEqual(banded.bytes, expected.bytes, "\(name) \(variant.name)", file: file, line: line)
         }
@@ -48,7 +49,7 @@ final class BandedPNGShrinkTests: XCTestCase {
         try assertSameAsFullSizePath(try png(width: 900, height: 700, alpha: { x, y in x == 10 && y == 10 ? 254 : 255 }),
                                      "one translucent pixel")
         // Every colour type and bit depth, interlaced ones (decoded at full size) included.
-        let directory = TestSupport.fixture("conformance/png")
+        let directory = fixture("conformance/png")
         for name in try FileManager.default.contentsOfDirectory(atPath: directory.path)
             where name.hasSuffix(".png") && name.hasPrefix("b") {
             try assertSameAsFullSizePath(try Data(contentsOf: directory.appendingPathComponent(name)), name)
@@ -57,10 +58,10 @@ final class BandedPNGShrinkTests: XCTestCase {
 
     func testDecoderGivesTheBoxShrinkOfThePremultipliedImage() throws {
         let bytes = try png(width: 100, height: 50, alpha: { x, _ in UInt8(x * 2) })
-        var full = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget).pixels
+        var full = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget).pixels
         full.premultiply()
-        let expected = try Resampler.boxShrink(full, by: 3, budget: TestSupport.farBudget)
-        let shrunk = try PNGDecoder.decode(bytes, limits: ImageLimits(), shrinkingBy: 3, budget: TestSupport.farBudget)
+        let expected = try Resampler.boxShrink(full, by: 3, budget: ImagingHelpers.farBudget)
+        let shrunk = try PNGDecoder.decode(bytes, limits: ImageLimits(), shrinkingBy: 3, budget: ImagingHelpers.farBudget)
         XCTAssertEqual([shrunk.pixels.width, shrunk.pixels.height], [34, 17])
         XCTAssertEqual(shrunk.pixels.pixels, expected.pixels)
         XCTAssertTrue(shrunk.isPremultiplied)

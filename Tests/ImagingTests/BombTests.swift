@@ -1,5 +1,5 @@
 import Foundation
-import TestOrigin
+import TestSupport
 import XCTest
 import RichPush
 @testable import RichPushCore
@@ -9,18 +9,18 @@ import RichPush
 /// decoded without inflating more than the image needs.
 final class BombTests: XCTestCase {
     private func assertRejectedCheaply(_ bytes: Data, code: String, file: StaticString = #filePath, line: UInt = #line) {
-        let before = TestSupport.startMemoryMeasurement()
-        XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), file: file, line: line) { error in
+        let before = ImagingHelpers.startMemoryMeasurement()
+        XCTAssertThrowsError(try ImagingHelpers.render(bytes, .attachment), file: file, line: line) { error in
             XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(error)", file: file, line: line)
         }
-        let grownMegabytes = (TestSupport.peakResidentKilobytes() - before) / 1024
+        let grownMegabytes = (ImagingHelpers.peakResidentKilobytes() - before) / 1024
         XCTAssertLessThan(grownMegabytes, 100, file: file, line: line)
     }
 
     func testPNGHeaderClaiming200000Square() {
-        let ihdr = TestSupport.bigEndian32(200_000) + TestSupport.bigEndian32(200_000) + [8, 2, 0, 0, 0]
-        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + TestSupport.pngChunk("IHDR", ihdr)
-            + TestSupport.pngChunk("IDAT", TestSupport.storedZlib([0, 0, 0, 0])) + TestSupport.pngChunk("IEND", [])
+        let ihdr = ImagingHelpers.bigEndian32(200_000) + ImagingHelpers.bigEndian32(200_000) + [8, 2, 0, 0, 0]
+        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ImagingHelpers.pngChunk("IHDR", ihdr)
+            + ImagingHelpers.pngChunk("IDAT", ImagingHelpers.storedZlib([0, 0, 0, 0])) + ImagingHelpers.pngChunk("IEND", [])
         assertRejectedCheaply(Data(png), code: "side_too_long")
     }
 
@@ -33,15 +33,15 @@ final class BombTests: XCTestCase {
     }
 
     func testOneBitPNGOf30000Square() throws {
-        let bytes = try TestSupport.data("imaging/bomb_30000_1bit.png")
+        let bytes = try ImagingHelpers.data("imaging/bomb_30000_1bit.png")
         XCTAssertLessThan(bytes.count, 500_000)
         assertRejectedCheaply(bytes, code: "side_too_long")
         // Without the probe, libpng's own user limits stop it at IHDR.
-        let before = TestSupport.startMemoryMeasurement()
-        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
+        let before = ImagingHelpers.startMemoryMeasurement()
+        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image")
         }
-        XCTAssertLessThan((TestSupport.peakResidentKilobytes() - before) / 1024, 100)
+        XCTAssertLessThan((ImagingHelpers.peakResidentKilobytes() - before) / 1024, 100)
     }
 
     func testWebPOf16383Square() {
@@ -59,19 +59,19 @@ final class BombTests: XCTestCase {
         // 4 GB of zeros after the rows: inflating them takes libpng tens of seconds of CPU.
         let bomb = PNGBomb.trailingZeros(width: 1000, height: 1000, trailingZeroBytes: 4 << 30)
         XCTAssertLessThan(bomb.count, 10 << 20)
-        let started = TestSupport.threadCPUTime()
-        let decoded = try PNGDecoder.decode(bomb, limits: ImageLimits(), budget: TestSupport.farBudget)
-        let cpu = TestSupport.threadCPUTime() - started
-        XCTAssertEqual(TestSupport.pixel(decoded.pixels, 999, 998), [231, 230, 128])
+        let started = ImagingHelpers.threadCPUTime()
+        let decoded = try PNGDecoder.decode(bomb, limits: ImageLimits(), budget: ImagingHelpers.farBudget)
+        let cpu = ImagingHelpers.threadCPUTime() - started
+        XCTAssertEqual(ImagingHelpers.pixel(decoded.pixels, 999, 998), [231, 230, 128])
         // The 3 MB of rows decode in milliseconds; the limit only separates "stopped after the rows" from
         // "inflated the trailing gigabytes".
         XCTAssertLessThan(cpu, .seconds(2), "the decoder inflated the data after the last row")
 
         // Interlaced: the last row is the last row of the seventh pass.
         let interlaced = PNGBomb.trailingZeros(width: 1000, height: 1000, trailingZeroBytes: 4 << 30, interlaced: true)
-        let interlacedStart = TestSupport.threadCPUTime()
-        let black = try PNGDecoder.decode(interlaced, limits: ImageLimits(), budget: TestSupport.farBudget)
-        XCTAssertEqual(TestSupport.pixel(black.pixels, 999, 999), [0, 0, 0])
-        XCTAssertLessThan(TestSupport.threadCPUTime() - interlacedStart, .seconds(2), "the interlaced decoder inflated the data after the last row")
+        let interlacedStart = ImagingHelpers.threadCPUTime()
+        let black = try PNGDecoder.decode(interlaced, limits: ImageLimits(), budget: ImagingHelpers.farBudget)
+        XCTAssertEqual(ImagingHelpers.pixel(black.pixels, 999, 999), [0, 0, 0])
+        XCTAssertLessThan(ImagingHelpers.threadCPUTime() - interlacedStart, .seconds(2), "the interlaced decoder inflated the data after the last row")
     }
 }

@@ -18,11 +18,11 @@ final class CorruptJPEGTests: XCTestCase {
                 image.pixels[start + 2] = UInt8(truncatingIfNeeded: (x + y) / 6)
             }
         }
-        return try JPEGEncoder.encode(image, quality: 90, progressive: progressive, iccProfile: nil, budget: TestSupport.farBudget)
+        return try JPEGEncoder.encode(image, quality: 90, progressive: progressive, iccProfile: nil, budget: ImagingHelpers.farBudget)
     }
 
     private func assertCorrupt(_ bytes: Data, mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
-        XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), file: file, line: line) { error in
+        XCTAssertThrowsError(try ImagingHelpers.render(bytes, .attachment), file: file, line: line) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(error)", file: file, line: line)
             XCTAssertTrue("\(error)".contains(text), "\(error)", file: file, line: line)
         }
@@ -36,7 +36,7 @@ final class CorruptJPEGTests: XCTestCase {
     func testJPEGTruncatedToAThirdIsCorrupt() throws {
         for progressive in [false, true] {
             let whole = try photo(progressive: progressive)
-            XCTAssertNoThrow(try TestSupport.render(whole, .attachment))
+            XCTAssertNoThrow(try ImagingHelpers.render(whole, .attachment))
             assertCorrupt(whole.prefix(whole.count / 3), mentioning: "Premature end of JPEG file")
         }
     }
@@ -56,7 +56,7 @@ final class CorruptJPEGTests: XCTestCase {
         // Padding before a marker is common in real files and loses no pixel: libjpeg skips it with a warning.
         var bytes = try photo(progressive: false)
         bytes.insert(contentsOf: [0x00, 0x11, 0x22, 0x33], at: try offset(ofMarker: 0xDA, in: bytes))
-        let rendered = try TestSupport.render(bytes, .attachment)
+        let rendered = try ImagingHelpers.render(bytes, .attachment)
         XCTAssertEqual(rendered.width, 800)
         XCTAssertTrue(rendered.warnings.contains { $0.contains("4 extraneous bytes before marker 0xda") }, "\(rendered.warnings)")
     }

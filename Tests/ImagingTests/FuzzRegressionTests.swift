@@ -3,22 +3,23 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
+import TestSupport
 
 /// Inputs the fuzzers found (Fixtures/fuzz/<target>/), each rejected cleanly and cheaply.
 final class FuzzRegressionTests: XCTestCase {
     func testPNGWhoseTextChunkClaimsAGigabyteIsRejectedBeforeLibpngAllocates() throws {
-        let bytes = try TestSupport.data("fuzz/png/oom-text-chunk-length.png")
+        let bytes = try ImagingHelpers.data("fuzz/png/oom-text-chunk-length.png")
         XCTAssertEqual(bytes.count, 228)
-        let before = TestSupport.startMemoryMeasurement()
-        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
+        let before = ImagingHelpers.startMemoryMeasurement()
+        XCTAssertThrowsError(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image")
             XCTAssertTrue("\(error)".contains("tEXt"), "\(error)")
         }
-        XCTAssertLessThan((TestSupport.peakResidentKilobytes() - before) / 1024, 50)
+        XCTAssertLessThan((ImagingHelpers.peakResidentKilobytes() - before) / 1024, 50)
     }
 
     func testEveryPNGSuiteFileStillPassesTheChunkWalk() throws {
-        let directory = TestSupport.fixture("conformance/png")
+        let directory = fixture("conformance/png")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter {
             $0.hasSuffix(".png") && !$0.hasPrefix("x")
         }

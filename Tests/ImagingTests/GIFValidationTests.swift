@@ -9,7 +9,7 @@ final class GIFValidationTests: XCTestCase {
     private func assertRejected(_ bytes: [UInt8], code: String, mentioning text: String, limits: ImageLimits = ImageLimits(),
                                 file: StaticString = #filePath, line: UInt = #line) {
         let pipeline = ImagePipeline(limits: limits)
-        XCTAssertThrowsError(try pipeline.renderSynchronously(Data(bytes), as: .attachment, budget: TestSupport.farBudget),
+        XCTAssertThrowsError(try pipeline.renderSynchronously(Data(bytes), as: .attachment, budget: ImagingHelpers.farBudget),
                              file: file, line: line) { error in
             XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(error)", file: file, line: line)
             XCTAssertTrue("\(error)".contains(text), "\(error)", file: file, line: line)
@@ -25,15 +25,15 @@ final class GIFValidationTests: XCTestCase {
     }
 
     func testFrameReachingPastTheScreenEdgeIsCorrupt() {
-        let gif = TestSupport.gif(screenWidth: 10, screenHeight: 10, frames: [(0, 0, 10, 10), (5, 6, 5, 5)])
+        let gif = ImagingHelpers.gif(screenWidth: 10, screenHeight: 10, frames: [(0, 0, 10, 10), (5, 6, 5, 5)])
         assertRejected(gif, code: "corrupt_image", mentioning: "frame 2 is 5x5 at (5, 6)")
     }
 
     func testFrameCountIsCapped() {
         let frames = Array(repeating: (left: 0, top: 0, width: 1, height: 1), count: GIFValidator.maximumFrames + 1)
-        let gif = TestSupport.gif(screenWidth: 1, screenHeight: 1, frames: frames)
+        let gif = ImagingHelpers.gif(screenWidth: 1, screenHeight: 1, frames: frames)
         assertRejected(gif, code: "animation_too_large", mentioning: "more than 1000 frames")
-        XCTAssertNoThrow(try TestSupport.render(Data(TestSupport.gif(screenWidth: 1, screenHeight: 1,
+        XCTAssertNoThrow(try ImagingHelpers.render(Data(ImagingHelpers.gif(screenWidth: 1, screenHeight: 1,
                                                                           frames: Array(frames.dropLast()))), .attachment))
     }
 
@@ -41,39 +41,39 @@ final class GIFValidationTests: XCTestCase {
         // 10 x maximumPixels (100) = 1000 pixels: ten full 10x10 frames fit, eleven do not.
         let limits = ImageLimits(maximumPixels: 100)
         let frame = (left: 0, top: 0, width: 10, height: 10)
-        assertRejected(TestSupport.gif(screenWidth: 10, screenHeight: 10, frames: Array(repeating: frame, count: 11)),
+        assertRejected(ImagingHelpers.gif(screenWidth: 10, screenHeight: 10, frames: Array(repeating: frame, count: 11)),
                        code: "animation_too_large", mentioning: "hold 1100 pixels, more than 1000", limits: limits)
-        let ten = TestSupport.gif(screenWidth: 10, screenHeight: 10, frames: Array(repeating: frame, count: 10))
-        XCTAssertNoThrow(try ImagePipeline(limits: limits).renderSynchronously(Data(ten), as: .attachment, budget: TestSupport.farBudget))
+        let ten = ImagingHelpers.gif(screenWidth: 10, screenHeight: 10, frames: Array(repeating: frame, count: 10))
+        XCTAssertNoThrow(try ImagePipeline(limits: limits).renderSynchronously(Data(ten), as: .attachment, budget: ImagingHelpers.farBudget))
     }
 
     func testFirstFrameMustDecodeCompletely() {
         // The LZW data holds 30 of the frame's 100 pixels.
-        let short = TestSupport.gif(screenWidth: 10, screenHeight: 10, frames: [(0, 0, 10, 10)], pixelCount: 30)
+        let short = ImagingHelpers.gif(screenWidth: 10, screenHeight: 10, frames: [(0, 0, 10, 10)], pixelCount: 30)
         assertRejected(short, code: "corrupt_image", mentioning: "GIF:")
         // A file cut inside the first frame's data.
-        let whole = TestSupport.gif(screenWidth: 40, screenHeight: 40, frames: [(0, 0, 40, 40)])
+        let whole = ImagingHelpers.gif(screenWidth: 40, screenHeight: 40, frames: [(0, 0, 40, 40)])
         assertRejected(Array(whole.prefix(whole.count / 2)), code: "corrupt_image", mentioning: "GIF:")
     }
 
     func testValidAnimationPassesThroughUnchangedEvenWithoutItsTrailer() throws {
-        let gif = TestSupport.gif(screenWidth: 20, screenHeight: 10, frames: [(0, 0, 20, 10), (4, 2, 8, 8), (0, 0, 20, 10)])
-        let rendered = try TestSupport.render(Data(gif), .attachment)
+        let gif = ImagingHelpers.gif(screenWidth: 20, screenHeight: 10, frames: [(0, 0, 20, 10), (4, 2, 8, 8), (0, 0, 20, 10)])
+        let rendered = try ImagingHelpers.render(Data(gif), .attachment)
         XCTAssertEqual(rendered.bytes, Data(gif))
         XCTAssertEqual([rendered.width, rendered.height], [20, 10])
         XCTAssertTrue(rendered.warnings.contains("GIF (3 frames) passed through unchanged"), "\(rendered.warnings)")
-        XCTAssertNoThrow(try TestSupport.render(Data(gif.dropLast()), .attachment))
+        XCTAssertNoThrow(try ImagingHelpers.render(Data(gif.dropLast()), .attachment))
     }
 
     func testFixtureAnimationValidates() throws {
         // The gif fuzz target's seed (Fixtures/imaging/make_fixtures.py).
-        let bytes = try TestSupport.data("imaging/animated.gif")
-        XCTAssertEqual(try GIFValidator.validate(bytes, limits: ImageLimits(), budget: TestSupport.farBudget), 2)
+        let bytes = try ImagingHelpers.data("imaging/animated.gif")
+        XCTAssertEqual(try GIFValidator.validate(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget), 2)
         XCTAssertTrue(try ImageProbe.probe(bytes).isAnimated)
     }
 
     func testDeadlineStopsValidation() {
-        let gif = TestSupport.gif(screenWidth: 10, screenHeight: 10, frames: [(0, 0, 10, 10)])
+        let gif = ImagingHelpers.gif(screenWidth: 10, screenHeight: 10, frames: [(0, 0, 10, 10)])
         XCTAssertThrowsError(try GIFValidator.validate(Data(gif), limits: ImageLimits(),
                                                        budget: WorkBudget(deadline: .now - .milliseconds(1)))) { error in
             XCTAssertEqual(error as? ImageError, .deadlineExceeded)

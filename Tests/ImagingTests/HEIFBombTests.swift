@@ -9,15 +9,15 @@ import RichPush
 final class HEIFBombTests: XCTestCase {
     private func assertRejectedCheaply(_ name: String, code: String, mentioning text: String? = nil,
                                        file: StaticString = #filePath, line: UInt = #line) throws {
-        let bytes = try TestSupport.data("imaging/\(name)")
-        let before = TestSupport.startMemoryMeasurement()
+        let bytes = try ImagingHelpers.data("imaging/\(name)")
+        let before = ImagingHelpers.startMemoryMeasurement()
         let start = ContinuousClock.now
-        XCTAssertThrowsError(try TestSupport.render(bytes, .attachment), name, file: file, line: line) { error in
+        XCTAssertThrowsError(try ImagingHelpers.render(bytes, .attachment), name, file: file, line: line) { error in
             XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(name): \(error)", file: file, line: line)
             if let text { XCTAssertTrue("\(error)".contains(text), "\(name): \(error)", file: file, line: line) }
         }
         XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(50), name, file: file, line: line)
-        XCTAssertLessThan((TestSupport.peakResidentKilobytes() - before) / 1024, 20, name, file: file, line: line)
+        XCTAssertLessThan((ImagingHelpers.peakResidentKilobytes() - before) / 1024, 20, name, file: file, line: line)
     }
 
     func testISPEClaiming100000SquareIsRefusedFromTheHeader() throws {
@@ -53,8 +53,8 @@ final class HEIFBombTests: XCTestCase {
                         "oversized_tiles.heic": "corrupt_image"]
         for (name, code) in expected {
             let start = ContinuousClock.now
-            XCTAssertThrowsError(try HEIFDecoder.decode(try TestSupport.data("imaging/\(name)"), format: .heic,
-                                                        limits: ImageLimits(), budget: TestSupport.farBudget)) { error in
+            XCTAssertThrowsError(try HEIFDecoder.decode(try ImagingHelpers.data("imaging/\(name)"), format: .heic,
+                                                        limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
                 XCTAssertEqual((error as? ImageError)?.code.rawValue, code, "\(name): \(error)")
             }
             XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(50), name)

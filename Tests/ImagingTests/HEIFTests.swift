@@ -9,10 +9,10 @@ import RichPush
 final class HEIFTests: XCTestCase {
     private func assertUpright(_ rendered: RenderedImage, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         XCTAssertEqual([rendered.width, rendered.height], [64, 48], name, file: file, line: line)
-        let image = try TestSupport.decodeRGBA(rendered.bytes)
+        let image = try ImagingHelpers.decodeRGBA(rendered.bytes)
         let corners = [(3, 3, [255, 0, 0]), (60, 3, [0, 255, 0]), (3, 44, [0, 0, 255]), (60, 44, [255, 255, 255])]
         for (x, y, expected) in corners {
-            let actual = Array(TestSupport.pixel(image, x, y).prefix(3))
+            let actual = Array(ImagingHelpers.pixel(image, x, y).prefix(3))
             let worst = zip(actual, expected).map { abs($0 - $1) }.max() ?? 0
             XCTAssertLessThanOrEqual(worst, 40, "\(name) at (\(x), \(y)): \(actual) vs \(expected)", file: file, line: line)
         }
@@ -28,7 +28,7 @@ final class HEIFTests: XCTestCase {
     func testFormatIsSniffedFromFtypBrands() throws {
         func ftyp(_ major: String, _ compatible: [String]) -> Data {
             let body = Array(major.utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
-            return Data(TestSupport.bigEndian32(UInt32(body.count + 8)) + Array("ftyp".utf8) + body + [UInt8](repeating: 0, count: 16))
+            return Data(ImagingHelpers.bigEndian32(UInt32(body.count + 8)) + Array("ftyp".utf8) + body + [UInt8](repeating: 0, count: 16))
         }
         XCTAssertEqual(try FormatSniffer.sniff(ftyp("heic", ["mif1", "heic"])), .heic)
         XCTAssertEqual(try FormatSniffer.sniff(ftyp("heix", ["mif1"])), .heic)
@@ -40,31 +40,31 @@ final class HEIFTests: XCTestCase {
         XCTAssertThrowsError(try FormatSniffer.sniff(ftyp("isom", ["iso2", "mp41"]))) { error in
             XCTAssertEqual(error as? ImageError, .unsupportedFormat(detected: "ISO media (isom)"))
         }
-        XCTAssertEqual(try FormatSniffer.sniff(try TestSupport.data("imaging/photo.heic")), .heic)
-        XCTAssertEqual(try FormatSniffer.sniff(try TestSupport.data("imaging/photo.avif")), .avif)
+        XCTAssertEqual(try FormatSniffer.sniff(try ImagingHelpers.data("imaging/photo.heic")), .heic)
+        XCTAssertEqual(try FormatSniffer.sniff(try ImagingHelpers.data("imaging/photo.avif")), .avif)
     }
 
     func testProbeReadsThePrimaryImageFromTheMetaBox() throws {
-        let photo = try ImageProbe.probe(try TestSupport.data("imaging/photo.heic"))
+        let photo = try ImageProbe.probe(try ImagingHelpers.data("imaging/photo.heic"))
         XCTAssertEqual(photo, ImageProbe(format: .heic, width: 64, height: 48, hasAlpha: false, isAnimated: false,
                                          orientation: 1, hasICCProfile: false))
-        XCTAssertEqual(try ImageProbe.probe(try TestSupport.data("imaging/photo.avif")).format, .avif)
-        let alpha = try ImageProbe.probe(try TestSupport.data("imaging/alpha.heic"))
+        XCTAssertEqual(try ImageProbe.probe(try ImagingHelpers.data("imaging/photo.avif")).format, .avif)
+        let alpha = try ImageProbe.probe(try ImagingHelpers.data("imaging/alpha.heic"))
         XCTAssertEqual([alpha.width, alpha.height], [32, 32])
         XCTAssertTrue(alpha.hasAlpha)
-        XCTAssertTrue(try ImageProbe.probe(try TestSupport.data("imaging/alpha.avif")).hasAlpha)
-        XCTAssertTrue(try ImageProbe.probe(try TestSupport.data("imaging/icc.heic")).hasICCProfile)
+        XCTAssertTrue(try ImageProbe.probe(try ImagingHelpers.data("imaging/alpha.avif")).hasAlpha)
+        XCTAssertTrue(try ImageProbe.probe(try ImagingHelpers.data("imaging/icc.heic")).hasICCProfile)
         // Stored 48x64; irot turns it to 64x48. The EXIF orientation (6) is not HEIF's and is never reported.
-        let rotated = try ImageProbe.probe(try TestSupport.data("imaging/rotated.heic"))
+        let rotated = try ImageProbe.probe(try ImagingHelpers.data("imaging/rotated.heic"))
         XCTAssertEqual([rotated.width, rotated.height, rotated.orientation], [64, 48, 1])
-        let second = try ImageProbe.probe(try TestSupport.data("imaging/second_primary.heic"))
+        let second = try ImageProbe.probe(try ImagingHelpers.data("imaging/second_primary.heic"))
         XCTAssertEqual([second.width, second.height], [32, 32])
         XCTAssertTrue(second.hasAlpha)
     }
 
     func testHEICAndAVIFRenderToUprightJPEG() throws {
         for name in ["photo.heic", "photo.avif"] {
-            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
+            let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/\(name)"), .attachment)
             XCTAssertEqual(rendered.format, .jpeg, name)
             XCTAssertEqual(rendered.source.format, name.hasSuffix("avif") ? .avif : .heic)
             try assertUpright(rendered, name)
@@ -75,83 +75,83 @@ final class HEIFTests: XCTestCase {
     /// iPhone writes it: applying both would give 48x64 on its side.
     func testIrotAndImirAreAppliedOnceAndEXIFOrientationIsIgnored() throws {
         for name in ["rotated.heic", "mirrored.heic"] {
-            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
+            let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/\(name)"), .attachment)
             try assertUpright(rendered, name)
             XCTAssertEqual(try ImageProbe.probe(rendered.bytes).orientation, 1)
         }
         // Into a box of the other aspect, the rotated image is planned from its upright size.
-        let story = try TestSupport.render(try TestSupport.data("imaging/rotated.heic"),
+        let story = try ImagingHelpers.render(try ImagingHelpers.data("imaging/rotated.heic"),
                                            ImageVariant(name: "small", width: 32, height: 16, fit: .cover))
         XCTAssertEqual([story.width, story.height], [32, 16])
     }
 
     func testAlphaRendersToPNGWithTheSourceTranslucency() throws {
-        let source = try TestSupport.decodeRGBA(try TestSupport.data("conformance/png/basn6a08.png"))
+        let source = try ImagingHelpers.decodeRGBA(try ImagingHelpers.data("conformance/png/basn6a08.png"))
         for name in ["alpha.heic", "alpha.avif"] {
-            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
+            let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/\(name)"), .attachment)
             XCTAssertEqual(rendered.format, .png, name)
             XCTAssertEqual([rendered.width, rendered.height], [32, 32], name)
-            let image = try TestSupport.decodeRGBA(rendered.bytes)
+            let image = try ImagingHelpers.decodeRGBA(rendered.bytes)
             for (x, y) in [(2, 2), (16, 16), (29, 5), (5, 29)] {
-                let alpha = TestSupport.pixel(image, x, y)[3], expected = TestSupport.pixel(source, x, y)[3]
+                let alpha = ImagingHelpers.pixel(image, x, y)[3], expected = ImagingHelpers.pixel(source, x, y)[3]
                 XCTAssertLessThanOrEqual(abs(alpha - expected), 24, "\(name) alpha at (\(x), \(y)): \(alpha) vs \(expected)")
             }
         }
     }
 
     func testTenBitHEICIsRenderedAtEightBitsWithItsColours() throws {
-        let source = try TestSupport.decodeRGBA(try TestSupport.data("conformance/png/basn2c16.png"))
-        let rendered = try TestSupport.render(try TestSupport.data("imaging/ten_bit.heic"), .attachment)
+        let source = try ImagingHelpers.decodeRGBA(try ImagingHelpers.data("conformance/png/basn2c16.png"))
+        let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/ten_bit.heic"), .attachment)
         XCTAssertEqual(rendered.format, .jpeg)
-        let image = try TestSupport.decodeRGBA(rendered.bytes)
+        let image = try ImagingHelpers.decodeRGBA(rendered.bytes)
         XCTAssertEqual([image.width, image.height], [32, 32])
         for (x, y) in [(4, 4), (16, 16), (27, 4), (4, 27), (27, 27)] {
-            let actual = Array(TestSupport.pixel(image, x, y).prefix(3)), expected = Array(TestSupport.pixel(source, x, y).prefix(3))
+            let actual = Array(ImagingHelpers.pixel(image, x, y).prefix(3)), expected = Array(ImagingHelpers.pixel(source, x, y).prefix(3))
             let worst = zip(actual, expected).map { abs($0 - $1) }.max() ?? 0
             XCTAssertLessThanOrEqual(worst, 24, "(\(x), \(y)): \(actual) vs \(expected)")
         }
     }
 
     func testICCProfileIsCarriedIntoTheOutput() throws {
-        let expected = try JPEGDecoder.decode(try TestSupport.data("imaging/icc_srgb.jpg"), budget: TestSupport.farBudget).iccProfile
+        let expected = try JPEGDecoder.decode(try ImagingHelpers.data("imaging/icc_srgb.jpg"), budget: ImagingHelpers.farBudget).iccProfile
         XCTAssertNotNil(expected)
         // Associated with the grid (heif-enc), or with its tiles only (libheif then reports it for the grid).
         for name in ["icc.heic", "icc_on_tile.heic"] {
-            XCTAssertTrue(try ImageProbe.probe(try TestSupport.data("imaging/\(name)")).hasICCProfile, name)
-            let rendered = try TestSupport.render(try TestSupport.data("imaging/\(name)"), .attachment)
-            let output = try JPEGDecoder.decode(rendered.bytes, budget: TestSupport.farBudget)
+            XCTAssertTrue(try ImageProbe.probe(try ImagingHelpers.data("imaging/\(name)")).hasICCProfile, name)
+            let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/\(name)"), .attachment)
+            let output = try JPEGDecoder.decode(rendered.bytes, budget: ImagingHelpers.farBudget)
             XCTAssertEqual(output.iccProfile, expected, name)
         }
-        let plain = try TestSupport.render(try TestSupport.data("imaging/photo.heic"), .attachment)
+        let plain = try ImagingHelpers.render(try ImagingHelpers.data("imaging/photo.heic"), .attachment)
         XCTAssertFalse(try ImageProbe.probe(plain.bytes).hasICCProfile)
     }
 
     func testThePrimaryImageIsRenderedNotTheFirst() throws {
         // The first image is 64x48 and opaque; pitm names the second, 32x32 with alpha.
-        let rendered = try TestSupport.render(try TestSupport.data("imaging/second_primary.heic"), .attachment)
+        let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/second_primary.heic"), .attachment)
         XCTAssertEqual([rendered.width, rendered.height], [32, 32])
         XCTAssertEqual(rendered.format, .png)
     }
 
     func testTruncatedAndDamagedFilesFailAsCorrupt() throws {
-        let bytes = try TestSupport.data("imaging/photo.heic")
+        let bytes = try ImagingHelpers.data("imaging/photo.heic")
         for length in stride(from: 16, to: bytes.count, by: 37) {
-            XCTAssertThrowsError(try TestSupport.render(bytes.prefix(length), .attachment), "\(length) bytes") { error in
+            XCTAssertThrowsError(try ImagingHelpers.render(bytes.prefix(length), .attachment), "\(length) bytes") { error in
                 XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(length) bytes: \(error)")
             }
         }
         // The coded picture damaged: libheif (libde265) refuses it or decodes something; never a crash.
         var damaged = bytes
         for index in stride(from: bytes.count - 150, to: bytes.count - 40, by: 3) { damaged[index] ^= 0x5A }
-        _ = try? TestSupport.render(damaged, .attachment)
+        _ = try? ImagingHelpers.render(damaged, .attachment)
     }
 
     /// The heif fuzz target's first finding: an AVIF whose nclx box names reserved colour primaries. libheif 1.15
     /// allocates the nclx profile and then returns an error, and the decoder leaked it (LeakSanitizer, 52 bytes
     /// per image). The file stays in the fuzz corpus, where LeakSanitizer replays it on every CI run.
     func testAVIFWithReservedColourPrimariesRendersWithoutAProfile() throws {
-        let bytes = try TestSupport.data("fuzz/heif/leak-nclx-unknown-primaries.avif")
-        let rendered = try TestSupport.render(bytes, .attachment)
+        let bytes = try ImagingHelpers.data("fuzz/heif/leak-nclx-unknown-primaries.avif")
+        let rendered = try ImagingHelpers.render(bytes, .attachment)
         XCTAssertEqual([rendered.width, rendered.height], [32, 32])
         XCTAssertFalse(try ImageProbe.probe(rendered.bytes).hasICCProfile)
     }
@@ -159,13 +159,13 @@ final class HEIFTests: XCTestCase {
     /// The second finding: an AVIF whose image item has no extent. libheif passes dav1d no data, and dav1d
     /// refuses it and leaks 40 bytes; the probe refuses an image item without data before libheif sees it.
     func testImageItemWithoutDataIsCorruptBeforeLibheif() throws {
-        let bytes = try TestSupport.data("fuzz/heif/leak-dav1d-empty-item.avif")
+        let bytes = try ImagingHelpers.data("fuzz/heif/leak-dav1d-empty-item.avif")
         XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
             XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF image item 1 has no coded data"))
         }
         // The third: the alpha plane's extent has length 0, "to the end of the file" in ISO base media but no data
         // to libheif 1.15, which again hands dav1d an empty buffer.
-        let zeroLength = try TestSupport.data("fuzz/heif/leak-dav1d-zero-length-extent.avif")
+        let zeroLength = try ImagingHelpers.data("fuzz/heif/leak-dav1d-zero-length-extent.avif")
         XCTAssertThrowsError(try ImageProbe.probe(zeroLength)) { error in
             XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF image item 2 has no coded data"))
         }
@@ -174,14 +174,14 @@ final class HEIFTests: XCTestCase {
     /// The fourth, a crash of our own: an ipma box shorter than its 8-byte header made the association loop's
     /// range negative (a Swift trap, so a crash of the worker).
     func testBoxesShorterThanTheirFieldsAreCorrupt() throws {
-        let bytes = try TestSupport.data("fuzz/heif/crash-ipma-shorter-than-its-header.heic")
-        XCTAssertThrowsError(try TestSupport.render(bytes, .attachment)) { error in
+        let bytes = try ImagingHelpers.data("fuzz/heif/crash-ipma-shorter-than-its-header.heic")
+        XCTAssertThrowsError(try ImagingHelpers.render(bytes, .attachment)) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(error)")
         }
     }
 
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
-        let bytes = try TestSupport.data("imaging/photo.heic")
+        let bytes = try ImagingHelpers.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),
                                                     budget: WorkBudget(deadline: .now - .milliseconds(1)))) { error in
             XCTAssertEqual(error as? ImageError, .deadlineExceeded)
@@ -192,7 +192,7 @@ final class HEIFTests: XCTestCase {
     /// noticed only when it returns. The caller is answered at once all the same (the render thread is released
     /// from waiting, as for every format), and the decode itself is bounded by the pixel limits.
     func testACancelledRenderAnswersAtOnceWhileLibheifRunsOn() async throws {
-        let bytes = try TestSupport.data("imaging/large_grid.heic")
+        let bytes = try ImagingHelpers.data("imaging/large_grid.heic")
         XCTAssertLessThan(bytes.count, 20_000)
         let probe = try ImageProbe.probe(bytes)
         XCTAssertEqual([probe.width, probe.height], [4096, 3072], "48 tiles of 512x512, as an iPhone lays out 12 MP")

@@ -23,7 +23,7 @@ final class LibraryStopCheckTests: XCTestCase {
         // libpng's first read (of the header, before any row) asks the stop check and returns -2.
         let cancellation = RenderCancellation()
         cancellation.cancel()
-        let png = try TestSupport.data("conformance/png/basn2c08.png")
+        let png = try ImagingHelpers.data("conformance/png/basn2c08.png")
         XCTAssertThrowsError(try PNGDecoder.decode(png, limits: ImageLimits(),
                                                    budget: WorkBudget(deadline: .now + .seconds(60), cancellation: cancellation))) { error in
             XCTAssertEqual(error as? ImageError, .cancelled)

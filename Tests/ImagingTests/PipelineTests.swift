@@ -26,7 +26,7 @@ final class PipelineTests: XCTestCase {
                 }
             }
         }
-        return try JPEGEncoder.encode(image, quality: 75, progressive: false, iccProfile: nil, budget: TestSupport.farBudget)
+        return try JPEGEncoder.encode(image, quality: 75, progressive: false, iccProfile: nil, budget: ImagingHelpers.farBudget)
     }
 
     func testNoisyTwelveMegapixelPhotoMeetsTheAttachmentBudget() async throws {
@@ -59,7 +59,7 @@ final class PipelineTests: XCTestCase {
     }
 
     func testPostEncodeCheckCatchesCorruptOutput() throws {
-        let rendered = try TestSupport.render(try TestSupport.data("imaging/orientation_1.jpg"), .attachment)
+        let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/orientation_1.jpg"), .attachment)
         XCTAssertNoThrow(try ImagePipeline.checkOutput(rendered.bytes, format: .jpeg, width: 64, height: 48))
         func assertFails(_ bytes: Data, format: ImageFormat = .jpeg, width: Int = 64, height: Int = 48, because message: String) {
             XCTAssertThrowsError(try ImagePipeline.checkOutput(bytes, format: format, width: width, height: height), message) { error in
@@ -79,7 +79,7 @@ final class PipelineTests: XCTestCase {
     }
 
     func testPastDeadlineAndCancellationStopWork() async throws {
-        let bytes = try TestSupport.data("conformance/jpeg/testorig.jpg")
+        let bytes = try ImagingHelpers.data("conformance/jpeg/testorig.jpg")
         do {
             _ = try await ImagePipeline().render(bytes, as: .attachment, deadline: .now - .milliseconds(1))
             XCTFail("expected deadlineExceeded")
@@ -113,27 +113,27 @@ final class PipelineTests: XCTestCase {
     private func noisyPhotoSmallerForDeadline() throws -> Data {
         var image = PixelBuffer(width: 3000, height: 2000, channels: 3)
         for index in stride(from: 0, to: image.pixels.count, by: 7) { image.pixels[index] = UInt8(index % 251) }
-        return try TestSupport.encodeJPEG(image, quality: 95)
+        return try ImagingHelpers.encodeJPEG(image, quality: 95)
     }
 
     func testPNGWithAlphaStaysPNGAndForcedJPEGFlattensOntoBackground() throws {
         var image = PixelBuffer(width: 40, height: 40, channels: 4)
         for index in stride(from: 0, to: image.pixels.count, by: 4) { image.pixels[index + 1] = 255; image.pixels[index + 3] = 0 }
         for index in stride(from: 0, to: 20 * 40 * 4, by: 4) { image.pixels[index + 3] = 255 }   // top half opaque green
-        let png = try PNGEncoder.encode(image, iccProfile: nil, budget: TestSupport.farBudget)
-        let automatic = try TestSupport.render(png, .attachment)
+        let png = try PNGEncoder.encode(image, iccProfile: nil, budget: ImagingHelpers.farBudget)
+        let automatic = try ImagingHelpers.render(png, .attachment)
         XCTAssertEqual(automatic.format, .png)
         var forced = ImageVariant.attachment
         forced.format = .jpeg
         forced.background = .init(red: 0, green: 0, blue: 255)
-        let flattened = try TestSupport.render(png, forced)
+        let flattened = try ImagingHelpers.render(png, forced)
         XCTAssertEqual(flattened.format, .jpeg)
-        let decoded = try TestSupport.decodeRGBA(flattened.bytes)
-        XCTAssertGreaterThan(TestSupport.pixel(decoded, 20, 35)[2], 200, "transparent half shows the background")
-        XCTAssertGreaterThan(TestSupport.pixel(decoded, 20, 5)[1], 200, "opaque half keeps its colour")
+        let decoded = try ImagingHelpers.decodeRGBA(flattened.bytes)
+        XCTAssertGreaterThan(ImagingHelpers.pixel(decoded, 20, 35)[2], 200, "transparent half shows the background")
+        XCTAssertGreaterThan(ImagingHelpers.pixel(decoded, 20, 5)[1], 200, "opaque half keeps its colour")
         // Opaque alpha channels are dropped: JPEG under automatic.
         for index in stride(from: 3, to: image.pixels.count, by: 4) { image.pixels[index] = 255 }
-        let opaque = try TestSupport.render(try PNGEncoder.encode(image, iccProfile: nil, budget: TestSupport.farBudget), .attachment)
+        let opaque = try ImagingHelpers.render(try PNGEncoder.encode(image, iccProfile: nil, budget: ImagingHelpers.farBudget), .attachment)
         XCTAssertEqual(opaque.format, .jpeg)
     }
 
@@ -141,9 +141,9 @@ final class PipelineTests: XCTestCase {
         let expected: [String: ImageFormat] = ["hero.jpg": .jpeg, "story1.jpg": .jpeg, "story2.jpg": .jpeg, "story3.jpg": .jpeg,
                                                "logo.png": .png, "banner.webp": .jpeg]
         for (name, format) in expected {
-            let bytes = try TestSupport.data("media/\(name)")
+            let bytes = try ImagingHelpers.data("media/\(name)")
             for variant in [ImageVariant.attachment, .story] {
-                let rendered = try TestSupport.render(bytes, variant)
+                let rendered = try ImagingHelpers.render(bytes, variant)
                 XCTAssertEqual(rendered.format, format, name)
                 XCTAssertLessThanOrEqual(rendered.bytes.count, variant.maximumBytes ?? .max, name)
                 XCTAssertLessThanOrEqual(rendered.width, variant.width, name)

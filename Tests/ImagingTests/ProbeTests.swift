@@ -30,39 +30,39 @@ final class ProbeTests: XCTestCase {
     }
 
     func testProbesEachFormatFromHeaders() throws {
-        let jpeg = try ImageProbe.probe(try TestSupport.data("conformance/jpeg/testorig.jpg"))
+        let jpeg = try ImageProbe.probe(try ImagingHelpers.data("conformance/jpeg/testorig.jpg"))
         XCTAssertEqual([jpeg.width, jpeg.height], [227, 149])
         XCTAssertEqual(jpeg.format, .jpeg)
-        let png = try ImageProbe.probe(try TestSupport.data("conformance/png/basn6a08.png"))
+        let png = try ImageProbe.probe(try ImagingHelpers.data("conformance/png/basn6a08.png"))
         XCTAssertEqual([png.width, png.height], [32, 32])
         XCTAssertTrue(png.hasAlpha)
-        let palette = try ImageProbe.probe(try TestSupport.data("conformance/png/tbbn3p08.png"))
+        let palette = try ImageProbe.probe(try ImagingHelpers.data("conformance/png/tbbn3p08.png"))
         XCTAssertTrue(palette.hasAlpha, "tRNS means alpha")
-        let animated = try ImageProbe.probe(try TestSupport.data("imaging/animated.webp"))
+        let animated = try ImageProbe.probe(try ImagingHelpers.data("imaging/animated.webp"))
         XCTAssertEqual([animated.width, animated.height], [32, 24])
         XCTAssertTrue(animated.isAnimated)
-        let lossless = try ImageProbe.probe(try TestSupport.data("conformance/webp/lossless1.webp"))
+        let lossless = try ImageProbe.probe(try ImagingHelpers.data("conformance/webp/lossless1.webp"))
         XCTAssertEqual(lossless.format, .webp)
         XCTAssertGreaterThan(lossless.width, 0)
-        let icc = try ImageProbe.probe(try TestSupport.data("imaging/icc_srgb.jpg"))
+        let icc = try ImageProbe.probe(try ImagingHelpers.data("imaging/icc_srgb.jpg"))
         XCTAssertTrue(icc.hasICCProfile)
-        XCTAssertEqual(try ImageProbe.probe(try TestSupport.data("imaging/orientation_6.jpg")).orientation, 6)
-        XCTAssertEqual(try ImageProbe.probe(try TestSupport.data("imaging/orientation_7.jpg")).orientation, 7)
+        XCTAssertEqual(try ImageProbe.probe(try ImagingHelpers.data("imaging/orientation_6.jpg")).orientation, 6)
+        XCTAssertEqual(try ImageProbe.probe(try ImagingHelpers.data("imaging/orientation_7.jpg")).orientation, 7)
     }
 
     func testGIFProbeAndPassThrough() throws {
-        let gif = TestSupport.tinyGIF(width: 3, height: 2, frames: 2)
+        let gif = ImagingHelpers.tinyGIF(width: 3, height: 2, frames: 2)
         let probe = try ImageProbe.probe(Data(gif))
         XCTAssertEqual([probe.width, probe.height], [3, 2])
         XCTAssertTrue(probe.isAnimated)
-        let rendered = try TestSupport.render(Data(gif), .attachment)
+        let rendered = try ImagingHelpers.render(Data(gif), .attachment)
         XCTAssertEqual(rendered.format, .gif)
         XCTAssertEqual(rendered.bytes, Data(gif))
         XCTAssertFalse(rendered.warnings.isEmpty)
     }
 
     func testLimitsAreEnforcedFromHeaders() throws {
-        let bytes = try TestSupport.data("conformance/jpeg/testorig.jpg")
+        let bytes = try ImagingHelpers.data("conformance/jpeg/testorig.jpg")
         XCTAssertThrowsError(try ImageProbe.probe(bytes, limits: ImageLimits(maximumSourceBytes: 100))) { error in
             XCTAssertEqual((error as? ImageError)?.code, "source_too_large")
         }

@@ -8,7 +8,7 @@ import RichPush
 /// Renders run on render threads; a cancelled caller is answered at once even while its work is queued.
 final class RenderExecutorTests: XCTestCase {
     func testCancelledRenderReturnsPromptlyWhileQueuedBehindOthers() async throws {
-        let bytes = try TestSupport.data("media/hero.jpg")
+        let bytes = try ImagingHelpers.data("media/hero.jpg")
         let pipeline = ImagePipeline()
         let deadline = ContinuousClock.now + .seconds(60)
         let variant = ImageVariant(name: "big", width: 1600, height: 1600, fit: .contain)
@@ -33,7 +33,7 @@ final class RenderExecutorTests: XCTestCase {
     }
 
     func testRenderBlockingMatchesRender() async throws {
-        let bytes = try TestSupport.data("media/story1.jpg")
+        let bytes = try ImagingHelpers.data("media/story1.jpg")
         let pipeline = ImagePipeline()
         let deadline = ContinuousClock.now + .seconds(30)
         let viaExecutor = try await pipeline.render(bytes, as: .story, deadline: deadline)
@@ -44,7 +44,7 @@ final class RenderExecutorTests: XCTestCase {
     }
 
     func testDeadlineStopsQueuedWork() async throws {
-        let bytes = try TestSupport.data("media/hero.jpg")
+        let bytes = try ImagingHelpers.data("media/hero.jpg")
         let pipeline = ImagePipeline()
         do {
             _ = try await pipeline.render(bytes, as: .attachment, deadline: ContinuousClock.now - .milliseconds(1))

@@ -63,7 +63,7 @@ final class ResizeTests: XCTestCase {
         let image = syntheticImage(width: 450, height: 300)
         for (width, height) in [(151, 101), (225, 150), (437, 291)] {
             let plan = ResizePlan.make(width: 450, height: 300, swapsAxes: false, boxWidth: width, boxHeight: height, fit: .contain)
-            let resized = try Resampler.lanczos(image, plan: plan, budget: TestSupport.farBudget)
+            let resized = try Resampler.lanczos(image, plan: plan, budget: ImagingHelpers.farBudget)
             XCTAssertEqual([resized.width, resized.height], [plan.outputWidth, plan.outputHeight])
             let value = psnr(resized, referenceResize(image, width: plan.outputWidth, height: plan.outputHeight))
             XCTAssertGreaterThanOrEqual(value, 40, "\(width)x\(height): \(value) dB")
@@ -76,17 +76,17 @@ final class ResizeTests: XCTestCase {
             image.pixels[index] = 200; image.pixels[index + 1] = 17; image.pixels[index + 2] = 99
         }
         let plan = ResizePlan.make(width: 97, height: 61, swapsAxes: false, boxWidth: 30, boxHeight: 30, fit: .contain)
-        let resized = try Resampler.resize(image, plan: plan, budget: TestSupport.farBudget)
+        let resized = try Resampler.resize(image, plan: plan, budget: ImagingHelpers.farBudget)
         XCTAssertEqual(Set(stride(from: 0, to: resized.pixels.count, by: 3).map { resized.pixels[$0 ..< $0 + 3].map(Int.init) }),
                        [[200, 17, 99]])
     }
 
     func testExtremeAspectRatiosNeverGiveZeroSizes() throws {
         let wide = PixelBuffer(width: 12000, height: 8, channels: 3)
-        let bytes = try TestSupport.encodeJPEG(wide)
-        let rendered = try TestSupport.render(bytes, .attachment)
+        let bytes = try ImagingHelpers.encodeJPEG(wide)
+        let rendered = try ImagingHelpers.render(bytes, .attachment)
         XCTAssertEqual([rendered.width, rendered.height], [1038, 1])
-        let story = try TestSupport.render(bytes, .story)
+        let story = try ImagingHelpers.render(bytes, .story)
         XCTAssertGreaterThan(story.width, 0)
         XCTAssertEqual(story.height, 8)
         let tall = ResizePlan.make(width: 1, height: 50000, swapsAxes: false, boxWidth: 100, boxHeight: 100, fit: .contain)
@@ -102,15 +102,15 @@ final class ResizeTests: XCTestCase {
         XCTAssertEqual(cover.cropWidth, 1200, accuracy: 0.001)
         XCTAssertEqual(cover.cropX, 600, accuracy: 0.001)
         let image = syntheticImage(width: 2400, height: 1800)
-        let bytes = try TestSupport.encodeJPEG(image)
-        let rendered = try TestSupport.render(bytes, .story)
+        let bytes = try ImagingHelpers.encodeJPEG(image)
+        let rendered = try ImagingHelpers.render(bytes, .story)
         XCTAssertEqual([rendered.width, rendered.height], [1080, 1620])
     }
 
     func testBoxPreShrinkKeepsQuality() throws {
         let image = syntheticImage(width: 800, height: 600)
         let plan = ResizePlan.make(width: 800, height: 600, swapsAxes: false, boxWidth: 100, boxHeight: 100, fit: .contain)
-        let resized = try Resampler.resize(image, plan: plan, budget: TestSupport.farBudget)
+        let resized = try Resampler.resize(image, plan: plan, budget: ImagingHelpers.farBudget)
         XCTAssertEqual([resized.width, resized.height], [100, 75])
         // Box pre-shrink by 4 then Lanczos 2x: close to a direct 8x Lanczos, though not identical.
         XCTAssertGreaterThanOrEqual(psnr(resized, referenceResize(image, width: 100, height: 75)), 30)
@@ -125,14 +125,14 @@ final class ResizeTests: XCTestCase {
                 image.pixels[index] = 255; image.pixels[index + 3] = 255
             }
         }
-        let png = try PNGEncoder.encode(image, iccProfile: nil, budget: TestSupport.farBudget)
-        let rendered = try TestSupport.render(png, ImageVariant(name: "small", width: 37, height: 37))
+        let png = try PNGEncoder.encode(image, iccProfile: nil, budget: ImagingHelpers.farBudget)
+        let rendered = try ImagingHelpers.render(png, ImageVariant(name: "small", width: 37, height: 37))
         XCTAssertEqual(rendered.format, .png)
-        let output = try TestSupport.decodeRGBA(rendered.bytes)
+        let output = try ImagingHelpers.decodeRGBA(rendered.bytes)
         var edgePixels = 0
         for y in 0..<output.height {
             for x in 0..<output.width {
-                let pixel = TestSupport.pixel(output, x, y)
+                let pixel = ImagingHelpers.pixel(output, x, y)
                 guard pixel[3] >= 16, pixel[3] < 250 else { continue }
                 edgePixels += 1
                 XCTAssertGreaterThanOrEqual(pixel[0], 235, "edge pixel \(x),\(y) is \(pixel)")

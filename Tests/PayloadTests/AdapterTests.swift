@@ -13,20 +13,20 @@ final class AdapterTests: XCTestCase {
          "ios_root_params":{"aps":{"thread-id":"t1","sound":"other.caf"},"root_extra":true},
          "send_date":"2026-12-03 10:00","platforms":[1]}
         """#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.shape, .pushwoosh)
-        XCTAssertEqual(TestSupport.text(.object(job.payload)),
+        XCTAssertEqual(PayloadHelpers.text(.object(job.payload)),
                        #"{"aps":{"alert":{"title":"Title","subtitle":"Sub","body":"Body"},"badge":3,"sound":"other.caf","category":"NEWS","thread-id":"t1"},"campaign":"c1","pw_stories":{"pages":[{"image":"https://m.example/p.jpg"}]},"attachment":"https://m.example/a.jpg","l":"https://example.com/x","root_extra":true}"#)
         XCTAssertEqual(job.headers.timeToLive, 3600)
         XCTAssertEqual(job.target.keys, ["send_date", "platforms"])
         XCTAssertTrue(job.isStory)
         XCTAssertEqual(job.media.map(\.pointer), ["/attachment", "/pw_stories/pages/0/image"])
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertEqual(request.header("apns-expiration"), String(1_800_000_000 + 3600))
     }
 
     func testPushwooshBadgeIncrementAndLocalizedText() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"content":{"de":"Hallo","en":"Hello"},"ios_badges":"+1"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"content":{"de":"Hallo","en":"Hello"},"ios_badges":"+1"}"#))
         XCTAssertEqual(job.payload["aps"]?.value(at: "/alert/body"), .string("Hello"))
         XCTAssertNil(job.payload["aps"]?.value(at: "/badge"))
         XCTAssertEqual(job.target["ios_badges"], .string("+1"))
@@ -34,10 +34,10 @@ final class AdapterTests: XCTestCase {
     }
 
     func testPushwooshDataAsJSONStringIsUnpacked() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"content":"x","data":"{\"k\":1}"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"content":"x","data":"{\"k\":1}"}"#))
         XCTAssertEqual(job.payload["k"], .number("1"))
         XCTAssertTrue(job.diagnostics.codes.contains("data_json_string"))
-        let plain = try XCTUnwrap(TestSupport.job(#"{"content":"x","data":"not json"}"#))
+        let plain = try XCTUnwrap(PayloadHelpers.job(#"{"content":"x","data":"not json"}"#))
         XCTAssertEqual(plain.payload["u"], .string("not json"))
     }
 
@@ -48,9 +48,9 @@ final class AdapterTests: XCTestCase {
          "collapse_id":"sale","ttl":60,"sendTime":"2026-12-03T10:00:00Z","additional_data":{"order":7},
          "ackUrl":"https://t.example/ack","clickAckUrl":"https://t.example/click","platform":"ios","id":"p-1","alias":"user-7"}
         """#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.id, "p-1")
-        XCTAssertEqual(TestSupport.text(.object(job.payload)),
+        XCTAssertEqual(PayloadHelpers.text(.object(job.payload)),
                        #"{"aps":{"alert":{"title":"Sale","body":"Half price"}},"image_url":"https://m.example/i.png","link_url":"https://shop.example/s","actions":[{"title":"Buy","url":"https://shop.example/buy"},{"title":"Later","url":"https://shop.example/later"}],"ackUrl":"https://t.example/ack","clickAckUrl":"https://t.example/click","order":7}"#)
         XCTAssertEqual(job.target.keys, ["sendTime", "alias"])
         XCTAssertEqual(job.headers.collapseID, "sale")
@@ -61,19 +61,19 @@ final class AdapterTests: XCTestCase {
     func testPushfaLimitsAreWarningsOrStrictErrors() throws {
         let longTitle = String(repeating: "👍🏽", count: 36)   // 36 graphemes, many more scalars
         let text = #"{"title":""# + longTitle + #"","body":""# + String(repeating: "b", count: 151) + #""}"#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.diagnostics.filter { $0.code == "text_too_long" }.map(\.pointer), ["/title", "/body"])
         XCTAssertTrue(job.diagnostics.allSatisfy { $0.severity == .warning })
         let atLimit = #"{"title":""# + String(repeating: "👍🏽", count: 35) + #""}"#
-        XCTAssertEqual(TestSupport.job(atLimit)?.diagnostics, [])
+        XCTAssertEqual(PayloadHelpers.job(atLimit)?.diagnostics, [])
         var strict = PayloadOptions()
         strict.strict = true
-        XCTAssertEqual(TestSupport.rejection(text, options: strict)?.codes, ["text_too_long", "text_too_long"])
+        XCTAssertEqual(PayloadHelpers.rejection(text, options: strict)?.codes, ["text_too_long", "text_too_long"])
     }
 
     func testPushfaActions() throws {
         let text = #"{"title":"t","actions":[{"title":"a","url":"https://a.example"},{"title":"no url"},{"title":"b","url":"javascript:alert(1)"},{"title":"c","url":"https://c.example"},{"title":"d","url":"https://d.example"}]}"#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.payload["actions"]?.arrayValue?.count, 2)
         XCTAssertEqual(job.payload["actions"]?.value(at: "/1/url"), .string("https://c.example"))
         XCTAssertEqual(job.diagnostics.codes, ["action_invalid", "action_invalid", "too_many_actions"])
@@ -102,7 +102,7 @@ final class WrongTypeTests: XCTestCase {
             (#"{"aps":{"alert":"x"},"image_url":"https://x.example/a\u007f.jpg"}"#, "media_url_invalid@/image_url"),
         ]
         for (text, expected) in cases {
-            let job = TestSupport.job(text)
+            let job = PayloadHelpers.job(text)
             XCTAssertEqual(job?.diagnostics.map { "\($0.code)@\($0.pointer)" }, [expected], text)
             XCTAssertEqual(job?.diagnostics.first?.severity, .warning, text)
         }

@@ -15,12 +15,12 @@ final class FirebaseAdapterTests: XCTestCase {
                  "payload":{"aps":{"sound":"default","alert":{"subtitle":"Today"}},"extra":1},
                  "fcm_options":{"image":"https://m.example/a.jpg","analytics_label":"l"},"live_activity_token":"lat"}}}
         """#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.shape, .firebase)
         XCTAssertEqual(job.deviceToken, "fcm-token-1")
-        XCTAssertEqual(TestSupport.text(.object(job.payload)),
+        XCTAssertEqual(PayloadHelpers.text(.object(job.payload)),
                        #"{"aps":{"sound":"default","alert":{"title":"Sale","subtitle":"Today","body":"Half price"}},"extra":1,"fcm_options":{"image":"https://m.example/a.jpg","analytics_label":"l"},"order":"7"}"#)
-        XCTAssertEqual(TestSupport.text(.object(job.target)),
+        XCTAssertEqual(PayloadHelpers.text(.object(job.target)),
                        #"{"validate_only":false,"token":"fcm-token-1","topic":"news","android":{"priority":"high"},"apns":{"live_activity_token":"lat","headers":{"x-custom":"v"}},"data":{"aps":"ignored"}}"#)
         XCTAssertEqual(job.headers, NotificationHeaders(topic: "com.example.app", collapseID: "c1", priority: 5))
         XCTAssertEqual(job.media.map(\.pointer), ["/fcm_options/image"])
@@ -28,23 +28,23 @@ final class FirebaseAdapterTests: XCTestCase {
     }
 
     func testNotificationImageIsMediaAndTextFillsTheAlert() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"message":{"token":"t","notification":{"title":"T","body":"B","image":"https://m.example/n.jpg"}}}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"message":{"token":"t","notification":{"title":"T","body":"B","image":"https://m.example/n.jpg"}}}"#))
         XCTAssertEqual(job.media.map(\.url), ["https://m.example/n.jpg"])
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
-        XCTAssertEqual(TestSupport.text(request.payload),
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
+        XCTAssertEqual(PayloadHelpers.text(request.payload),
                        #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://cdn.example.com/m/0.jpg"}}"#)
         XCTAssertEqual(request.target["token"], .string("t"))
     }
 
     func testDataOnlyMessageStaysDataOnly() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"message":{"token":"t","apns":{"payload":{"aps":{"content-available":1}}},"data":{"sync":"1"}}}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"message":{"token":"t","apns":{"payload":{"aps":{"content-available":1}}},"data":{"sync":"1"}}}"#))
         XCTAssertTrue(job.isSilent)
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"content-available":1},"sync":"1"}"#)
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"content-available":1},"sync":"1"}"#)
     }
 
     func testWrongTypesAreClear() {
-        XCTAssertEqual(TestSupport.rejection(#"{"message":{"apns":{"payload":"x"}}}"#)?.codes, ["wrong_type"])
-        XCTAssertEqual(TestSupport.rejection(#"{"message":{"apns":{"headers":{"apns-push-type":"liveactivity"}}}}"#)?.codes, ["invalid_push_type"])
+        XCTAssertEqual(PayloadHelpers.rejection(#"{"message":{"apns":{"payload":"x"}}}"#)?.codes, ["wrong_type"])
+        XCTAssertEqual(PayloadHelpers.rejection(#"{"message":{"apns":{"headers":{"apns-push-type":"liveactivity"}}}}"#)?.codes, ["invalid_push_type"])
     }
 }

@@ -3,6 +3,7 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushPayload
+import TestSupport
 
 /// Renders every `Fixtures/payloads/<name>.json` with a fixed fake media map and compares the report with
 /// `<name>.golden.json`. Regenerate with `RICHPUSH_UPDATE_GOLDENS=1 swift test --filter GoldenFixtureTests`,
@@ -18,7 +19,7 @@ final class GoldenFixtureTests: XCTestCase {
     }()
 
     func testFixturesMatchGoldens() throws {
-        let directory = TestSupport.packageRoot.appendingPathComponent("Fixtures/payloads")
+        let directory = packageRoot.appendingPathComponent("Fixtures/payloads")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".golden.json") }
             .sorted()
@@ -42,14 +43,14 @@ final class GoldenFixtureTests: XCTestCase {
 
     /// The specific promises each fixture exists for, checked directly rather than only through the goldens.
     func testFixtureSpecifics() throws {
-        let directory = TestSupport.packageRoot.appendingPathComponent("Fixtures/payloads")
+        let directory = packageRoot.appendingPathComponent("Fixtures/payloads")
         func rendered(_ name: String) throws -> [(NotificationJob, RenderOutcome)] {
             let data = try Data(contentsOf: directory.appendingPathComponent(name))
             guard case .jobs(let jobs) = PayloadParser(options: GoldenFixtureTests.options).parse(data) else {
                 XCTFail("\(name) rejected")
                 return []
             }
-            return jobs.map { ($0, APNsRenderer(options: GoldenFixtureTests.options).render($0, media: GoldenFixtureTests.fakeMedia(for: $0), now: TestSupport.fixedNow)) }
+            return jobs.map { ($0, APNsRenderer(options: GoldenFixtureTests.options).render($0, media: GoldenFixtureTests.fakeMedia(for: $0), now: PayloadHelpers.fixedNow)) }
         }
         let over = try rendered("over-4kb.json")
         let overInput = try Data(contentsOf: directory.appendingPathComponent("over-4kb.json"))
@@ -114,7 +115,7 @@ final class GoldenFixtureTests: XCTestCase {
                             "variant": .string(reference.variantName)])
         })
         report["parse_diagnostics"] = diagnosticsValue(job.diagnostics)
-        switch APNsRenderer(options: options).render(job, media: fakeMedia(for: job), now: TestSupport.fixedNow) {
+        switch APNsRenderer(options: options).render(job, media: fakeMedia(for: job), now: PayloadHelpers.fixedNow) {
         case .rendered(let request, let diagnostics):
             var headers = JSONObject()
             for header in request.headers { headers[header.name] = .string(header.value) }

@@ -37,7 +37,7 @@ final class KeyPreservationPropertyTests: XCTestCase {
         }
         var outputs: [JSONValue] = []
         for job in jobs {
-            switch APNsRenderer().render(job, media: TestSupport.renderedMedia(for: job), now: TestSupport.fixedNow) {
+            switch APNsRenderer().render(job, media: PayloadHelpers.renderedMedia(for: job), now: PayloadHelpers.fixedNow) {
             case .rendered(let request, _):
                 outputs.append(request.payload)
                 outputs.append(.object(request.target))

@@ -3,6 +3,7 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushPayload
+import TestSupport
 
 final class ParserShapeTests: XCTestCase {
     func testShapeDetectionTable() {
@@ -19,16 +20,16 @@ final class ParserShapeTests: XCTestCase {
             (#"{"message":{"token":"t","notification":{"title":"T"}}}"#, .firebase),
         ]
         for (text, shape) in cases {
-            XCTAssertEqual(TestSupport.job(text)?.shape, shape, text)
+            XCTAssertEqual(PayloadHelpers.job(text)?.shape, shape, text)
         }
     }
 
     /// Guessing would turn an unknown body (an FCM message, a data dictionary) into a visible alert.
     func testUnrecognizedShapeIsRejectedUnlessForced() throws {
-        XCTAssertEqual(TestSupport.rejection(#"{"custom":1}"#)?.codes, ["unknown_shape"])
+        XCTAssertEqual(PayloadHelpers.rejection(#"{"custom":1}"#)?.codes, ["unknown_shape"])
         var options = PayloadOptions()
         options.forcedShape = .apns
-        let job = try XCTUnwrap(TestSupport.job(#"{"custom":1}"#, options: options))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"custom":1}"#, options: options))
         XCTAssertEqual(job.shape, .apns)
         XCTAssertEqual(job.diagnostics, [])
     }
@@ -36,10 +37,10 @@ final class ParserShapeTests: XCTestCase {
     func testForcedShape() throws {
         var options = PayloadOptions()
         options.forcedShape = .pushfa
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"x":1},"title":"Hello"}"#, options: options))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"x":1},"title":"Hello"}"#, options: options))
         XCTAssertEqual(job.shape, .pushfa)
         XCTAssertEqual(job.payload["aps"]?.value(at: "/alert/title"), .string("Hello"))
-        XCTAssertEqual(job.target["aps"], TestSupport.parse(#"{"x":1}"#))
+        XCTAssertEqual(job.target["aps"], PayloadHelpers.parse(#"{"x":1}"#))
     }
 
     func testRejectionsAreClear() {
@@ -54,38 +55,38 @@ final class ParserShapeTests: XCTestCase {
             (#"{"request":{"notifications":[{"content":"a"},7]}}"#, "wrong_type"),
         ]
         for (text, code) in cases {
-            let diagnostics = TestSupport.rejection(text)
+            let diagnostics = PayloadHelpers.rejection(text)
             XCTAssertNotNil(diagnostics, text)
             XCTAssertTrue(diagnostics?.contains { $0.code == code && $0.severity == .error } == true, "\(text): \(diagnostics ?? [])")
         }
     }
 
     func testInvalidJSONDiagnosticNamesLineAndColumn() throws {
-        let diagnostics = try XCTUnwrap(TestSupport.rejection("{\n\"aps\": {\"alert\": }\n}"))
+        let diagnostics = try XCTUnwrap(PayloadHelpers.rejection("{\n\"aps\": {\"alert\": }\n}"))
         XCTAssertEqual(diagnostics.first?.code, "invalid_json")
         XCTAssertTrue(diagnostics.first?.message.contains("line 2, column 18") == true, diagnostics.first?.message ?? "")
     }
 
     func testDeepNestingIsRejectedNotCrashed() throws {
         let deep = "{\"aps\":{},\"x\":" + String(repeating: "[", count: 70) + String(repeating: "]", count: 70) + "}"
-        let diagnostics = try XCTUnwrap(TestSupport.rejection(deep))
+        let diagnostics = try XCTUnwrap(PayloadHelpers.rejection(deep))
         XCTAssertTrue(diagnostics[0].message.contains("deeper than 64"))
     }
 
     func testDuplicateKeyWarning() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"a","alert":"b"}}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"a","alert":"b"}}"#))
         XCTAssertEqual(job.payload["aps"]?.value(at: "/alert"), .string("b"))
         XCTAssertTrue(job.diagnostics.contains { $0.code == "duplicate_key" && $0.pointer == "/aps/alert" })
     }
 
     func testEnvelopeFieldsAndPassthrough() throws {
         let text = #"{"id":42,"token":"abc","topic":"com.example.app","priority":5,"collapse_id":"c1","expiration":1900000000,"tenant":"t-9","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.id, "42")
         XCTAssertEqual(job.deviceToken, "abc")
         XCTAssertEqual(job.headers, NotificationHeaders(topic: "com.example.app", collapseID: "c1", priority: 5, expiration: 1_900_000_000))
         XCTAssertEqual(job.target["tenant"], .string("t-9"))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertEqual(request.headers.map(\.name), ["apns-push-type", "apns-priority", "apns-topic", "apns-collapse-id", "apns-expiration"])
         XCTAssertEqual(request.header("apns-priority"), "5")
         XCTAssertEqual(request.header("apns-expiration"), "1900000000")
@@ -94,28 +95,28 @@ final class ParserShapeTests: XCTestCase {
 
     func testCollapseIDLimit() {
         let ok = #"{"id":"1","collapse_id":""# + String(repeating: "a", count: 64) + #"","payload":{"aps":{}}}"#
-        XCTAssertNotNil(TestSupport.job(ok))
+        XCTAssertNotNil(PayloadHelpers.job(ok))
         let long = #"{"id":"1","collapse_id":""# + String(repeating: "é", count: 33) + #"","payload":{"aps":{}}}"#
-        XCTAssertEqual(TestSupport.rejection(long)?.codes, ["collapse_id_too_long"])
+        XCTAssertEqual(PayloadHelpers.rejection(long)?.codes, ["collapse_id_too_long"])
     }
 
     /// Every key with no meaning to us comes out byte-for-byte as it went in, including number text and order.
     func testUnknownKeysRoundTripByteForByte() throws {
         let custom = #""zeta":{"b":1.0e+2,"a":[true,null,"\u00e9/😀"]},"big":123456789012345678901234567890,"alpha":-0.50"#
         let text = #"{"aps":{"alert":{"title":"T","body":"B"},"thread-id":"x","x-custom":{"k":1}},"# + custom + "}"
-        let job = try XCTUnwrap(TestSupport.job(text))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-        let output = TestSupport.text(request.payload)
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+        let output = PayloadHelpers.text(request.payload)
         XCTAssertEqual(output, #"{"aps":{"alert":{"title":"T","body":"B"},"thread-id":"x","x-custom":{"k":1}},"zeta":{"b":1.0e+2,"a":[true,null,"é/😀"]},"big":123456789012345678901234567890,"alpha":-0.50}"#)
     }
 
     func testPushwooshRequestGivesOneJobPerNotification() throws {
         let text = #"{"request":{"application":"APP-1","auth":"secret","notifications":[{"content":"one","send_date":"now"},{"content":"two","devices":["d"]}]}}"#
-        let jobs = TestSupport.jobs(text)
+        let jobs = PayloadHelpers.jobs(text)
         XCTAssertEqual(jobs.count, 2)
         XCTAssertEqual(jobs.map { $0.payload["aps"]?.value(at: "/alert/body") }, [.string("one"), .string("two")])
         XCTAssertEqual(jobs[0].target["send_date"], .string("now"))
-        XCTAssertEqual(jobs[1].target["devices"], TestSupport.parse(#"["d"]"#))
+        XCTAssertEqual(jobs[1].target["devices"], PayloadHelpers.parse(#"["d"]"#))
         XCTAssertEqual(jobs[0].target["application"], .string("APP-1"))
         XCTAssertNil(jobs[0].target["auth"])
         XCTAssertTrue(jobs[0].diagnostics.codes.contains("credential_dropped"))
@@ -132,7 +133,7 @@ final class ParserShapeTests: XCTestCase {
             (#"{"id":"1","token":"t","push_type":"voip","payload":{"aps":{},"image":"https://x.example/a.jpg"}}"#, false, .voip),
         ]
         for (text, silent, type) in cases {
-            let job = TestSupport.job(text)
+            let job = PayloadHelpers.job(text)
             XCTAssertEqual(job?.isSilent, silent, text)
             XCTAssertEqual(job?.pushType, type, text)
             if silent || type == .voip { XCTAssertEqual(job?.media, [], text) }
@@ -142,7 +143,7 @@ final class ParserShapeTests: XCTestCase {
 
 final class DiagnosticDocumentationTests: XCTestCase {
     func testEveryCodeIsDocumented() throws {
-        let url = TestSupport.packageRoot.appendingPathComponent("docs/diagnostic-codes.md")
+        let url = packageRoot.appendingPathComponent("docs/diagnostic-codes.md")
         let text = try String(contentsOf: url, encoding: .utf8)
         let rows = text.split(separator: "\n")
         for code in DiagnosticCode.allCases {

@@ -18,55 +18,55 @@ final class RendererTests: XCTestCase {
     // MARK: SDK shapes (issue 8 item 1)
 
     func testPushwooshAttachmentRewrittenInPlace() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"attachment":"https://m.example/a.jpg","p":"x"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"attachment":"https://m.example/a.jpg","p":"x"}"#))
         XCTAssertEqual(job.media, [MediaReference(pointer: "/attachment", url: "https://m.example/a.jpg", role: .attachment, variantName: "attachment")])
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/attachment": rendered("https://cdn.example/a.jpg")]))
-        XCTAssertEqual(TestSupport.text(request.payload),
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/attachment": rendered("https://cdn.example/a.jpg")]))
+        XCTAssertEqual(PayloadHelpers.text(request.payload),
                        #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"attachment":"https://cdn.example/a.jpg","p":"x"}"#)
     }
 
     func testOneSignalAttDictionaryEveryEntryRewritten() throws {
         let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://m.example/1.jpg","id2":"https://user:pw@m.example/2.png?X-Amz-Signature=s","id3":"https://m.example/3.gif"}}"#
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.media.map(\.pointer), ["/att/id1", "/att/id2", "/att/id3"])
         let media: [String: MediaOutcome] = [
             "/att/id1": rendered("https://cdn.example/1.jpg"), "/att/id2": rendered("https://cdn.example/2.png"),
             "/att/id3": rendered("https://cdn.example/3.gif"),
         ]
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: media))
-        XCTAssertEqual(TestSupport.text(request.payload),
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
+        XCTAssertEqual(PayloadHelpers.text(request.payload),
                        #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://cdn.example/1.jpg","id2":"https://cdn.example/2.png","id3":"https://cdn.example/3.gif"}}"#)
         // --source-keys puts the originals back beside the container, redacted: no signature, no password.
-        let (withSources, _) = try XCTUnwrap(TestSupport.render(job, media: media, options: sourceKeys))
+        let (withSources, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media, options: sourceKeys))
         XCTAssertEqual(withSources.payload.value(at: "/att_source"),
-                       TestSupport.parse(#"{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}"#))
+                       PayloadHelpers.parse(#"{"id1":"https://m.example/1.jpg","id2":"https://m.example/2.png","id3":"https://m.example/3.gif"}"#))
     }
 
     func testFCMImageRewrittenInPlace() throws {
         let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://m.example/f.jpg"},"gcm.message_id":"123"}"#
-        let job = try XCTUnwrap(TestSupport.job(text))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")]))
-        XCTAssertEqual(TestSupport.text(request.payload),
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")]))
+        XCTAssertEqual(PayloadHelpers.text(request.payload),
                        #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"fcm_options":{"image":"https://cdn.example/f.jpg"},"gcm.message_id":"123"}"#)
-        let (withSources, _) = try XCTUnwrap(TestSupport.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")], options: sourceKeys))
+        let (withSources, _) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/fcm_options/image": rendered("https://cdn.example/f.jpg")], options: sourceKeys))
         XCTAssertEqual(withSources.payload.value(at: "/fcm_options"),
-                       TestSupport.parse(#"{"image":"https://cdn.example/f.jpg","image_source":"https://m.example/f.jpg"}"#))
+                       PayloadHelpers.parse(#"{"image":"https://cdn.example/f.jpg","image_source":"https://m.example/f.jpg"}"#))
     }
 
     func testAttAsStringAndAsURLObject() throws {
-        let string = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":"https://m.example/1.jpg"}"#))
+        let string = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"att":"https://m.example/1.jpg"}"#))
         XCTAssertEqual(string.media.map(\.pointer), ["/att"])
-        let object = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":{"url":"https://m.example/1.jpg","type":"jpg"}}"#))
+        let object = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"att":{"url":"https://m.example/1.jpg","type":"jpg"}}"#))
         XCTAssertEqual(object.media.map(\.pointer), ["/att/url"])
-        let (request, _) = try XCTUnwrap(TestSupport.render(object, media: ["/att/url": rendered("https://cdn.example/1.jpg")], options: sourceKeys))
-        XCTAssertEqual(request.payload.value(at: "/att"), TestSupport.parse(#"{"url":"https://cdn.example/1.jpg","type":"jpg"}"#))
-        XCTAssertEqual(request.payload.value(at: "/att_source"), TestSupport.parse(#"{"url":"https://m.example/1.jpg"}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(object, media: ["/att/url": rendered("https://cdn.example/1.jpg")], options: sourceKeys))
+        XCTAssertEqual(request.payload.value(at: "/att"), PayloadHelpers.parse(#"{"url":"https://cdn.example/1.jpg","type":"jpg"}"#))
+        XCTAssertEqual(request.payload.value(at: "/att_source"), PayloadHelpers.parse(#"{"url":"https://m.example/1.jpg"}"#))
     }
 
     func testMediaKeysAreConfigurableAndNonURLsWarn() throws {
         var options = PayloadOptions()
         options.mediaKeys = ["data.pics[].src"]
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"image":"https://m.example/i.jpg","data":{"pics":[{"src":"https://m.example/1.jpg"},{"src":"nope"}]}}"#, options: options))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"image":"https://m.example/i.jpg","data":{"pics":[{"src":"https://m.example/1.jpg"},{"src":"nope"}]}}"#, options: options))
         XCTAssertEqual(job.media.map(\.pointer), ["/data/pics/0/src", "/data/pics/1/src"])
         XCTAssertEqual(job.media.map { $0.invalidReason != nil }, [false, true])
         XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, ["media_url_invalid@/data/pics/1/src"])
@@ -75,30 +75,30 @@ final class RendererTests: XCTestCase {
     // MARK: Fail open
 
     func testFailedAttachmentIsRemovedAndOriginalKept() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"att":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url":"https://m.example/3.jpg"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"att":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url":"https://m.example/3.jpg"}"#))
         let media: [String: MediaOutcome] = ["/att/a": rendered("https://cdn.example/1.jpg"),
                                              "/att/b": .failed(code: "http_status", message: "404"),
                                              "/image_url": .skipped(reason: "deadline")]
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
-        XCTAssertEqual(TestSupport.text(request.payload),
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
+        XCTAssertEqual(PayloadHelpers.text(request.payload),
                        #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"att":{"a":"https://cdn.example/1.jpg"}}"#)
         XCTAssertEqual(diagnostics.codes, ["media_failed", "media_skipped"])
-        let (withSources, _) = try XCTUnwrap(TestSupport.render(job, media: media, options: sourceKeys))
-        XCTAssertEqual(TestSupport.text(withSources.payload),
+        let (withSources, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media, options: sourceKeys))
+        XCTAssertEqual(PayloadHelpers.text(withSources.payload),
                        #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"att":{"a":"https://cdn.example/1.jpg"},"att_source":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url_source":"https://m.example/3.jpg"}"#)
     }
 
     func testNothingRenderedKeepsSenderMutableContentAndAddsNone() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"image":"https://m.example/1.jpg"}"#))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"T","body":"B"}}}"#)
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"image":"https://m.example/1.jpg"}"#))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"alert":{"title":"T","body":"B"}}}"#)
         XCTAssertEqual(diagnostics.codes, ["media_missing"])
     }
 
     func testDeliveryTrackingKeepsMutableContent() throws {
         for key in ["messageId", "ackUrl"] {
-            let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},""# + key + #"":"m1"}"#))
-            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+            let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},""# + key + #"":"m1"}"#))
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
             XCTAssertEqual(request.payload.value(at: "/aps/mutable-content"), .number("1"), key)
         }
     }
@@ -108,31 +108,31 @@ final class RendererTests: XCTestCase {
     private func storyJob(pages: Int, category: String? = nil) -> NotificationJob? {
         let list = (0..<pages).map { #"{"image":"https://m.example/\#($0).jpg","title":"Page \#($0)","subtitle":"Sub \#($0)"}"# }
         let apsText = category.map { #"{"category":"\#($0)"}"# } ?? "{}"
-        return TestSupport.job(#"{"aps":\#(apsText),"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
+        return PayloadHelpers.job(#"{"aps":\#(apsText),"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
     }
 
     func testStoryGetsCategoryAndRewrittenPages() throws {
         let job = try XCTUnwrap(storyJob(pages: 2, category: "OTHER"))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
         XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("PW_STORIES"))
         XCTAssertEqual(request.payload.value(at: "/aps/mutable-content"), .number("1"))
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/1"),
-                       TestSupport.parse(#"{"image":"https://cdn.example.com/m/1.jpg","title":"Page 1","subtitle":"Sub 1"}"#))
+                       PayloadHelpers.parse(#"{"image":"https://cdn.example.com/m/1.jpg","title":"Page 1","subtitle":"Sub 1"}"#))
         XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("Page 0"))
         XCTAssertEqual(diagnostics.codes, ["story_category_replaced", "fallback_text_used"])
     }
 
     func testNonStoryCategoryIsKept() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x","category":"NEWS"}}"#))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x","category":"NEWS"}}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("NEWS"))
     }
 
     func testFailedStoryPagesAreDropped() throws {
         let job = try XCTUnwrap(storyJob(pages: 3))
-        var media = TestSupport.renderedMedia(for: job)
+        var media = PayloadHelpers.renderedMedia(for: job)
         media["/pw_stories/pages/0/image"] = .failed(code: "corrupt", message: "bad JPEG")
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 2)
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/0/title"), .string("Page 1"))
         XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("Page 1"))
@@ -140,24 +140,24 @@ final class RendererTests: XCTestCase {
     }
 
     func testAllStoryPagesFailedGivesPlainAlertWithFallbackText() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg"}]}}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg"}]}}"#))
         var options = PayloadOptions()
         options.defaultTitle = "News"
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: ["/pw_stories/pages/0/image": .failed(code: "x", message: "y")], options: options))
-        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"News","body":"Open to see more"}}}"#)
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/0/image": .failed(code: "x", message: "y")], options: options))
+        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"alert":{"title":"News","body":"Open to see more"}}}"#)
         XCTAssertEqual(diagnostics.codes, ["story_page_dropped", "story_removed", "fallback_text_used"])
     }
 
     func testStoryByteBudgetDropsPagesFromTheEnd() throws {
         let job = try XCTUnwrap(storyJob(pages: 10))
-        let media = TestSupport.renderedMedia(for: job, bytes: 350_000)   // 10 × 350 KB = 3.5 MB > 3 MB
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
+        let media = PayloadHelpers.renderedMedia(for: job, bytes: 350_000)   // 10 × 350 KB = 3.5 MB > 3 MB
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 8)
         XCTAssertEqual(diagnostics.filter { $0.code == "story_byte_budget_exceeded" }.map(\.pointer),
                        ["/pw_stories/pages/9", "/pw_stories/pages/8"])
         var options = PayloadOptions()
         options.storyByteBudget = 1_000_000
-        let (small, _) = try XCTUnwrap(TestSupport.render(job, media: media, options: options))
+        let (small, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media, options: options))
         XCTAssertEqual(small.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 2)
     }
 
@@ -180,14 +180,14 @@ final class RendererTests: XCTestCase {
             (#"{"aps":{"alert":{"loc-key":"K","title-loc-key":"TK"}}}"#, #"{"loc-key":"K","title-loc-key":"TK"}"#),
         ]
         for (text, alert) in cases {
-            let job = try XCTUnwrap(TestSupport.job(text))
-            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-            XCTAssertEqual(request.payload.value(at: "/aps/alert"), alert.map(TestSupport.parse), text)
+            let job = try XCTUnwrap(PayloadHelpers.job(text))
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+            XCTAssertEqual(request.payload.value(at: "/aps/alert"), alert.map(PayloadHelpers.parse), text)
         }
         var options = PayloadOptions()
         options.defaultTitle = "App"
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"just body"}}"#))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:], options: options))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"just body"}}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:], options: options))
         XCTAssertEqual(request.payload.value(at: "/aps/alert"), .string("just body"), "a written alert is left as written")
     }
 
@@ -201,45 +201,45 @@ final class RendererTests: XCTestCase {
             (#"{"token":"ab","payload":{"aps":{"content-available":1},"orderId":7}}"#, #"{"aps":{"content-available":1},"orderId":7}"#),
         ]
         for (text, expected) in cases {
-            let job = try XCTUnwrap(TestSupport.job(text))
-            let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-            XCTAssertEqual(TestSupport.text(request.payload), expected, text)
+            let job = try XCTUnwrap(PayloadHelpers.job(text))
+            let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+            XCTAssertEqual(PayloadHelpers.text(request.payload), expected, text)
             XCTAssertEqual(diagnostics, [], text)
         }
     }
 
     func testStoryPageWithEmptyTextsGivesNoEmptyAlert() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"","subtitle":""}]}}"#))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
-        XCTAssertEqual(request.payload.value(at: "/aps/alert"), TestSupport.parse(#"{"body":"Open to see more"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"","subtitle":""}]}}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert"), PayloadHelpers.parse(#"{"body":"Open to see more"}"#))
     }
 
     func testPushfaDeliveryStatusSetsMutableContent() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"title":"t","body":"b","get_delivery_status":true}"#))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":{"title":"t","body":"b"},"mutable-content":1}}"#)
-        let without = try XCTUnwrap(TestSupport.job(#"{"title":"t","body":"b","get_delivery_status":false}"#))
-        let (plain, _) = try XCTUnwrap(TestSupport.render(without, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"title":"t","body":"b","get_delivery_status":true}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"alert":{"title":"t","body":"b"},"mutable-content":1}}"#)
+        let without = try XCTUnwrap(PayloadHelpers.job(#"{"title":"t","body":"b","get_delivery_status":false}"#))
+        let (plain, _) = try XCTUnwrap(PayloadHelpers.render(without, media: [:]))
         XCTAssertNil(plain.payload.value(at: "/aps/mutable-content"))
     }
 
     func testSilentPushRendering() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"title":"t","body":"b","image_url":"https://m.example/1.jpg","silent":true,"ttl":0}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"title":"t","body":"b","image_url":"https://m.example/1.jpg","silent":true,"ttl":0}"#))
         XCTAssertEqual(job.media, [])
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
-        XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"content-available":1},"image_url":"https://m.example/1.jpg"}"#)
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"content-available":1},"image_url":"https://m.example/1.jpg"}"#)
         XCTAssertEqual(request.headers, [APNsHeader(name: "apns-push-type", value: "background"),
                                          APNsHeader(name: "apns-priority", value: "5"),
                                          APNsHeader(name: "apns-expiration", value: "0")])
         XCTAssertEqual(diagnostics.codes, ["silent_content_removed"])
-        let sounding = try XCTUnwrap(TestSupport.job(#"{"aps":{"content-available":1,"sound":"a","badge":2,"mutable-content":1}}"#))
-        let (cleaned, _) = try XCTUnwrap(TestSupport.render(sounding, media: [:]))
-        XCTAssertEqual(TestSupport.text(cleaned.payload), #"{"aps":{"content-available":1}}"#)
+        let sounding = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"content-available":1,"sound":"a","badge":2,"mutable-content":1}}"#))
+        let (cleaned, _) = try XCTUnwrap(PayloadHelpers.render(sounding, media: [:]))
+        XCTAssertEqual(PayloadHelpers.text(cleaned.payload), #"{"aps":{"content-available":1}}"#)
     }
 
     func testAlertHeaders() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"}}"#))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"}}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertEqual(request.headers, [APNsHeader(name: "apns-push-type", value: "alert"), APNsHeader(name: "apns-priority", value: "10")])
         XCTAssertEqual(request.byteCount, request.payload.serialized().count)
     }
@@ -251,8 +251,8 @@ final class RendererTests: XCTestCase {
         let long = String(repeating: "Lorem ipsum dolor sit amet ", count: 15)
         let pages = (0..<10).map { #"{"image":"https://m.example/\#($0).jpg","title":"Title \#($0)","subtitle":"\#(long)"}"# }
         let text = #"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
-        let job = try XCTUnwrap(TestSupport.job(text))
-        guard case .rejected(let diagnostics) = APNsRenderer().render(job, media: TestSupport.renderedMedia(for: job, bytes: 1000)) else {
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
+        guard case .rejected(let diagnostics) = APNsRenderer().render(job, media: PayloadHelpers.renderedMedia(for: job, bytes: 1000)) else {
             return XCTFail("a story that cannot fit must be rejected, not cut")
         }
         let last = try XCTUnwrap(diagnostics.last)
@@ -268,14 +268,14 @@ final class RendererTests: XCTestCase {
         }
         let text = #"{"aps":{"alert":{"title":"Autumn","body":"Swipe through this week's picks"},"sound":"default"},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
         XCTAssertLessThan(text.utf8.count, 4096)
-        let job = try XCTUnwrap(TestSupport.job(text))
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
         var media: [String: MediaOutcome] = [:]
         for reference in job.media {
             media[reference.pointer] = rendered("https://cdn.example.com/richpush/objects/1e/77/" + String(repeating: "a", count: 64) + ".jpg")
         }
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: media))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         XCTAssertLessThanOrEqual(request.byteCount, 4096)
-        let input = TestSupport.parse(text)
+        let input = PayloadHelpers.parse(text)
         for index in 0..<10 {
             for key in ["title", "subtitle", "link", "button_title"] {
                 XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/\(index)/\(key)"),
@@ -283,7 +283,7 @@ final class RendererTests: XCTestCase {
             }
         }
         XCTAssertEqual(request.payload.value(at: "/aps/alert"), input.value(at: "/aps/alert"))
-        XCTAssertFalse(TestSupport.text(request.payload).contains("_source"))
+        XCTAssertFalse(PayloadHelpers.text(request.payload).contains("_source"))
         // Cached URLs are longer than these originals: the last pages keep theirs rather than reject the push.
         XCTAssertTrue(diagnostics.allSatisfy { $0.code == "media_restored_to_fit" || $0.code == "story_category_replaced" }, "\(diagnostics)")
     }
@@ -292,8 +292,8 @@ final class RendererTests: XCTestCase {
     func testOnlyBodyThenSubtitleAreCutToAtLeastFortyCharacters() throws {
         let body = String(repeating: "b", count: 3000)
         let subtitle = String(repeating: "s", count: 4000)
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","subtitle":"\#(subtitle)","body":"\#(body)"}},"keep":"\#(String(repeating: "k", count: 100))"}"#))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","subtitle":"\#(subtitle)","body":"\#(body)"}},"keep":"\#(String(repeating: "k", count: 100))"}"#))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertLessThanOrEqual(request.byteCount, 4096)
         XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue?.count, 40)
         XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue?.hasSuffix("…"), true)
@@ -304,8 +304,8 @@ final class RendererTests: XCTestCase {
 
     func testSourceKeysAreDroppedFirstWhenThePayloadMustShrink() throws {
         let body = String(repeating: "b", count: 3950)
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"body":"\#(body)"}},"image_url":"https://m.example/a-long-original-name.jpg"}"#))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: ["/image_url": rendered("https://cdn.example/a.jpg")], options: sourceKeys))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"body":"\#(body)"}},"image_url":"https://m.example/a-long-original-name.jpg"}"#))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/image_url": rendered("https://cdn.example/a.jpg")], options: sourceKeys))
         XCTAssertNil(request.payload.value(at: "/image_url_source"))
         XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue, body, "dropping the source key was enough")
         XCTAssertEqual(diagnostics.codes, ["payload_shortened"])
@@ -313,8 +313,8 @@ final class RendererTests: XCTestCase {
 
     func testLongBodyIsTruncatedAtGraphemeBoundary() throws {
         let body = String(repeating: "👨‍👩‍👧‍👦", count: 200)   // 25 bytes per grapheme
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertLessThanOrEqual(request.byteCount, 4096)
         let cut = try XCTUnwrap(request.payload.value(at: "/aps/alert/body")?.stringValue)
         XCTAssertTrue(cut.hasSuffix("…"))
@@ -326,8 +326,8 @@ final class RendererTests: XCTestCase {
     func testEscapedTextIsShortenedToFit() throws {
         // Every quote costs two bytes in JSON but one in UTF-8, so one cut computed on UTF-8 falls short.
         let body = String(repeating: "\\\"q", count: 2100)
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#))
-        let (request, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"\#(body)"}}}"#))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertLessThanOrEqual(request.byteCount, 4096)
         XCTAssertEqual(diagnostics.codes, ["payload_shortened"])
         XCTAssertEqual(request.payload.value(at: "/aps/alert/body")?.stringValue?.filter { $0 == "…" }.count, 1)
@@ -335,7 +335,7 @@ final class RendererTests: XCTestCase {
 
     func testOversizedCustomDataIsRejected() throws {
         let blob = String(repeating: "x", count: 5000)
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"blob":"\#(blob)"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"blob":"\#(blob)"}"#))
         guard case .rejected(let diagnostics) = APNsRenderer().render(job, media: [:]) else { return XCTFail("not rejected") }
         XCTAssertEqual(diagnostics.last?.code, "payload_too_large")
         XCTAssertEqual(diagnostics.last?.severity, .error)
@@ -345,8 +345,8 @@ final class RendererTests: XCTestCase {
 
     func testVoIPLimitIs5120() throws {
         let blob = String(repeating: "x", count: 4500)
-        let job = try XCTUnwrap(TestSupport.job(#"{"id":"v","token":"t","push_type":"voip","payload":{"aps":{},"blob":"\#(blob)"}}"#))
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: [:]))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"id":"v","token":"t","push_type":"voip","payload":{"aps":{},"blob":"\#(blob)"}}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
         XCTAssertEqual(request.header("apns-push-type"), "voip")
         XCTAssertGreaterThan(request.byteCount, 4096)
     }

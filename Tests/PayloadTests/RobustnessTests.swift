@@ -3,6 +3,7 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushPayload
+import TestSupport
 
 /// Bad input gives an error, never a crash or hang.
 final class RobustnessTests: XCTestCase {
@@ -19,7 +20,7 @@ final class RobustnessTests: XCTestCase {
     }
 
     func testMutatedFixturesNeverCrash() throws {
-        let directory = TestSupport.packageRoot.appendingPathComponent("Fixtures/payloads")
+        let directory = packageRoot.appendingPathComponent("Fixtures/payloads")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path)
             .filter { $0.hasSuffix(".json") && !$0.hasSuffix(".golden.json") }.sorted()
         var random = SplitMix(state: 42)

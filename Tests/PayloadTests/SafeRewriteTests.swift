@@ -34,13 +34,13 @@ final class SafeRewriteTests: XCTestCase {
         for sourceKeys in [false, true] {
             let options = options(sourceKeys: sourceKeys)
             for input in inputs {
-                let first = try XCTUnwrap(TestSupport.job(input, options: options))
-                let (once, _) = try XCTUnwrap(TestSupport.render(first, media: cachedMedia(for: first), options: options))
-                let again = try XCTUnwrap(TestSupport.job(TestSupport.text(once.payload), options: options))
+                let first = try XCTUnwrap(PayloadHelpers.job(input, options: options))
+                let (once, _) = try XCTUnwrap(PayloadHelpers.render(first, media: cachedMedia(for: first), options: options))
+                let again = try XCTUnwrap(PayloadHelpers.job(PayloadHelpers.text(once.payload), options: options))
                 XCTAssertEqual(again.media.count, 0, "our own cached objects are not fetched again: \(input)")
                 XCTAssertEqual(again.diagnostics.filter { $0.severity != .info }, [], "no warning about our own keys: \(input)")
-                let (twice, _) = try XCTUnwrap(TestSupport.render(again, media: [:], options: options))
-                XCTAssertEqual(TestSupport.text(twice.payload), TestSupport.text(once.payload), input)
+                let (twice, _) = try XCTUnwrap(PayloadHelpers.render(again, media: [:], options: options))
+                XCTAssertEqual(PayloadHelpers.text(twice.payload), PayloadHelpers.text(once.payload), input)
             }
         }
     }
@@ -52,16 +52,16 @@ final class SafeRewriteTests: XCTestCase {
         ]
         for url in cases {
             let text = #"{"aps":{"alert":"x"},"image_url":"\#(url)","keep":1}"#
-            let job = try XCTUnwrap(TestSupport.job(text), url)
+            let job = try XCTUnwrap(PayloadHelpers.job(text), url)
             XCTAssertEqual(job.diagnostics.codes, ["media_url_invalid"], url)
             XCTAssertNotNil(job.media.first?.invalidReason, url)
             // Whatever the media map says, an invalid reference is removed.
-            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)), url)
-            XCTAssertEqual(TestSupport.text(request.payload), #"{"aps":{"alert":"x"},"keep":1}"#, url)
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)), url)
+            XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"alert":"x"},"keep":1}"#, url)
         }
-        let container = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"att":{"a":"data:image/gif;base64,R0lG","type":"jpg","b":"https://m.example/b.jpg"}}"#))
+        let container = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"att":{"a":"data:image/gif;base64,R0lG","type":"jpg","b":"https://m.example/b.jpg"}}"#))
         XCTAssertEqual(container.media.map(\.pointer), ["/att/a", "/att/b"])
-        let (request, _) = try XCTUnwrap(TestSupport.render(container, media: ["/att/b": .rendered(publicURL: "https://cdn.example/b.jpg", width: 1, height: 1, bytes: 1, format: "jpeg")]))
-        XCTAssertEqual(request.payload.value(at: "/att"), TestSupport.parse(#"{"type":"jpg","b":"https://cdn.example/b.jpg"}"#))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(container, media: ["/att/b": .rendered(publicURL: "https://cdn.example/b.jpg", width: 1, height: 1, bytes: 1, format: "jpeg")]))
+        XCTAssertEqual(request.payload.value(at: "/att"), PayloadHelpers.parse(#"{"type":"jpg","b":"https://cdn.example/b.jpg"}"#))
     }
 }

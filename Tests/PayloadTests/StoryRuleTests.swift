@@ -6,7 +6,7 @@ import RichPush
 
 final class StoryRuleTests: XCTestCase {
     private func storyJob(_ pages: String, options: PayloadOptions = PayloadOptions()) -> NotificationJob? {
-        TestSupport.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":"# + pages + "}}", options: options)
+        PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":"# + pages + "}}", options: options)
     }
 
     private let image = #""image":"https://m.example/1.jpg""#
@@ -45,7 +45,7 @@ final class StoryRuleTests: XCTestCase {
             XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, codes, page)
             XCTAssertTrue(job.isStory, page)
             if let expected {
-                XCTAssertEqual(job.payload["pw_stories"]?.value(at: "/pages/0"), TestSupport.parse(expected), page)
+                XCTAssertEqual(job.payload["pw_stories"]?.value(at: "/pages/0"), PayloadHelpers.parse(expected), page)
             }
         }
     }
@@ -68,13 +68,13 @@ final class StoryRuleTests: XCTestCase {
 
     /// Links elsewhere (Pushfa link_url, url, actions; click_action; Pushwoosh l) follow the same rule.
     func testLinksEverywhereFollowTheSameRule() throws {
-        let pushfa = try XCTUnwrap(TestSupport.job(#"{"title":"t","link_url":"javascript:alert(1)","url":"data:text/html,x","actions":[{"title":"A","url":"myapp://a"},{"title":"B","url":"vbscript:x"}]}"#))
+        let pushfa = try XCTUnwrap(PayloadHelpers.job(#"{"title":"t","link_url":"javascript:alert(1)","url":"data:text/html,x","actions":[{"title":"A","url":"myapp://a"},{"title":"B","url":"vbscript:x"}]}"#))
         XCTAssertNil(pushfa.payload["link_url"])
         XCTAssertNil(pushfa.payload["url"])
-        XCTAssertEqual(pushfa.payload["actions"], TestSupport.parse(#"[{"title":"A","url":"myapp://a"}]"#))
+        XCTAssertEqual(pushfa.payload["actions"], PayloadHelpers.parse(#"[{"title":"A","url":"myapp://a"}]"#))
         XCTAssertEqual(Set(pushfa.diagnostics.map { "\($0.code)@\($0.pointer)" }),
                        ["link_scheme_not_allowed@/link_url", "link_scheme_not_allowed@/url", "action_invalid@/actions/1/url"])
-        let raw = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"click_action":"file:///x","l":"yourapp://page1","url":"/relative/path"}"#))
+        let raw = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"click_action":"file:///x","l":"yourapp://page1","url":"/relative/path"}"#))
         XCTAssertNil(raw.payload["click_action"])
         XCTAssertEqual(raw.payload["l"], .string("yourapp://page1"))
         XCTAssertEqual(raw.payload["url"], .string("/relative/path"), "a value without a scheme is the app's business")
@@ -92,9 +92,9 @@ final class StoryRuleTests: XCTestCase {
         // The media pointer uses the sender's page number (page 2), not the position after dropping.
         XCTAssertEqual(job.media, [MediaReference(pointer: "/pw_stories/pages/2/image", url: "https://m.example/1.jpg",
                                                   role: .storyPage(index: 0), variantName: "story")])
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
         XCTAssertNil(request.payload.value(at: "/pw_stories"))
-        let (_, diagnostics) = try XCTUnwrap(TestSupport.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
+        let (_, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
         XCTAssertTrue(diagnostics.contains { $0.code == "story_page_dropped" && $0.pointer == "/pw_stories/pages/2" && $0.message.hasPrefix("story page 3 ") }, "\(diagnostics)")
     }
 
@@ -117,7 +117,7 @@ final class StoryRuleTests: XCTestCase {
             #"{"aps":{"alert":"x","category":"PW_STORIES"}}"#,
         ]
         for text in cases {
-            let job = try XCTUnwrap(TestSupport.job(text), text)
+            let job = try XCTUnwrap(PayloadHelpers.job(text), text)
             XCTAssertFalse(job.isStory, text)
             XCTAssertNil(job.payload["pw_stories"], text)
             XCTAssertNil(job.payload["aps"]?.value(at: "/category"), text)
@@ -126,10 +126,10 @@ final class StoryRuleTests: XCTestCase {
     }
 
     func testStoryAsJSONStringIsAcceptedAndSentBackAsAString() throws {
-        let job = try XCTUnwrap(TestSupport.job(#"{"aps":{"alert":"x"},"pw_stories":"{\"pages\":[{\"image\":\"https://m.example/1.jpg\"}]}"}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"pw_stories":"{\"pages\":[{\"image\":\"https://m.example/1.jpg\"}]}"}"#))
         XCTAssertTrue(job.isStory)
         XCTAssertEqual(job.diagnostics.codes, ["story_json_string"])
-        let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
         XCTAssertEqual(request.payload.value(at: "/pw_stories"), .string(#"{"pages":[{"image":"https://cdn.example.com/m/0.jpg"}]}"#))
     }
 
@@ -140,19 +140,19 @@ final class StoryRuleTests: XCTestCase {
         let rendered = #"{"pages":[{"image":"https://cdn.example.com/m/0.jpg","title":"One"}]}"#
         let cases: [(String, String, JSONValue)] = [
             (#"{"aps":{"category":"PW_STORIES"},"u":{"pw_stories":\#(story),"k":1}}"#, "/u",
-             TestSupport.parse(#"{"pw_stories":\#(rendered),"k":1}"#)),
+             PayloadHelpers.parse(#"{"pw_stories":\#(rendered),"k":1}"#)),
             (#"{"aps":{"category":"PW_STORIES"},"userdata":{"pw_stories":\#(story)}}"#, "/userdata",
-             TestSupport.parse(#"{"pw_stories":\#(rendered)}"#)),
+             PayloadHelpers.parse(#"{"pw_stories":\#(rendered)}"#)),
             (#"{"aps":{"category":"PW_STORIES"},"u":"{\"k\":1,\"pw_stories\":\#(escaped)}"}"#, "/u",
              .string(#"{"k":1,"pw_stories":\#(rendered)}"#)),
             (#"{"aps":{"category":"PW_STORIES"},"u":{"pw_stories":"\#(escaped)"}}"#, "/u",
              .object(["pw_stories": .string(rendered)])),
         ]
         for (text, container, expected) in cases {
-            let job = try XCTUnwrap(TestSupport.job(text), text)
+            let job = try XCTUnwrap(PayloadHelpers.job(text), text)
             XCTAssertTrue(job.isStory, text)
             XCTAssertEqual(job.media.map(\.pointer), [container + "/pw_stories/pages/0/image"], text)
-            let (request, _) = try XCTUnwrap(TestSupport.render(job, media: TestSupport.renderedMedia(for: job)), text)
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)), text)
             XCTAssertEqual(request.payload.value(at: container), expected, text)
             XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("PW_STORIES"), text)
             XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("One"), text)

@@ -7,13 +7,14 @@ import RichPush
 @testable import RichPushHTTP
 @testable import RichPushCache
 @testable import RichPushPipeline
+import TestSupport
 
 /// Issue #20's story author: a HEIC page (from an iPhone) and an AVIF attachment (from a CDN) go through fetch,
 /// render and cache like any image, and come out as JPEG under the story's and attachment's variants.
 final class HEIFPipelineTests: PipelineTestCase {
     func testHEICStoryPageAndAVIFAttachmentArePublishedAsJPEG() async throws {
         var fetch = FetchConfiguration()
-        let imaging = Self.packageRoot.appendingPathComponent("Fixtures/imaging").path
+        let imaging = packageRoot.appendingPathComponent("Fixtures/imaging").path
         fetch.localOrigins = [try LocalOrigin(parsing: "https://photos.example.com/=\(imaging)")]
         let fetcher = try Fetcher(configuration: fetch)
         defer { fetcher.shutdown() }

@@ -8,6 +8,7 @@ import RichPush
 @testable import RichPushHTTP
 @testable import RichPushCache
 @testable import RichPushPipeline
+import TestSupport
 
 final class LineProcessorTests: PipelineTestCase {
     private func lines(_ documents: [String]) -> AsyncStream<Data> {
@@ -30,8 +31,9 @@ final class LineProcessorTests: PipelineTestCase {
             })
         }
         continuation.yield(Data(#"{"id":"first","payload":{"aps":{"content-available":1}}}"#.utf8))
-        let deadline = ContinuousClock.now + .seconds(10)
-        while emitted.withLock({ $0.isEmpty }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil(timeout: .seconds(10), "the first result", interval: .milliseconds(5)) {
+            !emitted.withLock { $0.isEmpty }
+        }
         XCTAssertEqual(emitted.withLock { $0.count }, 1, "the first result is out while the input is still open")
         continuation.yield(Data(#"{"id":"second","payload":{"aps":{"content-available":1}}}"#.utf8))
         continuation.finish()

@@ -7,30 +7,17 @@ import RichPush
 @testable import RichPushHTTP
 @testable import RichPushCache
 @testable import RichPushPipeline
+import TestSupport
 
 /// Shared set-up: a temporary cache, a local origin serving the bundled media, and an enricher over both.
 class PipelineTestCase: XCTestCase {
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" && !FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) {
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
-
-    static let mediaDirectory = packageRoot.appendingPathComponent("Fixtures/media")
+    static let mediaDirectory = fixture("media")
     static let publicBase = "https://cdn.test/richpush"
 
     var temporaryDirectory: URL!
 
     override func setUpWithError() throws {
-        temporaryDirectory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("richpush-pipeline-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: temporaryDirectory, withIntermediateDirectories: true)
-    }
-
-    override func tearDownWithError() throws {
-        try? FileManager.default.removeItem(at: temporaryDirectory)
+        temporaryDirectory = try makeTemporaryDirectory("pipeline")
     }
 
     func makeEnricher(

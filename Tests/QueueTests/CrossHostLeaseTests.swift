@@ -1,6 +1,6 @@
 import Foundation
 import Synchronization
-import TestOrigin
+import TestSupport
 import XCTest
 
 import RichPush

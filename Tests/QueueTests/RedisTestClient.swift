@@ -74,17 +74,3 @@ struct FakeJobHandler {
         return QueueJobOutcome(resultJSON: Data(#"{"id":"\#(id)","status":"ok"}"#.utf8), jobID: id)
     }
 }
-
-/// Polls `condition` every 50 ms until it holds or `timeout` passes.
-func waitUntil(
-    timeout: Duration, _ what: String, file: StaticString = #filePath, line: UInt = #line,
-    _ condition: () async throws -> Bool
-) async throws {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if try await condition() { return }
-        try await Task.sleep(for: .milliseconds(50))
-    }
-    XCTFail("timed out after \(timeout) waiting for \(what)", file: file, line: line)
-    throw QueueError.command("timed out waiting for \(what)")
-}

@@ -6,7 +6,7 @@ import RichPush
 @testable import RichPushRedis
 @testable import RichPushHTTP
 @testable import RichPushPipeline
-import TestOrigin
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,9 +34,7 @@ final class RedisTestServer {
         self.persistent = persistent
         self.extraArguments = extraArguments
         port = try Self.freePort()
-        directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("richpush-redis-\(UUID().uuidString)", isDirectory: true)
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        directory = try TemporaryDirectory.make("redis")
         try start()
     }
 
@@ -80,7 +78,7 @@ final class RedisTestServer {
 
     func stop() {
         kill()
-        try? FileManager.default.removeItem(at: directory)
+        TemporaryDirectory.remove(directory)
     }
 
     deinit { stop() }

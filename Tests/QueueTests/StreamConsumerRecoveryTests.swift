@@ -7,6 +7,7 @@ import RichPush
 @testable import RichPushRedis
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 /// Tests that need a server of their own: restarts, passwords, ACL users.
 final class StreamConsumerRecoveryTests: XCTestCase {

@@ -7,6 +7,7 @@ import RichPush
 @testable import RichPushRedis
 @testable import RichPushHTTP
 @testable import RichPushPipeline
+import TestSupport
 
 final class StreamConsumerTests: XCTestCase {
     private var server: RedisTestServer!

@@ -3,22 +3,10 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
+import TestSupport
 
 /// Fixture paths, checksums and small image helpers shared by the imaging tests.
-enum TestSupport {
-    static let packageRoot: URL = {
-        var url = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        while url.path != "/" {
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-            url.deleteLastPathComponent()
-        }
-        return url
-    }()
-
-    static func fixture(_ relativePath: String) -> URL {
-        packageRoot.appendingPathComponent("Fixtures").appendingPathComponent(relativePath)
-    }
-
+enum ImagingHelpers {
     static func data(_ relativePath: String) throws -> Data {
         try Data(contentsOf: fixture(relativePath))
     }

@@ -4,7 +4,7 @@ import RichPush
 @testable import RichPushCore
 @testable import RichPushPayload
 
-enum TestSupport {
+enum PayloadHelpers {
     static let fixedNow = Date(timeIntervalSince1970: 1_800_000_000)
 
     static func jobs(_ text: String, options: PayloadOptions = PayloadOptions(),
@@ -53,15 +53,6 @@ enum TestSupport {
 
     static func parse(_ text: String) -> JSONValue {
         (try? JSONParser.parse(Data(text.utf8))) ?? .null
-    }
-
-    static var packageRoot: URL {
-        var url = URL(fileURLWithPath: #filePath)
-        while url.path != "/" {
-            url.deleteLastPathComponent()
-            if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        }
-        return url
     }
 }
 

@@ -7,25 +7,6 @@ import RichPush
 @testable import RichPushHTTP
 @testable import RichPushPipeline
 
-/// The package root, found by walking up from this file.
-func packageRoot(file: String = #filePath) -> URL {
-    var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        url = url.deletingLastPathComponent()
-    }
-    return URL(fileURLWithPath: file).deletingLastPathComponent()
-}
-
-/// A fresh directory under the system temporary directory, removed by the test's teardown block.
-func makeTemporaryDirectory(_ testCase: XCTestCase) -> URL {
-    let url = FileManager.default.temporaryDirectory.appendingPathComponent(
-        "richpush-cache-tests-\(UUID().uuidString)")
-    try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    testCase.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
-    return url
-}
-
 func makeConfiguration(
     root: URL, defaultTTL: Duration = .seconds(3600), negativeTTL: Duration = .seconds(300),
     lockWaitTimeout: Duration = .seconds(20)

@@ -90,14 +90,8 @@ public final class MotoServer: @unchecked Sendable {
         """
 
     public func stop() {
-        if process.isRunning {
-            process.terminate()
-            // moto turns SIGTERM into an exit that waits for its connection threads; do not wait for long.
-            let limit = ContinuousClock.now + .seconds(2)
-            while process.isRunning && ContinuousClock.now < limit { usleep(20_000) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        // moto turns SIGTERM into an exit that waits for its connection threads; do not wait for long.
+        process.terminate(waitingAtMost: .seconds(2))
         try? FileManager.default.removeItem(at: log)
     }
 

@@ -1,0 +1,40 @@
+import Foundation
+import XCTest
+
+/// A condition a test waited for did not hold in time.
+public struct WaitTimedOut: Error, CustomStringConvertible {
+    public let what: String
+    public let timeout: Duration
+
+    public var description: String { "timed out after \(timeout) waiting for \(what)" }
+}
+
+/// Polls `condition` every `interval` until it holds; after `timeout` records a test failure and throws
+/// `WaitTimedOut`, so the test stops instead of checking a state that never came.
+public func waitUntil(
+    timeout: Duration, _ what: String, interval: Duration = .milliseconds(50), file: StaticString = #filePath,
+    line: UInt = #line, _ condition: () async throws -> Bool
+) async throws {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if try await condition() { return }
+        try await Task.sleep(for: interval)
+    }
+    let error = WaitTimedOut(what: what, timeout: timeout)
+    XCTFail(error.description, file: file, line: line)
+    throw error
+}
+
+extension Process {
+    /// Sends SIGTERM, waits up to `grace` for the process to exit, then kills it (SIGKILL) and reaps it.
+    ///
+    /// Polls instead of calling `waitUntilExit`, which spins a run loop when called from async code.
+    public func terminate(waitingAtMost grace: Duration) {
+        guard isRunning else { return }
+        terminate()
+        let limit = ContinuousClock.now + grace
+        while isRunning && ContinuousClock.now < limit { usleep(10_000) }
+        if isRunning { kill(processIdentifier, SIGKILL) }
+        while isRunning { usleep(10_000) }
+    }
+}
