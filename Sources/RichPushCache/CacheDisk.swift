@@ -79,10 +79,9 @@ struct CacheDisk: Sendable {
         var result: [CachedObject] = []
         for name in CacheFileSystem.list(directory) where name.hasPrefix(key.hexDigest + ".") && name.hasSuffix(".json") {
             guard let data = try CacheFileSystem.readFile(directory + "/" + name),
-                let object = CacheJSON.decode(CachedObject.self, from: data), object.key == key,
+                let object = CacheJSON.decode(CachedObject.self, from: data),
                 // The path is about to be deleted by GC: it must be this key's own object path.
-                CacheObjectFormat(name: object.fileExtension)?.fileExtension == object.fileExtension,
-                object.relativePath == layout.relativeObjectPath(key, fileExtension: object.fileExtension)
+                object.describesOwnObject(of: key)
             else { continue }
             result.append(object)
         }

@@ -3,7 +3,7 @@ import RichPushCore
 
 /// The formats the store publishes: the attachment table (`AttachmentFormat`), so that the extension, the
 /// signature check and the object store's `Content-Type` never disagree with the sniffer or the CDN docs.
-package typealias CacheObjectFormat = AttachmentFormat
+public typealias CacheObjectFormat = AttachmentFormat
 
 extension AttachmentFormat {
     /// Why a produced object cannot be published.
@@ -11,25 +11,19 @@ extension AttachmentFormat {
         var reason: String
     }
 
-    /// The format to publish `bytes` under, or why they cannot be published: an unknown format, an extension that
-    /// names another one, no bytes, an image without pixels, or bytes without the format's signature. Audio and
-    /// video have no dimensions (0x0); an image must have both.
-    static func publishable(
-        bytes: Data, format: String, fileExtension: String, width: Int, height: Int
-    ) -> Result<AttachmentFormat, OutputProblem> {
-        guard let stored = AttachmentFormat(name: format) else {
-            return .failure(OutputProblem(reason: "unsupported output format \(format)"))
+    /// Why `bytes` cannot be published as this format, or nil when they can: no bytes, an image without pixels, or
+    /// bytes without the format's signature. Audio and video have no dimensions (0x0); an image must have both.
+    ///
+    /// The signature check is the store's own guard for any producer (a look at the first 64 bytes), not a second
+    /// sniff: the format itself arrives typed and is never parsed from a name.
+    func publishingProblem(bytes: Data, width: Int, height: Int) -> OutputProblem? {
+        if bytes.isEmpty { return OutputProblem(reason: "empty output") }
+        if kind == .image ? (width <= 0 || height <= 0) : (width < 0 || height < 0) {
+            return OutputProblem(reason: "invalid dimensions \(width)x\(height)")
         }
-        if AttachmentFormat(name: fileExtension) != stored {
-            return .failure(OutputProblem(reason: "file extension \(fileExtension) does not match format \(format)"))
+        if !matchesSignature(of: bytes) {
+            return OutputProblem(reason: "bytes do not carry the \(rawValue) signature")
         }
-        if bytes.isEmpty { return .failure(OutputProblem(reason: "empty output")) }
-        if stored.kind == .image ? (width <= 0 || height <= 0) : (width < 0 || height < 0) {
-            return .failure(OutputProblem(reason: "invalid dimensions \(width)x\(height)"))
-        }
-        if !stored.matchesSignature(of: bytes) {
-            return .failure(OutputProblem(reason: "bytes do not carry the \(format) signature"))
-        }
-        return .success(stored)
+        return nil
     }
 }

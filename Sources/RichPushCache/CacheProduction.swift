@@ -3,11 +3,11 @@ import RichPushCore
 
 /// What a producer hands back to the store inside single-flight.
 public enum CacheProduction: Sendable {
-    /// New bytes to publish. `format` is `jpeg`, `png` or `gif` (anything else, or bytes without that format's
-    /// signature, becomes an `invalid_output` negative entry); the stored extension is derived from it.
+    /// New bytes to publish in `format` (bytes without that format's signature, or an image without pixels,
+    /// become an `invalid_output` negative entry); the stored extension is the format's own.
     case object(
-        bytes: Data, format: String, fileExtension: String, width: Int, height: Int, etag: String?,
-        lastModified: String?, maxAge: Duration?)
+        bytes: Data, format: CacheObjectFormat, width: Int, height: Int, etag: String?, lastModified: String?,
+        maxAge: Duration?)
     /// The origin answered 304: refresh the stored object's metadata and freshness only.
     case notModified(etag: String?, lastModified: String?, maxAge: Duration?)
     /// Remembered as a negative entry for `negativeTTL`.
@@ -78,7 +78,7 @@ extension CachedObject {
         }
         self.init(
             key: key, sourceURL: sourceURL, variant: variant, width: width, height: height, bytes: byteCount,
-            format: format.rawValue, fileExtension: format.fileExtension, contentSHA256: contentSHA256, etag: etag,
+            format: format, fileExtension: format.fileExtension, contentSHA256: contentSHA256, etag: etag,
             lastModified: lastModified, fetchedAt: now,
             expiresAt: now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision,
             lastUsedAt: now, hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)

@@ -66,13 +66,8 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         if let previousFailure, Date() < previousFailure.expiresAt { return .failed(previousFailure, cached: true) }
 
         switch try await CacheProduction.make(by: produce, replacing: current) {
-        case .object(let bytes, let format, let fileExtension, let width, let height, let etag, let lastModified, let maxAge):
-            let stored: CacheObjectFormat
-            switch CacheObjectFormat.publishable(
-                bytes: bytes, format: format, fileExtension: fileExtension, width: width, height: height)
-            {
-            case .success(let format): stored = format
-            case .failure(let problem):
+        case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge):
+            if let problem = stored.publishingProblem(bytes: bytes, width: width, height: height) {
                 return .failed(
                     try await recordFailure(key, code: "invalid_output", message: problem.reason, deadline: deadline),
                     cached: false)

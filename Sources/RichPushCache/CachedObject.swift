@@ -10,8 +10,9 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public var height: Int
     /// Size of the object file; readers treat the object as absent unless the file has exactly this size.
     public var bytes: Int
-    /// `jpeg`, `png` or `gif`.
-    public var format: String
+    /// The published format (stored as its name: `jpeg`, `png`, `gif`, `mp4`, ...). A sidecar naming any other
+    /// format does not decode, so the store reads it as absent.
+    public var format: CacheObjectFormat
     /// The real format's extension (`jpg`, `png`, `gif`); device extensions pick the type from it.
     public var fileExtension: String
     public var contentSHA256: String
@@ -29,7 +30,7 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public var relativePath: String
 
     public init(
-        key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int, bytes: Int, format: String,
+        key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int, bytes: Int, format: CacheObjectFormat,
         fileExtension: String, contentSHA256: String, etag: String?, lastModified: String?, fetchedAt: Date,
         expiresAt: Date, lastUsedAt: Date, hits: Int, retainUntil: Date?, relativePath: String
     ) {
@@ -56,7 +57,7 @@ public struct CachedObject: Sendable, Hashable, Codable {
     /// carries, and the path the layout gives that key and extension. Stores read any other record as absent, so no
     /// path taken from a tampered record is ever served or deleted.
     func describesOwnObject(of key: CacheKey) -> Bool {
-        self.key == key && CacheObjectFormat(name: format)?.fileExtension == fileExtension
+        self.key == key && format.fileExtension == fileExtension
             && relativePath == CacheLayout.relativeObjectPath(key, fileExtension: fileExtension)
     }
 

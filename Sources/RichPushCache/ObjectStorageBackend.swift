@@ -20,7 +20,7 @@ struct ObjectStorageBackend: CacheBackend {
     ) async throws(CacheError) {
         // The resolver hashed the bytes for the sidecar; the signed PUT reuses that digest as its payload hash.
         let digest = object.contentSHA256
-        let mediaType = CacheObjectFormat(name: object.format)?.mediaType ?? "application/octet-stream"
+        let mediaType = object.format.mediaType
         try await client.put(
             object.relativePath, body: bytes, bodySHA256: digest, contentType: mediaType,
             cacheControl: "public, max-age=31536000, immutable", metadata: [("sha256", digest)], deadline: deadline)

@@ -101,15 +101,17 @@ public struct APNsRenderer: Sendable {
                 removals.append(reference.pointer)
                 continue
             }
-            switch media[reference.pointer] {
-            case .rendered(let publicURL, _, _, _, _)?:
+            let outcome = media[reference.pointer]
+            switch outcome {
+            case .published?, .notFetched?:
+                let publicURL = outcome?.publicURL(writtenAs: reference.url) ?? reference.url
                 tree.setValue(.string(publicURL), at: reference.pointer)
                 rewrites.media.append(.init(pointer: reference.pointer, cachedURL: publicURL, originalURL: reference.url))
                 rendered += 1
             case .failed(let code, let message)?:
                 removals.append(reference.pointer)
                 diagnostics.add(.warning, .mediaFailed, reference.pointer,
-                                "media failed (\(code)): \(message); the push is sent without it")
+                                "media failed (\(code.rawValue)): \(message); the push is sent without it")
             case .skipped(let reason)?:
                 removals.append(reference.pointer)
                 diagnostics.add(.warning, .mediaSkipped, reference.pointer, "media skipped: \(reason); the push is sent without it")
@@ -225,8 +227,11 @@ public struct APNsRenderer: Sendable {
                 kept.append((pageValue, 0, index, nil))
                 continue
             }
-            switch media[reference.pointer] {
-            case .rendered(let publicURL, _, _, let bytes, _)?:
+            let outcome = media[reference.pointer]
+            switch outcome {
+            case .published?, .notFetched?:
+                let publicURL = outcome?.publicURL(writtenAs: reference.url) ?? reference.url
+                let bytes = outcome?.publishedBytes ?? 0
                 page[field] = .string(publicURL)
                 if options.includesSourceKeys {
                     page.set(.string(URLRedaction.redact(reference.url)), for: field + options.originalURLKeySuffix, after: field)
@@ -234,7 +239,7 @@ public struct APNsRenderer: Sendable {
                 kept.append((.object(page), bytes, index, .init(pointer: field, cachedURL: publicURL, originalURL: reference.url)))
             case .failed(let code, let message)?:
                 diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
-                                "story page \(senderIndex(index) + 1) was dropped: its image failed (\(code)): \(message)")
+                                "story page \(senderIndex(index) + 1) was dropped: its image failed (\(code.rawValue)): \(message)")
             case .skipped(let reason)?:
                 diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
                                 "story page \(senderIndex(index) + 1) was dropped: its image was skipped (\(reason))")

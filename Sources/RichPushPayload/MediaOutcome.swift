@@ -1,8 +1,66 @@
 import RichPushCore
-/// The result of one media reference, supplied by the pipeline.
+
+/// What became of one media reference: the one typed result the pipeline builds from the store's answer and the
+/// renderer and the job's JSON read, so a published result always carries its URL, size and format.
 public enum MediaOutcome: Sendable, Hashable {
-    case rendered(publicURL: String, width: Int, height: Int, bytes: Int, format: String)
-    case failed(code: String, message: String)
-    /// Deadline hit before it finished, budget, ...
+    /// In the cache at `media.publicURL`; `publication` says whether this job rendered it, passed it through or found
+    /// it cached.
+    case published(PublishedMedia, Publication)
+    /// The source or its image is unusable; the push goes without it.
+    case failed(code: ErrorCode, message: String)
+    /// Not finished when the job's deadline hit.
     case skipped(reason: String)
+    /// Not fetched on purpose (`validate --no-fetch`): the payload keeps the URL as written.
+    case notFetched
+
+    /// How published media came to be in the cache.
+    public enum Publication: String, Sendable, Hashable {
+        /// Fetched and rendered during this job.
+        case rendered
+        /// Fetched during this job and published unchanged: audio, video, or a validated GIF.
+        case passedThrough = "passed_through"
+        /// Served from a fresh cache entry, or revalidated with a 304; no render ran.
+        case cached
+    }
+}
+
+/// Media in the cache: where the payload points, how big it is and in what format.
+public struct PublishedMedia: Sendable, Hashable {
+    public var publicURL: String
+    public var format: AttachmentFormat
+    public var bytes: Int
+    /// The pixel size of an image; nil for audio and video, which have none.
+    public var size: PixelSize?
+
+    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?) {
+        self.publicURL = publicURL
+        self.format = format
+        self.bytes = bytes
+        self.size = size
+    }
+}
+
+/// A width and a height in pixels.
+public struct PixelSize: Sendable, Hashable {
+    public var width: Int
+    public var height: Int
+
+    public init(width: Int, height: Int) {
+        self.width = width
+        self.height = height
+    }
+}
+
+extension MediaOutcome {
+    /// The URL the payload carries: the published one, or the URL as written when the media was not fetched.
+    func publicURL(writtenAs url: String) -> String {
+        if case .published(let media, _) = self { return media.publicURL }
+        return url
+    }
+
+    /// The published size in bytes (0 when nothing was fetched), which the story's size budget counts.
+    var publishedBytes: Int {
+        if case .published(let media, _) = self { return media.bytes }
+        return 0
+    }
 }

@@ -80,32 +80,33 @@ struct CachedMediaRenderer: Sendable {
             // their own code through the cache: judge by the code, not only by the clock.
             let skipped = deadlinePassed || error.code == .deadlineExceeded || error.code == .cancelled
             return MediaResult(
-                pointer: item.pointer, source: source, variant: variant.name, status: skipped ? .skipped : .failed,
-                milliseconds: elapsed(), errorCode: skipped ? .deadlineExceeded : error.code,
-                errorMessage: error.description)
+                pointer: item.pointer, source: source, variant: variant.name,
+                outcome: skipped
+                    ? .skipped(reason: error.description) : .failed(code: error.code, message: error.description),
+                milliseconds: elapsed())
         }
     }
 
     private func result(for outcome: CacheOutcome, item: Item, milliseconds: Int) -> MediaResult {
-        let object: CachedObject
-        let status: MediaResult.Status
+        let media: MediaOutcome
         switch outcome {
-        case .hit(let cached), .revalidated(let cached):
-            (object, status) = (cached, .cached)
-        case .produced(let produced):
-            let passedThrough = AttachmentFormat(name: produced.format)?.passesThrough ?? false
-            (object, status) = (produced, passedThrough ? .passedThrough : .rendered)
+        case .hit(let object), .revalidated(let object):
+            media = .published(published(object), .cached)
+        case .produced(let object):
+            media = .published(published(object), object.format.passesThrough ? .passedThrough : .rendered)
         case .failed(let failure, _):
-            return MediaResult(
-                pointer: item.pointer, source: item.source, variant: item.variant.name, status: .failed,
-                milliseconds: milliseconds, errorCode: failure.code, errorMessage: failure.message)
+            media = .failed(code: failure.code, message: failure.message)
         }
         return MediaResult(
-            pointer: item.pointer, source: item.source, variant: item.variant.name, status: status,
-            // Audio and video have no dimensions: the result carries none rather than 0x0.
-            cachedURL: store.publicURL(for: object), width: object.width > 0 ? object.width : nil,
-            height: object.height > 0 ? object.height : nil,
-            bytes: object.bytes, format: object.format, milliseconds: milliseconds)
+            pointer: item.pointer, source: item.source, variant: item.variant.name, outcome: media,
+            milliseconds: milliseconds)
+    }
+
+    /// The payload's view of a stored object. Audio and video have no dimensions: it carries none rather than 0x0.
+    private func published(_ object: CachedObject) -> PublishedMedia {
+        PublishedMedia(
+            publicURL: store.publicURL(for: object), format: object.format, bytes: object.bytes,
+            size: object.width > 0 && object.height > 0 ? PixelSize(width: object.width, height: object.height) : nil)
     }
 
     /// Runs inside the store's single-flight: at most once per key across all processes sharing the cache.
@@ -140,8 +141,8 @@ struct CachedMediaRenderer: Sendable {
                 return .failure(code: "corrupt_media", message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")
             }
             return .object(
-                bytes: fetched.body, format: format.rawValue, fileExtension: format.fileExtension, width: 0, height: 0,
-                etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
+                bytes: fetched.body, format: format, width: 0, height: 0, etag: fetched.etag,
+                lastModified: fetched.lastModified, maxAge: maxAge)
         }
         let rendered: RenderedImage
         do {
@@ -155,9 +156,25 @@ struct CachedMediaRenderer: Sendable {
             default: return .failure(code: error.code, message: message)
             }
         }
+        guard let format = AttachmentFormat(rendered: rendered.format) else {
+            return .failure(
+                code: "invalid_output", message: "\(URLRedaction.redact(source)): unsupported output format \(rendered.format)")
+        }
         return .object(
-            bytes: rendered.bytes, format: rendered.format.rawValue, fileExtension: rendered.format.fileExtension,
-            width: rendered.width, height: rendered.height, etag: fetched.etag, lastModified: fetched.lastModified,
-            maxAge: maxAge)
+            bytes: rendered.bytes, format: format, width: rendered.width, height: rendered.height, etag: fetched.etag,
+            lastModified: fetched.lastModified, maxAge: maxAge)
+    }
+}
+
+extension AttachmentFormat {
+    /// The format a rendered image is published in: JPEG and PNG as the renderer wrote them, GIF as validated. Nil
+    /// for the formats the renderer only reads (WebP, HEIC, AVIF), which it never writes.
+    init?(rendered format: ImageFormat) {
+        switch format {
+        case .jpeg: self = .jpeg
+        case .png: self = .png
+        case .gif: self = .gif
+        case .webp, .heic, .avif: return nil
+        }
     }
 }

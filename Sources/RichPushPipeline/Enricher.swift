@@ -172,9 +172,9 @@ public struct Enricher: Sendable {
                 results.append(result.at(pointer: reference.pointer))
             } else {
                 results.append(MediaResult(
-                    pointer: reference.pointer, source: reference.url, variant: reference.variantName, status: .skipped,
-                    milliseconds: milliseconds(since: started), errorCode: .deadlineExceeded,
-                    errorMessage: "\(URLRedaction.redact(reference.url)) did not finish before the job's deadline"))
+                    pointer: reference.pointer, source: reference.url, variant: reference.variantName,
+                    outcome: .skipped(reason: "\(URLRedaction.redact(reference.url)) did not finish before the job's deadline"),
+                    milliseconds: milliseconds(since: started)))
             }
         }
         return results

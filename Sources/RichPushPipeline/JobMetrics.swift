@@ -50,7 +50,7 @@ public final class JobMetrics: Sendable {
                 switch media.status {
                 case .rendered, .passedThrough:
                     state.renderLatency.observe(seconds: seconds)
-                    state.publishedBytes += media.bytes ?? 0
+                    state.publishedBytes += media.published?.bytes ?? 0
                 case .cached: state.cachedLatency.observe(seconds: seconds)
                 case .failed, .skipped:
                     let code = (media.errorCode ?? "unknown").rawValue

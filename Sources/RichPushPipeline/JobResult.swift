@@ -99,12 +99,17 @@ extension MediaResult {
         object["source"] = .string(source)
         object["variant"] = .string(variant)
         object["status"] = .string(status.rawValue)
-        if let cachedURL { object["cached_url"] = .string(cachedURL) }
-        if let width { object["width"] = .number(String(width)) }
-        if let height { object["height"] = .number(String(height)) }
-        if let bytes { object["bytes"] = .number(String(bytes)) }
-        if let format { object["format"] = .string(format) }
+        if let published {
+            object["cached_url"] = .string(published.publicURL)
+            if let size = published.size {
+                object["width"] = .number(String(size.width))
+                object["height"] = .number(String(size.height))
+            }
+            object["bytes"] = .number(String(published.bytes))
+            object["format"] = .string(published.format.rawValue)
+        }
         object["ms"] = .number(String(milliseconds))
+        // A reference that was not fetched on purpose has no error.
         if let errorCode {
             var error = JSONObject()
             error["code"] = .string(errorCode.rawValue)

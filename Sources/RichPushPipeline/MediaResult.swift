@@ -5,8 +5,10 @@ import RichPushImaging
 import RichPushHTTP
 import RichPushCache
 
-/// What happened to one media reference of a job.
+/// What happened to one media reference of a job: where it is in the payload, and its typed `MediaOutcome`, the
+/// same value the payload renderer reads and the job's JSON is written from.
 public struct MediaResult: Sendable, Hashable {
+    /// The `status` field of the job's JSON.
     public enum Status: String, Sendable, Codable {
         /// Fetched and rendered during this job.
         case rendered
@@ -16,7 +18,7 @@ public struct MediaResult: Sendable, Hashable {
         case cached
         /// The source or its image is unusable; the error says why.
         case failed
-        /// Not finished when the job's deadline hit.
+        /// Not finished when the job's deadline hit, or not fetched at all (`validate --no-fetch`).
         case skipped
     }
 
@@ -24,49 +26,67 @@ public struct MediaResult: Sendable, Hashable {
     public var pointer: String
     public var source: String
     public var variant: String
-    public var status: Status
-    public var cachedURL: String?
-    public var width: Int?
-    public var height: Int?
-    public var bytes: Int?
-    public var format: String?
+    public var outcome: MediaOutcome
     public var milliseconds: Int
-    public var errorCode: ErrorCode?
-    public var errorMessage: String?
 
-    public init(
-        pointer: String, source: String, variant: String, status: Status, cachedURL: String? = nil,
-        width: Int? = nil, height: Int? = nil, bytes: Int? = nil, format: String? = nil,
-        milliseconds: Int, errorCode: ErrorCode? = nil, errorMessage: String? = nil
-    ) {
+    public init(pointer: String, source: String, variant: String, outcome: MediaOutcome, milliseconds: Int) {
         self.pointer = pointer
         self.source = source
         self.variant = variant
-        self.status = status
-        self.cachedURL = cachedURL
-        self.width = width
-        self.height = height
-        self.bytes = bytes
-        self.format = format
+        self.outcome = outcome
         self.milliseconds = milliseconds
-        self.errorCode = errorCode
-        self.errorMessage = errorMessage
     }
+
+    public var status: Status {
+        switch outcome {
+        case .published(_, .rendered): .rendered
+        case .published(_, .passedThrough): .passedThrough
+        case .published(_, .cached): .cached
+        case .failed: .failed
+        case .skipped, .notFetched: .skipped
+        }
+    }
+
+    /// The published media, unless the reference failed, was skipped or was not fetched.
+    public var published: PublishedMedia? {
+        if case .published(let media, _) = outcome { return media }
+        return nil
+    }
+
+    /// The error code of a failed or skipped reference (a skip is always `deadline_exceeded`).
+    public var errorCode: ErrorCode? {
+        switch outcome {
+        case .failed(let code, _): code
+        case .skipped: .deadlineExceeded
+        case .published, .notFetched: nil
+        }
+    }
+
+    /// Why the reference failed or was skipped.
+    public var errorMessage: String? {
+        switch outcome {
+        case .failed(_, let message): message
+        case .skipped(let reason): reason
+        case .notFetched: "not fetched (--no-fetch)"
+        case .published: nil
+        }
+    }
+
+    /// True when the media is in the cache and the payload points at it (rendered, passed through or cached).
+    public var isUsable: Bool { published != nil }
 
     /// True when the media failed through a fault of this process (configuration, allocation, a library
     /// misuse), not through its origin or its image. Such failures are never cached, and are worth an error log.
-    /// True when the media is in the cache and the payload points at it (rendered, passed through or cached).
-    public var isUsable: Bool { status == .rendered || status == .passedThrough || status == .cached }
-
     public var isLocalFault: Bool {
-        guard status == .failed || status == .skipped, let errorCode else { return false }
-        return FetchError.localFaultCodes.contains(errorCode) || ImageError.localFaultCodes.contains(errorCode)
+        guard case .failed(let code, _) = outcome else { return false }
+        return FetchError.localFaultCodes.contains(code) || ImageError.localFaultCodes.contains(code)
     }
 
     /// The failure of a reference whose URL cannot be fetched (`MediaReference.invalidReason`); nothing is fetched.
     init(invalid reference: MediaReference, reason: String) {
         self.init(pointer: reference.pointer, source: URLRedaction.redact(reference.url), variant: reference.variantName,
-                  status: .failed, milliseconds: 0, errorCode: ErrorCode(DiagnosticCode.mediaURLInvalid.rawValue), errorMessage: reason)
+                  outcome: .failed(code: ErrorCode(DiagnosticCode.mediaURLInvalid.rawValue), message: reason),
+                  milliseconds: 0)
     }
 
     /// The same result for another reference to the same source, so each pointer gets its own entry.
@@ -74,21 +94,5 @@ public struct MediaResult: Sendable, Hashable {
         var copy = self
         copy.pointer = pointer
         return copy
-    }
-
-    /// The form the payload renderer takes.
-    var outcome: MediaOutcome {
-        switch status {
-        case .rendered, .cached, .passedThrough:
-            if let cachedURL, let bytes, let format {
-                // Audio and video have no dimensions; the renderer reads none of them for attachments.
-                return .rendered(publicURL: cachedURL, width: width ?? 0, height: height ?? 0, bytes: bytes, format: format)
-            }
-            return .failed(code: "internal", message: "rendered media without its details")
-        case .failed:
-            return .failed(code: (errorCode ?? "failed").rawValue, message: errorMessage ?? "media failed")
-        case .skipped:
-            return .skipped(reason: errorMessage ?? "the job's deadline passed before this media finished")
-        }
     }
 }

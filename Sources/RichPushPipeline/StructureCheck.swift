@@ -25,13 +25,11 @@ public struct StructureCheck: Sendable {
         case .jobs(let jobs):
             return jobs.map { job in
                 var outcomes: [String: MediaOutcome] = [:]
-                for reference in job.media {
-                    outcomes[reference.pointer] = .rendered(publicURL: reference.url, width: 0, height: 0, bytes: 0, format: "unknown")
-                }
+                for reference in job.media { outcomes[reference.pointer] = .notFetched }
                 let media = job.media.map { reference in
                     if let reason = reference.invalidReason { return MediaResult(invalid: reference, reason: reason) }
                     return MediaResult(pointer: reference.pointer, source: reference.url, variant: reference.variantName,
-                                       status: .skipped, milliseconds: 0, errorCode: nil, errorMessage: "not fetched (--no-fetch)")
+                                       outcome: .notFetched, milliseconds: 0)
                 }
                 // Nothing was enriched: the status says so even when every reference looks fine.
                 var result = JobResult(

@@ -51,7 +51,11 @@ enum FuzzTarget: String, CaseIterable {
                 var media: [String: MediaOutcome] = [:]
                 for (index, reference) in job.media.enumerated() {
                     media[reference.pointer] = index % 2 == 0
-                        ? .rendered(publicURL: "https://cdn.test/objects/aa/bb/\(index).jpg", width: 10, height: 10, bytes: 900_000, format: "jpeg")
+                        ? .published(
+                            PublishedMedia(
+                                publicURL: "https://cdn.test/objects/aa/bb/\(index).jpg", format: .jpeg, bytes: 900_000,
+                                size: PixelSize(width: 10, height: 10)),
+                            .rendered)
                         : .failed(code: "fuzz", message: "fuzzed failure")
                 }
                 if case .rendered(let request, _) = Self.apns.render(job, media: media) {

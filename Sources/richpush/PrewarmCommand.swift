@@ -43,10 +43,10 @@ enum PrewarmCommand: Command {
             switch result.status {
             case .rendered, .passedThrough:
                 rendered += 1
-                bytes += result.bytes ?? 0
+                bytes += result.published?.bytes ?? 0
             case .cached:
                 fresh += 1
-                bytes += result.bytes ?? 0
+                bytes += result.published?.bytes ?? 0
             case .failed, .skipped:
                 failures.append((item, "\((result.errorCode ?? "failed").rawValue): \(result.errorMessage ?? "")"))
             }

@@ -29,13 +29,12 @@ enum ValidationReport {
             }
             for media in result.media {
                 text += "    media   \(media.pointer): \(URLRedaction.redact(media.source))\n"
-                switch media.status {
-                case .rendered, .cached, .passedThrough:
-                    let size = media.bytes.map { String(format: "%.1f KB", Double($0) / 1024) } ?? "?"
-                    let dimensions = media.width.flatMap { width in media.height.map { " \(width)x\($0)" } } ?? ""
-                    text += "            \(media.status.rawValue)\(dimensions) \(media.format ?? "?")"
-                    text += " \(size) in \(media.milliseconds) ms -> \(media.cachedURL ?? "")\n"
-                case .failed, .skipped:
+                if let published = media.published {
+                    let size = String(format: "%.1f KB", Double(published.bytes) / 1024)
+                    let dimensions = published.size.map { " \($0.width)x\($0.height)" } ?? ""
+                    text += "            \(media.status.rawValue)\(dimensions) \(published.format.rawValue)"
+                    text += " \(size) in \(media.milliseconds) ms -> \(published.publicURL)\n"
+                } else {
                     text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode?.rawValue ?? "")\n"
                 }
             }

@@ -72,22 +72,16 @@ final class AttachmentFormatTests: XCTestCase {
         XCTAssertEqual(AttachmentKind.image.appleByteLimit, FetchConfiguration().maximumBytes)
     }
 
-    func testTheCacheAcceptsAudioAndVideoWithoutDimensionsAndChecksTheirSignature() {
+    func testTheCacheAcceptsAudioAndVideoWithoutDimensionsAndChecksTheirSignature() throws {
         for (name, bytes) in MediaSamples.all {
-            let format = AttachmentFormat(name: name)!
-            let published = CacheObjectFormat.publishable(
-                bytes: bytes, format: name, fileExtension: format.fileExtension, width: 0, height: 0)
-            XCTAssertEqual(try? published.get(), format, name)
-            let wrongBytes = CacheObjectFormat.publishable(
-                bytes: fakeJPEG("x"), format: name, fileExtension: format.fileExtension, width: 0, height: 0)
-            XCTAssertNil(try? wrongBytes.get(), "\(name) with JPEG bytes")
+            let format = try XCTUnwrap(AttachmentFormat(name: name))
+            XCTAssertNil(format.publishingProblem(bytes: bytes, width: 0, height: 0), name)
+            XCTAssertNotNil(format.publishingProblem(bytes: fakeJPEG("x"), width: 0, height: 0), "\(name) with JPEG bytes")
         }
-        let mismatched = CacheObjectFormat.publishable(
-            bytes: MediaSamples.all["mp4"]!, format: "mp4", fileExtension: "mov", width: 0, height: 0)
-        XCTAssertNil(try? mismatched.get())
-        let imageWithoutPixels = CacheObjectFormat.publishable(
-            bytes: fakeJPEG("x"), format: "jpeg", fileExtension: "jpg", width: 0, height: 0)
-        XCTAssertNil(try? imageWithoutPixels.get(), "an image still needs dimensions")
+        XCTAssertNotNil(
+            CacheObjectFormat.jpeg.publishingProblem(bytes: fakeJPEG("x"), width: 0, height: 0),
+            "an image still needs dimensions")
+        XCTAssertNotNil(CacheObjectFormat.mp4.publishingProblem(bytes: Data(), width: 0, height: 0), "no bytes")
     }
 
     func testAFileStorePublishesVideoUnderItsExtension() async throws {
@@ -99,14 +93,14 @@ final class AttachmentFormatTests: XCTestCase {
             for: cacheKey, sourceURL: "https://video.example/clip", variant: "attachment", retainUntil: nil,
             deadline: farDeadline()
         ) { _ in
-            .object(bytes: bytes, format: "mov", fileExtension: "mov", width: 0, height: 0, etag: nil,
+            .object(bytes: bytes, format: .mov, width: 0, height: 0, etag: nil,
                     lastModified: nil, maxAge: nil)
         }
         let object = try XCTUnwrap(outcome.object)
         XCTAssertEqual(object.relativePath, "objects/\(cacheKey.shardPath)/\(cacheKey.hexDigest).mov")
         XCTAssertEqual(try Data(contentsOf: root.appendingPathComponent(object.relativePath)), bytes)
         let looked = try await store.lookup(cacheKey)
-        XCTAssertEqual(looked?.format, "mov")
+        XCTAssertEqual(looked?.format, .mov)
         let report = try await store.verify(repair: false)
         XCTAssertEqual(report.healthyObjects, 1)
         XCTAssertEqual(report.mismatchedObjects + report.orphanObjects + report.unreadableMetadata, [])

@@ -35,7 +35,7 @@ func jpegProduction(_ payload: String, size: Int = 2048, etag: String? = nil, ma
     -> CacheProduction
 {
     .object(
-        bytes: fakeJPEG(payload, size: size), format: "jpeg", fileExtension: "jpg", width: 100, height: 80,
+        bytes: fakeJPEG(payload, size: size), format: .jpeg, width: 100, height: 80,
         etag: etag, lastModified: nil, maxAge: maxAge)
 }
 

@@ -198,7 +198,7 @@ final class FormatChangeRetentionTests: XCTestCase {
         let pngOutcome = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in
-                .object(bytes: fakePNG("now with alpha"), format: "png", fileExtension: "png", width: 100, height: 80,
+                .object(bytes: fakePNG("now with alpha"), format: .png, width: 100, height: 80,
                     etag: nil, lastModified: nil, maxAge: nil)
             })
         let png = try XCTUnwrap(pngOutcome.object)
@@ -231,7 +231,7 @@ final class FormatChangeRetentionTests: XCTestCase {
         _ = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in
-                .object(bytes: fakePNG("alpha"), format: "png", fileExtension: "png", width: 1, height: 1, etag: nil,
+                .object(bytes: fakePNG("alpha"), format: .png, width: 1, height: 1, etag: nil,
                     lastModified: nil, maxAge: nil)
             })
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
@@ -251,7 +251,7 @@ final class HostileMetadataTests: XCTestCase {
         let shard = "\(digest.prefix(2))/\(digest.dropFirst(2).prefix(2))"
         let hostile = CachedObject(
             key: cacheKey, sourceURL: "https://origin.test/hostile", variant: "attachment", width: 1, height: 1,
-            bytes: 7, format: "jpeg", fileExtension: "jpg", contentSHA256: SHA256.hexDigest(of: "keep me"),
+            bytes: 7, format: .jpeg, fileExtension: "jpg", contentSHA256: SHA256.hexDigest(of: "keep me"),
             etag: nil, lastModified: nil, fetchedAt: Date(), expiresAt: Date().addingTimeInterval(3600),
             lastUsedAt: Date.distantPast, hits: 0, retainUntil: nil, relativePath: "victim.txt")
         let encoded = try CacheJSON.encoder().encode(hostile)

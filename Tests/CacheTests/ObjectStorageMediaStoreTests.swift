@@ -70,7 +70,7 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
             let outcome = try await store.object(
                 for: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: farDeadline()
             ) { _ in
-                .object(bytes: bytes, format: name, fileExtension: format.fileExtension, width: 0, height: 0, etag: nil,
+                .object(bytes: bytes, format: format, width: 0, height: 0, etag: nil,
                         lastModified: nil, maxAge: nil)
             }
             let object = try XCTUnwrap(outcome.object, name)
@@ -90,7 +90,7 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
             for: cacheKey, sourceURL: "https://img.example/a.jpg", variant: "attachment", retainUntil: nil,
             deadline: farDeadline()
         ) { _ in
-            .object(bytes: bytes, format: "jpeg", fileExtension: "jpg", width: 100, height: 80, etag: "\"e1\"",
+            .object(bytes: bytes, format: .jpeg, width: 100, height: 80, etag: "\"e1\"",
                     lastModified: nil, maxAge: nil)
         }
         XCTAssertEqual(outcome.kind, "produced")
@@ -197,7 +197,7 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
             for: key("https://img.example/bad.jpg"), sourceURL: "https://img.example/bad.jpg", variant: "attachment",
             retainUntil: nil, deadline: farDeadline()
         ) { _ in
-            .object(bytes: Data("<html>".utf8), format: "jpeg", fileExtension: "jpg", width: 1, height: 1,
+            .object(bytes: Data("<html>".utf8), format: .jpeg, width: 1, height: 1,
                     etag: nil, lastModified: nil, maxAge: nil)
         }
         guard case .failed(let failure, _) = outcome else { return XCTFail("expected invalid_output: \(outcome)") }

@@ -147,7 +147,7 @@ final class StoreContract {
         let counter = CallCounter()
         let target = key("https://a.test/invalid")
         let outcome = try await Self.resolve(store, target, counter: counter) { _ in
-            .object(bytes: Data("<html>".utf8), format: "jpeg", fileExtension: "jpg", width: 1, height: 1, etag: nil,
+            .object(bytes: Data("<html>".utf8), format: .jpeg, width: 1, height: 1, etag: nil,
                     lastModified: nil, maxAge: nil)
         }
         guard case .failed(let failure, cached: false) = outcome else { return XCTFail("\(outcome.kind)") }

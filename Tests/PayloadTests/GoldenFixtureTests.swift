@@ -82,8 +82,7 @@ final class GoldenFixtureTests: XCTestCase {
                 media[reference.pointer] = .failed(code: "corrupt", message: "not a decodable image")
             } else {
                 let bytes = reference.variantName == "story" ? 350_000 : 200_000
-                media[reference.pointer] = .rendered(publicURL: "https://cdn.example.com/objects/\(index).jpg",
-                                                     width: 1038, height: 1038, bytes: bytes, format: "jpeg")
+                media[reference.pointer] = PayloadHelpers.rendered("https://cdn.example.com/objects/\(index).jpg", bytes: bytes)
             }
         }
         return media

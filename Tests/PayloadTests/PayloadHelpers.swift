@@ -29,12 +29,18 @@ enum PayloadHelpers {
         return nil
     }
 
+    /// A rendered JPEG published at `url`.
+    static func rendered(_ url: String, width: Int = 1038, height: Int = 1038, bytes: Int) -> MediaOutcome {
+        .published(
+            PublishedMedia(publicURL: url, format: .jpeg, bytes: bytes, size: PixelSize(width: width, height: height)),
+            .rendered)
+    }
+
     /// A deterministic fake media map: every reference renders to https://cdn.example.com/m/<n>.jpg.
     static func renderedMedia(for job: NotificationJob, bytes: Int = 100_000) -> [String: MediaOutcome] {
         var media: [String: MediaOutcome] = [:]
         for (index, reference) in job.media.enumerated() {
-            media[reference.pointer] = .rendered(publicURL: "https://cdn.example.com/m/\(index).jpg", width: 1038,
-                                                 height: 1038, bytes: bytes, format: "jpeg")
+            media[reference.pointer] = rendered("https://cdn.example.com/m/\(index).jpg", bytes: bytes)
         }
         return media
     }

@@ -6,7 +6,7 @@ import RichPush
 
 final class RendererTests: XCTestCase {
     private func rendered(_ url: String, bytes: Int = 100_000) -> MediaOutcome {
-        .rendered(publicURL: url, width: 1038, height: 1038, bytes: bytes, format: "jpeg")
+        PayloadHelpers.rendered(url, bytes: bytes)
     }
 
     private var sourceKeys: PayloadOptions {

@@ -50,7 +50,7 @@ final class RobustnessTests: XCTestCase {
                     for job in jobs {
                         var media: [String: MediaOutcome] = [:]
                         for (index, reference) in job.media.enumerated() where index % 2 == 0 {
-                            media[reference.pointer] = .rendered(publicURL: "https://cdn.example/\(index).jpg", width: 1, height: 1, bytes: 1, format: "jpeg")
+                            media[reference.pointer] = PayloadHelpers.rendered("https://cdn.example/\(index).jpg", width: 1, height: 1, bytes: 1)
                         }
                         if case .rendered(let request, _) = renderer.render(job, media: media) {
                             XCTAssertLessThanOrEqual(request.byteCount, 5120)

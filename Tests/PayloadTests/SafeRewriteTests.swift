@@ -19,8 +19,7 @@ final class SafeRewriteTests: XCTestCase {
     private func cachedMedia(for job: NotificationJob) -> [String: MediaOutcome] {
         var media: [String: MediaOutcome] = [:]
         for (index, reference) in job.media.enumerated() {
-            media[reference.pointer] = .rendered(publicURL: "\(Self.base)/objects/ab/cd/\(index).jpg", width: 1038,
-                                                 height: 1038, bytes: 1000, format: "jpeg")
+            media[reference.pointer] = PayloadHelpers.rendered("\(Self.base)/objects/ab/cd/\(index).jpg", bytes: 1000)
         }
         return media
     }
@@ -61,7 +60,7 @@ final class SafeRewriteTests: XCTestCase {
         }
         let container = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"att":{"a":"data:image/gif;base64,R0lG","type":"jpg","b":"https://m.example/b.jpg"}}"#))
         XCTAssertEqual(container.media.map(\.pointer), ["/att/a", "/att/b"])
-        let (request, _) = try XCTUnwrap(PayloadHelpers.render(container, media: ["/att/b": .rendered(publicURL: "https://cdn.example/b.jpg", width: 1, height: 1, bytes: 1, format: "jpeg")]))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(container, media: ["/att/b": PayloadHelpers.rendered("https://cdn.example/b.jpg", width: 1, height: 1, bytes: 1)]))
         XCTAssertEqual(request.payload.value(at: "/att"), PayloadHelpers.parse(#"{"type":"jpg","b":"https://cdn.example/b.jpg"}"#))
     }
 }

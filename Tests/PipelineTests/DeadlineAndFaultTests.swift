@@ -94,7 +94,7 @@ final class DeadlineAndFaultTests: PipelineTestCase {
         }
         XCTAssertEqual(results.count, 20)
         XCTAssertEqual(Set(results.map(\.status)), [.enriched])
-        XCTAssertEqual(Set(results.compactMap { $0.media.first?.cachedURL }).count, 1)
+        XCTAssertEqual(Set(results.compactMap { $0.media.first?.published?.publicURL }).count, 1)
         XCTAssertEqual(origin.count(path), 1, "twenty jobs, one origin request")
     }
 }

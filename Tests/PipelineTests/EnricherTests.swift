@@ -23,12 +23,12 @@ final class EnricherTests: PipelineTestCase {
         for (index, media) in result.media.enumerated() {
             XCTAssertEqual(media.status, .rendered)
             XCTAssertEqual(media.variant, "story")
-            let cached = try XCTUnwrap(media.cachedURL)
+            let cached = try XCTUnwrap(media.published?.publicURL)
             XCTAssertTrue(cached.hasPrefix(Self.publicBase + "/objects/"), cached)
             XCTAssertTrue(cached.hasSuffix(".jpg"), cached)
-            XCTAssertEqual(media.width, 1080)
-            XCTAssertEqual(media.height, 1620)
-            XCTAssertLessThanOrEqual(try XCTUnwrap(media.bytes), 350_000)
+            XCTAssertEqual(media.published?.size?.width, 1080)
+            XCTAssertEqual(media.published?.size?.height, 1620)
+            XCTAssertLessThanOrEqual(try XCTUnwrap(media.published?.bytes), 350_000)
             XCTAssertEqual(result.payloadValue(at: "/pw_stories/pages/\(index)/image"), .string(cached))
         }
         XCTAssertEqual(result.payloadValue(at: "/aps/category"), .string("PW_STORIES"))
@@ -92,7 +92,7 @@ final class EnricherTests: PipelineTestCase {
         XCTAssertEqual(result.status, .enriched)
         XCTAssertEqual(result.media.count, 2)
         XCTAssertEqual(Set(result.media.map(\.pointer)), ["/image_url", "/fcm_options/image"])
-        XCTAssertEqual(result.media[0].cachedURL, result.media[1].cachedURL)
+        XCTAssertEqual(result.media[0].published?.publicURL, result.media[1].published?.publicURL)
         XCTAssertEqual(result.payloadValue(at: "/image_url"), result.payloadValue(at: "/fcm_options/image"))
         let statistics = try await store.statistics()
         XCTAssertEqual(statistics.objectCount, 1)
@@ -106,7 +106,7 @@ final class EnricherTests: PipelineTestCase {
         let second = try await enrichOne(enricher, job)
         XCTAssertEqual(first.media.first?.status, .rendered)
         XCTAssertEqual(second.media.first?.status, .cached)
-        XCTAssertEqual(first.media.first?.cachedURL, second.media.first?.cachedURL)
+        XCTAssertEqual(first.media.first?.published?.publicURL, second.media.first?.published?.publicURL)
     }
 
     func testMalformedDocumentIsRejectedWithPointer() async throws {
@@ -121,13 +121,17 @@ final class EnricherTests: PipelineTestCase {
     }
 
     func testStatusSummarisesMediaOutcomes() {
-        func media(_ status: MediaResult.Status) -> MediaResult {
-            MediaResult(pointer: "/p", source: "s", variant: "attachment", status: status, milliseconds: 0)
+        func media(_ outcome: MediaOutcome) -> MediaResult {
+            MediaResult(pointer: "/p", source: "s", variant: "attachment", outcome: outcome, milliseconds: 0)
         }
+        func published(_ publication: MediaOutcome.Publication) -> MediaResult {
+            media(.published(PublishedMedia(publicURL: "u", format: .jpeg, bytes: 1, size: nil), publication))
+        }
+        let failed = media(.failed(code: "http_404", message: "gone"))
         XCTAssertEqual(Enricher.status(of: []), .passthrough)
-        XCTAssertEqual(Enricher.status(of: [media(.rendered), media(.cached)]), .enriched)
-        XCTAssertEqual(Enricher.status(of: [media(.rendered), media(.failed)]), .partial)
-        XCTAssertEqual(Enricher.status(of: [media(.skipped), media(.failed)]), .fallback)
+        XCTAssertEqual(Enricher.status(of: [published(.rendered), published(.cached)]), .enriched)
+        XCTAssertEqual(Enricher.status(of: [published(.rendered), failed]), .partial)
+        XCTAssertEqual(Enricher.status(of: [media(.skipped(reason: "late")), failed]), .fallback)
     }
 }
 

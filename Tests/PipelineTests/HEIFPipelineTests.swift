@@ -30,13 +30,13 @@ final class HEIFPipelineTests: PipelineTestCase {
         let bySource = Dictionary(uniqueKeysWithValues: result.media.map { ($0.source, $0) })
         let page = try XCTUnwrap(bySource["https://photos.example.com/rotated.heic"])
         XCTAssertEqual(page.status, .rendered)
-        XCTAssertEqual(page.format, "jpeg")
+        XCTAssertEqual(page.published?.format, .jpeg)
         // The upright 64x48 cropped to the story's 2:3; on its side (48x64, irot and EXIF both applied) it would be 43x64.
-        XCTAssertEqual([page.width, page.height], [32, 48])
-        XCTAssertTrue(page.cachedURL?.hasSuffix(".jpg") == true)
+        XCTAssertEqual([page.published?.size?.width, page.published?.size?.height], [32, 48])
+        XCTAssertTrue(page.published?.publicURL.hasSuffix(".jpg") == true)
         let attachment = try XCTUnwrap(bySource["https://photos.example.com/alpha.avif"])
         XCTAssertEqual(attachment.status, .rendered)
-        XCTAssertEqual(attachment.format, "png", "translucent AVIF becomes PNG")
-        XCTAssertEqual([attachment.width, attachment.height], [32, 32])
+        XCTAssertEqual(attachment.published?.format, .png, "translucent AVIF becomes PNG")
+        XCTAssertEqual([attachment.published?.size?.width, attachment.published?.size?.height], [32, 32])
     }
 }

@@ -29,7 +29,7 @@ final class JobMetricsTests: PipelineTestCase {
             XCTAssertEqual(value(metrics.prometheusText(), "richpush_jobs_in_flight"), 1)
             for result in await enricher.enrich(document: Data(document.utf8)) {
                 metrics.record(result)
-                published += result.media.filter { $0.status == .rendered }.compactMap(\.bytes).reduce(0, +)
+                published += result.media.filter { $0.status == .rendered }.compactMap(\.published?.bytes).reduce(0, +)
             }
             metrics.documentFinished()
         }
@@ -56,12 +56,20 @@ extension JobMetricsTests {
     /// Passed-through media are misses whose bytes were published, under an outcome of their own.
     func testPassedThroughMediaAreCountedAsPublishedMisses() throws {
         let metrics = JobMetrics()
-        let passed = MediaResult(pointer: "/image_url", source: "https://a.example/clip.mp4", variant: "attachment",
-                                 status: .passedThrough, cachedURL: "https://cdn.test/x.mp4", bytes: 4_000,
-                                 format: "mp4", milliseconds: 3)
-        let rendered = MediaResult(pointer: "/att/b", source: "https://a.example/b.jpg", variant: "attachment",
-                                   status: .rendered, cachedURL: "https://cdn.test/b.jpg", width: 10, height: 10,
-                                   bytes: 1_000, format: "jpeg", milliseconds: 5)
+        let passed = MediaResult(
+            pointer: "/image_url", source: "https://a.example/clip.mp4", variant: "attachment",
+            outcome: .published(
+                PublishedMedia(publicURL: "https://cdn.test/x.mp4", format: .mp4, bytes: 4_000, size: nil),
+                .passedThrough),
+            milliseconds: 3)
+        let rendered = MediaResult(
+            pointer: "/att/b", source: "https://a.example/b.jpg", variant: "attachment",
+            outcome: .published(
+                PublishedMedia(
+                    publicURL: "https://cdn.test/b.jpg", format: .jpeg, bytes: 1_000,
+                    size: PixelSize(width: 10, height: 10)),
+                .rendered),
+            milliseconds: 5)
         XCTAssertEqual(Enricher.status(of: [passed]), .enriched)
         XCTAssertEqual(Enricher.status(of: [passed, rendered]), .enriched)
         var result = JobResult(id: "m", status: .enriched)

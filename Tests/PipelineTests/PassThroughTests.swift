@@ -44,10 +44,10 @@ final class PassThroughTests: PipelineTestCase {
             XCTAssertEqual(result.status, .enriched, format)
             let media = try XCTUnwrap(result.media.first)
             XCTAssertEqual(media.status, .passedThrough, format)
-            XCTAssertEqual(media.format, format)
-            XCTAssertNil(media.width, format)
-            XCTAssertEqual(media.bytes, MediaSamples.all[format]!.count, format)
-            let cachedURL = try XCTUnwrap(media.cachedURL)
+            XCTAssertEqual(media.published?.format.rawValue, format)
+            XCTAssertNil(media.published?.size?.width, format)
+            XCTAssertEqual(media.published?.bytes, MediaSamples.all[format]!.count, format)
+            let cachedURL = try XCTUnwrap(media.published?.publicURL)
             XCTAssertTrue(cachedURL.hasSuffix("." + fileExtension), cachedURL)
             XCTAssertEqual(result.payloadValue(at: "/image_url"), .string(cachedURL))
             XCTAssertEqual(AttachmentFormat(name: format)?.mediaType, mediaType)
@@ -62,7 +62,7 @@ final class PassThroughTests: PipelineTestCase {
         // The second job finds it in the cache.
         let again = try await enrichOne(enricher, #"{"aps":{"alert":{"body":"B"}},"image_url":"https://media.example.com/mp4.jpg"}"#)
         XCTAssertEqual(again.media.first?.status, .cached)
-        XCTAssertEqual(again.media.first?.format, "mp4")
+        XCTAssertEqual(again.media.first?.published?.format, .mp4)
         XCTAssertEqual(again.status, .enriched)
         _ = store
     }
@@ -97,10 +97,10 @@ final class PassThroughTests: PipelineTestCase {
         let result = try await enrichOne(enricher, #"{"aps":{"alert":{"body":"B"}},"image_url":"https://media.example.com/big.gif"}"#)
         let media = try XCTUnwrap(result.media.first)
         XCTAssertEqual(media.status, .passedThrough, media.errorMessage ?? "")
-        XCTAssertEqual(media.format, "gif")
-        XCTAssertEqual(media.bytes, gif.count)
-        XCTAssertEqual(media.width, 256)
-        XCTAssertTrue(media.cachedURL?.hasSuffix(".gif") == true)
+        XCTAssertEqual(media.published?.format, .gif)
+        XCTAssertEqual(media.published?.bytes, gif.count)
+        XCTAssertEqual(media.published?.size?.width, 256)
+        XCTAssertTrue(media.published?.publicURL.hasSuffix(".gif") == true)
         XCTAssertEqual(result.status, .enriched)
     }
 }

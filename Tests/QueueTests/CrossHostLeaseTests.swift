@@ -57,7 +57,7 @@ final class CrossHostLeaseTests: XCTestCase {
                             var bytes = Data([0xFF, 0xD8, 0xFF, 0xE0])
                             bytes.append(Data(url.utf8))
                             return .object(
-                                bytes: bytes, format: "jpeg", fileExtension: "jpg", width: 10, height: 10, etag: nil,
+                                bytes: bytes, format: .jpeg, width: 10, height: 10, etag: nil,
                                 lastModified: nil, maxAge: nil)
                         }
                         switch outcome {
