@@ -12,7 +12,7 @@ import RichPushCache
 /// resize and encode (none for audio, video and GIF, which pass through), and two atomic file writes. Permanent
 /// failures (4xx, blocked addresses, invalid images) are remembered as negative entries; transient ones (deadline,
 /// stall, connection) and faults of our own (`MediaResult.isLocalFault`) are not.
-struct CachedMediaRenderer: Sendable {
+struct CachedMediaRenderer: MediaStage {
     let fetcher: Fetcher
     let imaging: ImagePipeline
     let store: any MediaStore
@@ -28,6 +28,8 @@ struct CachedMediaRenderer: Sendable {
         let attachment = configuration.variant(named: "attachment")
         self.fallbackVariant = (attachment, attachment.cacheDescription)
     }
+
+    var fetchesMedia: Bool { true }
 
     /// One source to render as one variant, with its cache key; `pointer` is its first reference in the payload.
     struct Item: Sendable {

@@ -13,7 +13,7 @@ public struct Enricher: Sendable {
     public let configuration: EnricherConfiguration
     private let parser: PayloadParser
     private let renderer: APNsRenderer
-    private let media: CachedMediaRenderer
+    private let media: any MediaStage
 
     /// - Parameters:
     ///   - store: the shared media cache; its single-flight makes every source fetched and rendered once.
@@ -24,6 +24,16 @@ public struct Enricher: Sendable {
         self.renderer = APNsRenderer(options: configuration.payload)
         let imaging = ImagePipeline(limits: configuration.imageLimits, memoryBudget: configuration.renderMemoryBudget)
         self.media = CachedMediaRenderer(fetcher: fetcher, imaging: imaging, store: store, configuration: configuration)
+    }
+
+    /// An enricher that fetches nothing (`validate --no-fetch`): every job is parsed, checked and rendered by the
+    /// same rules, with each media reference answered at once as not fetched, so the payload keeps its URLs as
+    /// written and the job's status is `passthrough`. Costs microseconds per document; no I/O.
+    public init(checkingStructureOnly configuration: EnricherConfiguration = EnricherConfiguration()) {
+        self.configuration = configuration
+        self.parser = PayloadParser(options: configuration.payload)
+        self.renderer = APNsRenderer(options: configuration.payload)
+        self.media = UnfetchedMedia()
     }
 
     /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
@@ -69,7 +79,8 @@ public struct Enricher: Sendable {
     public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant) async -> JobResult {
         let started = ContinuousClock.now
         let retainUntil = retention(for: job, now: Date())
-        let results = await renderMedia(of: job, retainUntil: retainUntil, started: started, deadline: deadline)
+        let results = await renderMedia(
+            of: job, with: media, retainUntil: retainUntil, started: started, deadline: deadline)
         let mediaFinished = ContinuousClock.now
         for media in results where media.isLocalFault {
             configuration.log.log(.error, "local_fault", [
@@ -80,8 +91,10 @@ public struct Enricher: Sendable {
         var outcomes: [String: MediaOutcome] = [:]
         for result in results { outcomes[result.pointer] = result.outcome }
 
+        // Media that was not fetched leaves the job as written: nothing was enriched.
         var jobResult = JobResult(
-            job: job, media: results, rendering: renderer.render(job, media: outcomes), status: Self.status(of: results))
+            job: job, media: results, rendering: renderer.render(job, media: outcomes),
+            status: media.fetchesMedia ? Self.status(of: results) : .passthrough)
         // Media that kept its original URL so the payload fits was not enriched after all.
         if jobResult.status == .enriched,
            jobResult.diagnostics.contains(where: { $0.code == DiagnosticCode.mediaRestoredToFit.rawValue }) {
@@ -110,18 +123,24 @@ public struct Enricher: Sendable {
     /// Renders one source into the cache as `variant`, for prewarming; never throws.
     public func prewarm(source: String, variant: String, deadline: ContinuousClock.Instant, retainUntil: Date? = nil) async -> MediaResult {
         let retainUntil = retainUntil ?? Date().addingTimeInterval(configuration.defaultRetention.timeInterval)
-        let item = media.item(source: source, pointer: "", variantName: variant)
-        return await media.render(item, retainUntil: retainUntil, deadline: deadline)
+        return await prewarm(source: source, variant: variant, with: media, retainUntil: retainUntil, deadline: deadline)
+    }
+
+    private func prewarm<Stage: MediaStage>(
+        source: String, variant: String, with media: Stage, retainUntil: Date, deadline: ContinuousClock.Instant
+    ) async -> MediaResult {
+        await media.render(media.item(source: source, pointer: "", variantName: variant), retainUntil: retainUntil, deadline: deadline)
     }
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
     /// them when the deadline passes; a job whose media are all warm creates no task and no timer.
-    private func renderMedia(
-        of job: NotificationJob, retainUntil: Date, started: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+    private func renderMedia<Stage: MediaStage>(
+        of job: NotificationJob, with media: Stage, retainUntil: Date, started: ContinuousClock.Instant,
+        deadline: ContinuousClock.Instant
     ) async -> [MediaResult] {
         var distinct = Set<Work>()
         var finished: [Work: MediaResult] = [:]
-        var pending: [(Work, CachedMediaRenderer.Item)] = []
+        var pending: [(Work, Stage.Item)] = []
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
             guard distinct.insert(work).inserted else { continue }

@@ -25,12 +25,13 @@ enum ValidateCommand: Command {
         var previewReports: [JSONValue] = []
         let htmlPath = options.string("html")
 
-        let structure = StructureCheck(options: settings.payloadOptions)
-        var enricher: Enricher?
+        let fetches = !options.flag("no-fetch")
+        var enricher = Enricher(checkingStructureOnly: settings.enricherConfiguration)
         var fetcher: Fetcher?
         var store: (any MediaStore)?
-        if !options.flag("no-fetch") {
-            (enricher, fetcher, store) = try await settings.makeEnricher()
+        if fetches {
+            let opened = try await settings.makeEnricher()
+            (enricher, fetcher, store) = (opened.0, opened.1, opened.2)
         }
         defer { fetcher?.shutdown() }
 
@@ -45,11 +46,7 @@ enum ValidateCommand: Command {
             }
             var results: [JobResult] = []
             for document in documents {
-                if let enricher {
-                    results += await enricher.enrich(document: document.data, line: document.line)
-                } else {
-                    results += structure.check(document: document.data, line: document.line)
-                }
+                results += await enricher.enrich(document: document.data, line: document.line)
             }
             if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
             allResults += results
@@ -57,7 +54,7 @@ enum ValidateCommand: Command {
             if format == "json" {
                 reports.append(jsonReport(file: path, results: results))
             } else {
-                StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: enricher != nil))
+                StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: fetches))
             }
         }
         if let htmlPath {

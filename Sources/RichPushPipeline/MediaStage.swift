@@ -1,0 +1,49 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+
+/// The enricher's media stage: what becomes of each distinct (source, variant) of a job. `CachedMediaRenderer`
+/// fetches and renders into the cache; `UnfetchedMedia` fetches nothing, for `validate --no-fetch`. The rules around
+/// them (invalid references, one render per source, the deadline, the payload rewrite, the status) live once, in
+/// `Enricher`.
+protocol MediaStage: Sendable {
+    /// One source to answer for in one variant, prepared once per job.
+    associatedtype Item: Sendable
+
+    /// Whether results come from fetching; a job whose stage fetches nothing was not enriched (`passthrough`).
+    var fetchesMedia: Bool { get }
+
+    func item(source: String, pointer: String, variantName: String) -> Item
+
+    /// The result available without a task or a wait (a warm cache); nil when the item must be rendered.
+    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult?
+
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult
+}
+
+/// The media stage of a structure check: every reference answers at once that it was not fetched, so the payload
+/// keeps its URLs as written and nothing touches the network or the cache.
+struct UnfetchedMedia: MediaStage {
+    struct Item: Sendable {
+        let source: String
+        let pointer: String
+        let variantName: String
+    }
+
+    var fetchesMedia: Bool { false }
+
+    func item(source: String, pointer: String, variantName: String) -> Item {
+        Item(source: source, pointer: pointer, variantName: variantName)
+    }
+
+    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? { result(for: item) }
+
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult {
+        result(for: item)
+    }
+
+    private func result(for item: Item) -> MediaResult {
+        MediaResult(
+            pointer: item.pointer, source: item.source, variant: item.variantName, outcome: .notFetched, milliseconds: 0)
+    }
+}
