@@ -33,6 +33,15 @@ protocol CacheBackend: Sendable {
     ) async throws(CacheError) -> CacheHoldResult<Hold>
     /// Gives a hold back. Never throws: a lease that cannot be released expires by itself.
     func release(_ hold: Hold, for key: CacheKey) async
+
+    /// A fresh object covering `retainUntil`, or a live failure, read without a hold and without waiting; nil when
+    /// the key must be resolved, or when such a read is not cheap (object storage answers from memory only).
+    func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome?
+}
+
+extension CacheBackend {
+    /// Backends whose reads are requests answer nothing without a resolution.
+    func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome? { nil }
 }
 
 /// How waiting for a key ended.

@@ -135,6 +135,11 @@ struct CacheDisk: Sendable {
 
 /// The file backend: local reads and writes, atomic publishing, and `flock` on `locks/<key>.lock` as the hold.
 extension CacheDisk: CacheBackend {
+    /// A stat or two and a small read: cheap enough to answer a warm key without a flight or a lock.
+    func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome? {
+        try? answerWithoutLock(key, retainUntil: retainUntil)
+    }
+
     func readObject(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CachedObject? {
         try readObject(key)
     }

@@ -22,7 +22,9 @@ import RichPushCore
 /// deadline and the producer itself.
 public actor FileMediaStore: MediaStore {
     public nonisolated let configuration: CacheConfiguration
-    let disk: CacheDisk
+    /// The caching shared with the object store, over the directory.
+    private nonisolated let cache: CachingStore<CacheDisk>
+    nonisolated var disk: CacheDisk { cache.backend }
 
     private struct PendingUsage {
         var hits = 0
@@ -30,16 +32,15 @@ public actor FileMediaStore: MediaStore {
         var lastWrite = ContinuousClock.Instant.now
     }
 
-    /// Hits and counters not yet written, shared by every caller without an actor hop.
+    /// Hits not yet written, shared by every caller without an actor hop. (The hit/miss counters are the caching
+    /// store's; they are merged into `counters.json` here.)
     private struct UsageLedger {
         var pending: [CacheKey: PendingUsage] = [:]
-        var counters = CacheUsageCounters()
         var lastCounterWrite = ContinuousClock.Instant.now
         var lastScan = ContinuousClock.Instant.now
 
-        /// Counts one outcome; true when a flush scan is due.
+        /// Notes one hit; true when a flush scan is due.
         mutating func record(_ key: CacheKey, _ outcome: CacheOutcome, scanEvery: Duration) -> Bool {
-            counters.count(outcome)
             if case .hit = outcome {
                 pending[key, default: PendingUsage()].hits += 1
                 pending[key]?.lastUsedAt = Date()
@@ -48,11 +49,9 @@ public actor FileMediaStore: MediaStore {
         }
     }
 
-    private let singleFlight = SingleFlight()
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
-    var flightsStarted: Int { singleFlight.flightsStarted }
+    var flightsStarted: Int { cache.flightsStarted }
     private let ledger = Mutex(UsageLedger())
-    private let memory: OutcomeMemory
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
@@ -63,11 +62,11 @@ public actor FileMediaStore: MediaStore {
     }
 
     public init(configuration: CacheConfiguration) throws(CacheError) {
-        try CacheLayout.checkPublicBaseURL(configuration.publicBaseURL)
         self.configuration = configuration
-        self.disk = CacheDisk(configuration: configuration)
-        self.memory = OutcomeMemory(duration: configuration.memoryHitDuration)
-        try disk.createDirectories()
+        self.cache = try CachingStore(
+            publicBaseURL: configuration.publicBaseURL, memoryHitDuration: configuration.memoryHitDuration
+        ) { _ in CacheDisk(configuration: configuration) }
+        try cache.backend.createDirectories()
     }
 
     // MARK: MediaStore
@@ -76,19 +75,9 @@ public actor FileMediaStore: MediaStore {
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
-        if Task.isCancelled { throw CacheError.cancelled }
-        if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
-        if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
-        let resolver = CacheResolver(backend: disk)
-        let outcome = try await singleFlight.storeOutcome(
-            for: key, retainUntil: retainUntil, deadline: deadline, rules: disk.rules, memory: memory
-        ) { () async throws(CacheError) in
-            try await resolver.resolve(
-                key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                produce: produce)
-        } raiseRetention: { (date: Date) async throws(CacheError) in
-            try await resolver.raiseRetention(key, to: date, deadline: deadline)
-        }
+        let outcome = try await cache.object(
+            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            produce: produce)
         await account(key: key, outcome: outcome)
         return outcome
     }
@@ -98,16 +87,7 @@ public actor FileMediaStore: MediaStore {
     /// a small read when the sidecar is not memoized), with no flight task or lock. A read error is not an answer:
     /// `object(for:…)` then resolves the key and reports it.
     public nonisolated func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
-        guard singleFlight.isIdle(key) else { return nil }
-        let answer: CacheOutcome
-        if let remembered = memory.answer(for: key, retainUntil: retainUntil, rules: disk.rules) {
-            answer = remembered
-        } else if let read = try? disk.answerWithoutLock(key, retainUntil: retainUntil) {
-            memory.remember(read)
-            answer = read
-        } else {
-            return nil
-        }
+        guard let answer = cache.immediateOutcome(for: key, retainUntil: retainUntil) else { return nil }
         await account(key: key, outcome: answer)
         return answer
     }
@@ -118,7 +98,7 @@ public actor FileMediaStore: MediaStore {
 
     /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.
     public nonisolated func publicURL(for object: CachedObject) -> String {
-        CacheLayout.publicURL(base: configuration.publicBaseURL, relativePath: object.relativePath)
+        cache.publicURL(for: object)
     }
 
     /// Scans every sidecar and negative entry (cost grows with the store), after writing this process's pending
@@ -135,7 +115,7 @@ public actor FileMediaStore: MediaStore {
         maximumBytes: Int?, maximumAge: Duration?
     ) async throws(CacheError) -> GarbageCollectionReport {
         try await flushUsage(force: true)
-        defer { memory.forgetAll() }
+        defer { cache.memory.forgetAll() }
         return try await Self.runGarbageCollection(disk, maximumBytes: maximumBytes, maximumAge: maximumAge)
     }
 
@@ -143,7 +123,7 @@ public actor FileMediaStore: MediaStore {
     /// reports; with `repair`, mismatched objects go to `quarantine/` and orphans and temporary leftovers are
     /// deleted. Keys whose lock is held are skipped.
     public func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
-        defer { memory.forgetAll() }
+        defer { cache.memory.forgetAll() }
         return try await Self.runVerification(disk, repair: repair)
     }
 
@@ -202,22 +182,24 @@ public actor FileMediaStore: MediaStore {
             if let failure { throw failure }
         }
         let delta = ledger.withLock { ledger -> CacheUsageCounters? in
-            guard !ledger.counters.isEmpty && (force || now - ledger.lastCounterWrite >= interval) else { return nil }
-            defer {
-                ledger.counters = CacheUsageCounters()
-                ledger.lastCounterWrite = now
+            guard force || now - ledger.lastCounterWrite >= interval else { return nil }
+            let counted = cache.counters.withLock { counters in
+                defer { counters = CacheUsageCounters() }
+                return counters
             }
-            return ledger.counters
+            guard !counted.isEmpty else { return nil }
+            ledger.lastCounterWrite = now
+            return counted
         }
         guard let delta else { return }
         var merged = false
         do {
             merged = try await CacheUsageCounters.merge(delta, layout: disk.layout, wait: force)
         } catch {
-            ledger.withLock { $0.counters.add(delta) }
+            cache.counters.withLock { $0.add(delta) }
             throw error
         }
-        if !merged { ledger.withLock { $0.counters.add(delta) } }
+        if !merged { cache.counters.withLock { $0.add(delta) } }
     }
 
     // MARK: Off-actor helpers

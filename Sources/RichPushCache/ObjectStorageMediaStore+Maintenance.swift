@@ -16,7 +16,7 @@ extension ObjectStorageMediaStore {
         for (_, failure) in try await readAllFailures(deadline: deadline) {
             statistics.count(failure, now: now)
         }
-        statistics.count(counters.withLock { $0 })
+        statistics.count(cache.counters.withLock { $0 })
         return statistics
     }
 

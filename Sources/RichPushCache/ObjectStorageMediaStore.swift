@@ -19,13 +19,10 @@ import RichPushCore
 /// be a PUT per hit); `lastUsedAt` moves when the sidecar is rewritten (render, revalidation, retention raise).
 public final class ObjectStorageMediaStore: MediaStore {
     public let configuration: ObjectStorageConfiguration
-    /// Storage requests and leases; the resolution rules are `resolver`'s, shared with the file store.
-    let backend: ObjectStorageBackend
-    private let resolver: CacheResolver<ObjectStorageBackend>
-    private let singleFlight = SingleFlight()
-    private let memory: OutcomeMemory
-    let counters = Mutex(CacheUsageCounters())
+    /// The caching shared with the file store, over storage requests and leases.
+    let cache: CachingStore<ObjectStorageBackend>
 
+    var backend: ObjectStorageBackend { cache.backend }
     var client: ObjectStorageClient { backend.client }
     var lease: (any CacheLease)? { backend.lease }
     var rules: CacheFreshnessRules { backend.rules }
@@ -35,18 +32,19 @@ public final class ObjectStorageMediaStore: MediaStore {
     public init(
         configuration: ObjectStorageConfiguration, transport: any ServiceTransport, lease: (any CacheLease)?
     ) throws(CacheError) {
-        try CacheLayout.checkPublicBaseURL(configuration.publicBaseURL)
         self.configuration = configuration
-        let memory = OutcomeMemory(duration: configuration.memoryHitDuration)
-        self.memory = memory
-        backend = ObjectStorageBackend(
-            configuration: configuration, client: ObjectStorageClient(location: configuration.location, transport: transport),
-            lease: lease, memory: memory)
-        resolver = CacheResolver(backend: backend)
+        cache = try CachingStore(
+            publicBaseURL: configuration.publicBaseURL, memoryHitDuration: configuration.memoryHitDuration
+        ) { memory in
+            ObjectStorageBackend(
+                configuration: configuration,
+                client: ObjectStorageClient(location: configuration.location, transport: transport), lease: lease,
+                memory: memory)
+        }
     }
 
     /// Resolutions started by this instance (callers that joined one in flight do not count). For tests.
-    var flightsStarted: Int { singleFlight.flightsStarted }
+    var flightsStarted: Int { cache.flightsStarted }
 
     /// One HEAD on the bucket: throws a single clear error for a missing bucket or refused credentials.
     public func checkAccess() async throws(CacheError) {
@@ -64,24 +62,14 @@ public final class ObjectStorageMediaStore: MediaStore {
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
-        if Task.isCancelled { throw CacheError.cancelled }
-        if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
-        if let answer = await immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
-        let outcome = try await singleFlight.storeOutcome(
-            for: key, retainUntil: retainUntil, deadline: deadline, rules: rules, memory: memory
-        ) { () async throws(CacheError) in
-            try await self.resolver.resolve(
-                key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                produce: produce)
-        } raiseRetention: { (date: Date) async throws(CacheError) in
-            try await self.resolver.raiseRetention(key, to: date, deadline: deadline)
-        }
-        return account(outcome)
+        try await cache.object(
+            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            produce: produce)
     }
 
     /// A fresh object (covering `retainUntil`) or a live failure remembered from the last `memoryHitDuration`; no I/O.
     public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
-        memory.answer(for: key, retainUntil: retainUntil, rules: rules).map(account)
+        cache.immediateOutcome(for: key, retainUntil: retainUntil)
     }
 
     /// The stored object, fresh or stale, read from storage; nil if absent.
@@ -91,18 +79,13 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.
     public func publicURL(for object: CachedObject) -> String {
-        CacheLayout.publicURL(base: configuration.publicBaseURL, relativePath: object.relativePath)
+        cache.publicURL(for: object)
     }
 
     // MARK: Memory
 
     func forget(_ key: CacheKey) {
-        memory.forget(key)
-    }
-
-    private func account(_ outcome: CacheOutcome) -> CacheOutcome {
-        counters.withLock { $0.count(outcome) }
-        return outcome
+        cache.memory.forget(key)
     }
 
     func maintenanceDeadline() -> ContinuousClock.Instant {

@@ -16,6 +16,7 @@ final class StoreContract {
     /// Freshness, negative TTL and retention step, the same for both stores.
     struct Settings {
         var negativeTTL: Duration = .seconds(300)
+        var publicBaseURL = "https://cdn.example.com/media/"
     }
 
     let makeStore: (Settings) throws -> any MediaStore
@@ -160,6 +161,65 @@ final class StoreContract {
     func readinessPasses() async throws {
         try await makeStore(Settings()).checkReadiness()
     }
+
+    /// Every store refuses a public base URL a device cannot use, before any I/O.
+    func unusablePublicBaseURLIsRefused() throws {
+        for url in ["ftp://cdn.example.com/", "https://cdn.example.com/m?sig=1", "https:///m/"] {
+            XCTAssertThrowsError(try makeStore(Settings(publicBaseURL: url)), url) { error in
+                XCTAssertEqual((error as? CacheError)?.code, "invalid_configuration", url)
+            }
+        }
+    }
+
+    /// A call whose deadline has passed, or whose task is cancelled, ends at once without the producer.
+    func pastDeadlineAndCancellationEndWithoutTheProducer() async throws {
+        let store = try makeStore(Settings())
+        let counter = CallCounter()
+        do {
+            _ = try await store.object(
+                for: key("https://a.test/late"), sourceURL: "https://a.test/late", variant: "attachment",
+                retainUntil: nil, deadline: .now - .seconds(1)
+            ) { _ in
+                _ = counter.increment()
+                return jpegProduction("late")
+            }
+            XCTFail("a past deadline must throw")
+        } catch {
+            XCTAssertEqual(error.code, "deadline_exceeded")
+        }
+        let cancelledKey = key("https://a.test/cancelled")
+        let cancelled = Task { () async -> ErrorCode? in
+            while !Task.isCancelled { await Task.yield() }
+            do {
+                _ = try await store.object(
+                    for: cancelledKey, sourceURL: "https://a.test/cancelled", variant: "attachment", retainUntil: nil,
+                    deadline: farDeadline()
+                ) { _ in
+                    _ = counter.increment()
+                    return jpegProduction("c")
+                }
+                return nil
+            } catch {
+                return (error as? CacheError)?.code
+            }
+        }
+        cancelled.cancel()
+        let code = await cancelled.value
+        XCTAssertEqual(code, "cancelled", "a cancelled call must throw")
+        XCTAssertEqual(counter.count(), 0)
+    }
+
+    /// Every answer is counted once: a miss that produced, then a hit, then a remembered failure.
+    func answersAreCountedOnce() async throws {
+        let store = try makeStore(Settings())
+        let counter = CallCounter()
+        _ = try await Self.resolve(store, key("https://a.test/counted"), counter: counter) { _ in jpegProduction("c") }
+        _ = try await Self.resolve(store, key("https://a.test/counted"), counter: counter) { _ in jpegProduction("c") }
+        _ = try await Self.resolve(store, key("https://a.test/gone"), counter: counter) { _ in .failure(code: "http_status", message: "404") }
+        _ = try await Self.resolve(store, key("https://a.test/gone"), counter: counter) { _ in jpegProduction("c") }
+        let statistics = try await store.statistics()
+        XCTAssertEqual([statistics.hits, statistics.misses, statistics.negativeHits], [1, 2, 1])
+    }
 }
 
 import Synchronization
@@ -167,6 +227,7 @@ import Synchronization
 final class FileStoreContractTests: XCTestCase {
     private lazy var contract = StoreContract { [unowned self] settings in
         var configuration = makeConfiguration(root: try makeTemporaryDirectory(), negativeTTL: settings.negativeTTL)
+        configuration.publicBaseURL = settings.publicBaseURL
         configuration.memoryHitDuration = .zero
         return try FileMediaStore(configuration: configuration)
     }
@@ -178,6 +239,9 @@ final class FileStoreContractTests: XCTestCase {
     func testConcurrentCallersShareOneProduction() async throws { try await contract.concurrentCallersShareOneProduction() }
     func testInvalidOutputIsNotPublished() async throws { try await contract.invalidOutputIsNotPublished() }
     func testReadinessPasses() async throws { try await contract.readinessPasses() }
+    func testUnusablePublicBaseURLIsRefused() throws { try contract.unusablePublicBaseURLIsRefused() }
+    func testPastDeadlineAndCancellationEndWithoutTheProducer() async throws { try await contract.pastDeadlineAndCancellationEndWithoutTheProducer() }
+    func testAnswersAreCountedOnce() async throws { try await contract.answersAreCountedOnce() }
 }
 
 final class ObjectStorageStoreContractTests: XCTestCase {
@@ -207,7 +271,7 @@ final class ObjectStorageStoreContractTests: XCTestCase {
         let location = try ObjectStorageLocation(
             cacheURL: "s3://\(bucket)/media", endpoint: server.endpoint, region: "us-east-1",
             accessKeyID: server.accessKeyID, secretAccessKey: server.secretAccessKey)
-        var configuration = ObjectStorageConfiguration(location: location, publicBaseURL: "https://cdn.example.com/m/")
+        var configuration = ObjectStorageConfiguration(location: location, publicBaseURL: settings.publicBaseURL)
         configuration.negativeTTL = settings.negativeTTL
         configuration.retentionGranularity = .seconds(60)
         configuration.memoryHitDuration = .zero
@@ -221,4 +285,7 @@ final class ObjectStorageStoreContractTests: XCTestCase {
     func testConcurrentCallersShareOneProduction() async throws { try await contract.concurrentCallersShareOneProduction() }
     func testInvalidOutputIsNotPublished() async throws { try await contract.invalidOutputIsNotPublished() }
     func testReadinessPasses() async throws { try await contract.readinessPasses() }
+    func testUnusablePublicBaseURLIsRefused() throws { try contract.unusablePublicBaseURLIsRefused() }
+    func testPastDeadlineAndCancellationEndWithoutTheProducer() async throws { try await contract.pastDeadlineAndCancellationEndWithoutTheProducer() }
+    func testAnswersAreCountedOnce() async throws { try await contract.answersAreCountedOnce() }
 }
