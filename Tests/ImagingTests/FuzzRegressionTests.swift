@@ -33,7 +33,7 @@ final class FuzzRegressionTests: XCTestCase {
     /// Every input `richpush-fuzz png-paths` found where the fast path and libpng disagreed (a second IHDR: libpng
     /// rejects it as out of place) now gets the same verdict from both.
     func testPNGDecodePathsAgreeOnEveryFoundInput() throws {
-        let directory = TestSupport.fixture("fuzz/png-paths")
+        let directory = fixture("fuzz/png-paths")
         let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted()
         XCTAssertFalse(names.isEmpty)
         for name in names {

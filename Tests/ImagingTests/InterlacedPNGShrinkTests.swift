@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import XCTest
 import RichPush
 @testable import RichPushCore
@@ -10,11 +11,11 @@ final class InterlacedPNGShrinkTests: XCTestCase {
     private func assertShrinkMatchesFullSize(_ bytes: Data, by reduction: Int, _ name: String,
                                              file: StaticString = #filePath, line: UInt = #line) throws {
         let limits = ImageLimits(maximumPixels: Int.max, maximumSide: Int.max, maximumSourceBytes: Int.max)
-        let decoded = try PNGDecoder.decode(bytes, limits: limits, budget: TestSupport.farBudget)
+        let decoded = try PNGDecoder.decode(bytes, limits: limits, budget: ImagingHelpers.farBudget)
         var full = decoded.pixels
         full.premultiply()
-        let expected = try Resampler.boxShrink(full, by: reduction, budget: TestSupport.farBudget)
-        let shrunk = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, budget: TestSupport.farBudget)
+        let expected = try Resampler.boxShrink(full, by: reduction, budget: ImagingHelpers.farBudget)
+        let shrunk = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, budget: ImagingHelpers.farBudget)
         XCTAssertEqual([shrunk.pixels.width, shrunk.pixels.height, shrunk.pixels.channels],
                        [expected.width, expected.height, expected.channels], "\(name) by \(reduction)", file: file, line: line)
         XCTAssertTrue(shrunk.pixels.pixels == expected.pixels, "\(name) by \(reduction): pixels differ", file: file, line: line)
@@ -24,14 +25,14 @@ final class InterlacedPNGShrinkTests: XCTestCase {
 
     func testPngSuiteInterlacedFilesShrinkExactlyLikeTheFullSizeDecode() throws {
         let directory = URL(fileURLWithPath: "/work/shared/conformance/png")
-        let local = TestSupport.fixture("conformance/png")
+        let local = fixture("conformance/png")
         let source = FileManager.default.fileExists(atPath: directory.path) ? directory : local
         var checked = 0
         for name in try FileManager.default.contentsOfDirectory(atPath: source.path).sorted() where name.hasSuffix(".png") {
             let bytes = try Data(contentsOf: source.appendingPathComponent(name))
             // Only the files that decode and are interlaced (IHDR's last byte); the x* files are broken on purpose.
             guard let probe = try? ImageProbe.probe(bytes), probe.isInterlaced,
-                  (try? PNGDecoder.decode(bytes, limits: ImageLimits(), budget: TestSupport.farBudget)) != nil else { continue }
+                  (try? PNGDecoder.decode(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) != nil else { continue }
             for reduction in [2, 3, 5, 17] {
                 try assertShrinkMatchesFullSize(bytes, by: reduction, name)
             }
@@ -57,8 +58,8 @@ final class InterlacedPNGShrinkTests: XCTestCase {
         var fullSize = ImagePipeline()
         fullSize.shrinksPNGWhileDecoding = false
         for variant in [ImageVariant(name: "contain", width: 100, height: 100, fit: .contain), .attachment] {
-            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
-            let shrunk = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: TestSupport.farBudget)
+            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
+            let shrunk = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
             XCTAssertEqual(shrunk.bytes, expected.bytes, variant.name)
         }
     }
@@ -93,11 +94,11 @@ final class InterlacedPNGShrinkTests: XCTestCase {
                 }
             }
         }
-        var header = TestSupport.bigEndian32(UInt32(width)) + TestSupport.bigEndian32(UInt32(height))
+        var header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height))
         header += [8, channels == 4 ? 6 : 2, 0, 0, 1]
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        return Data(signature + TestSupport.pngChunk("IHDR", header) + TestSupport.pngChunk("IDAT", storedZlib(raw))
-                    + TestSupport.pngChunk("IEND", []))
+        return Data(signature + ImagingHelpers.pngChunk("IHDR", header) + ImagingHelpers.pngChunk("IDAT", storedZlib(raw))
+                    + ImagingHelpers.pngChunk("IEND", []))
     }
 
     /// A zlib stream of stored deflate blocks (at most 65 535 bytes each).
@@ -113,6 +114,6 @@ final class InterlacedPNGShrinkTests: XCTestCase {
             for byte in bytes[start..<end] { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
             start = end
         } while start < bytes.count
-        return output + TestSupport.bigEndian32(b << 16 | a)
+        return output + ImagingHelpers.bigEndian32(b << 16 | a)
     }
 }

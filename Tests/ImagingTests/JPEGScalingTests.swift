@@ -60,7 +60,7 @@ final class JPEGScalingTests: XCTestCase {
                 image.pixels[start + 2] = line ? 0 : UInt8(truncatingIfNeeded: (x + y) / 5)
             }
         }
-        return try TestSupport.encodeJPEG(image)
+        return try ImagingHelpers.encodeJPEG(image)
     }
 
     /// The streaming decode against the whole decode at the same scale followed by `Resampler.lanczos`.
@@ -72,12 +72,12 @@ final class JPEGScalingTests: XCTestCase {
         let target = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
         let numerator = JPEGDecoder.scaleNumerator(width: probe.width, height: probe.height,
                                                    targetWidth: target.width, targetHeight: target.height)
-        let whole = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, budget: TestSupport.farBudget).pixels
+        let whole = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, budget: ImagingHelpers.farBudget).pixels
         let scaledPlan = plan.scaled(toSourceWidth: whole.width, height: whole.height, fromWidth: probe.width, height: probe.height)
         XCTAssertEqual(Resampler.boxReduction(for: scaledPlan), 1, "the case needs no box pre-shrink", file: file, line: line)
-        let expected = try Resampler.lanczos(whole, plan: scaledPlan, budget: TestSupport.farBudget)
+        let expected = try Resampler.lanczos(whole, plan: scaledPlan, budget: ImagingHelpers.farBudget)
 
-        let streamed = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan, budget: TestSupport.farBudget).pixels
+        let streamed = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan, budget: ImagingHelpers.farBudget).pixels
         XCTAssertEqual(streamed.width, plan.outputWidth, file: file, line: line)
         XCTAssertEqual(streamed.height, plan.outputHeight, file: file, line: line)
         XCTAssertTrue(streamed.pixels == expected.pixels, "streamed pixels differ from decode-then-resize", file: file, line: line)
@@ -94,7 +94,7 @@ final class JPEGScalingTests: XCTestCase {
         // A tall image: the window of source rows slides over a hundred bands.
         try assertStreamingMatchesWholeDecode(try photo(width: 40, height: 2000), box: (30, 900), fit: .contain)
         // CMYK rows are converted to RGB before they reach the resize.
-        try assertStreamingMatchesWholeDecode(try TestSupport.data("imaging/cmyk.jpg"), box: (50, 50), fit: .contain)
+        try assertStreamingMatchesWholeDecode(try ImagingHelpers.data("imaging/cmyk.jpg"), box: (50, 50), fit: .contain)
     }
 
     func testStreamingDecodeReturnsTheWholeImageWhenABoxPreShrinkIsNeeded() throws {
@@ -102,10 +102,10 @@ final class JPEGScalingTests: XCTestCase {
         // the whole image after the decode. (The pipeline itself picks 1/8 here and streams.)
         let bytes = try photo(width: 1203, height: 917)
         let plan = ResizePlan.make(width: 1203, height: 917, swapsAxes: false, boxWidth: 100, boxHeight: 100, fit: .contain)
-        let decoded = try JPEGDecoder.decode(bytes, scaleNumerator: 8, resizingWith: plan, budget: TestSupport.farBudget)
+        let decoded = try JPEGDecoder.decode(bytes, scaleNumerator: 8, resizingWith: plan, budget: ImagingHelpers.farBudget)
         XCTAssertEqual(decoded.pixels.width, 1203)
         XCTAssertEqual(decoded.pixels.height, 917)
-        let rendered = try TestSupport.render(bytes, ImageVariant(name: "small", width: 100, height: 100))
+        let rendered = try ImagingHelpers.render(bytes, ImageVariant(name: "small", width: 100, height: 100))
         XCTAssertEqual(rendered.width, 100)
     }
 
@@ -113,9 +113,9 @@ final class JPEGScalingTests: XCTestCase {
         // 2400x1800 into the attachment box: 4/8 (1200x900) streams into 1038x779; the cut is halfway down.
         let bytes = try photo(width: 2400, height: 1800)
         let plan = ResizePlan.make(width: 2400, height: 1800, swapsAxes: false, boxWidth: 1038, boxHeight: 1038, fit: .contain)
-        XCTAssertNoThrow(try JPEGDecoder.decode(bytes, scaleNumerator: 4, resizingWith: plan, budget: TestSupport.farBudget))
+        XCTAssertNoThrow(try JPEGDecoder.decode(bytes, scaleNumerator: 4, resizingWith: plan, budget: ImagingHelpers.farBudget))
         XCTAssertThrowsError(try JPEGDecoder.decode(bytes.prefix(bytes.count / 2), scaleNumerator: 4, resizingWith: plan,
-                                                    budget: TestSupport.farBudget)) { error in
+                                                    budget: ImagingHelpers.farBudget)) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(error)")
         }
     }

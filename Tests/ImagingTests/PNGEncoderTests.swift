@@ -38,7 +38,7 @@ final class PNGEncoderTests: XCTestCase {
     }
 
     func testTheICCProfileIsCarried() throws {
-        let jpeg = try TestSupport.data("imaging/icc_srgb.jpg")
+        let jpeg = try ImagingHelpers.data("imaging/icc_srgb.jpg")
         let profile = try XCTUnwrap(JPEGDecoder.decode(jpeg, budget: budget).iccProfile)
         let encoded = try PNGEncoder.encode(image(width: 9, height: 9, channels: 3, seed: 1), iccProfile: profile, budget: budget)
         let decoded = try PNGDecoder.decode(encoded, limits: ImageLimits(), budget: budget)

@@ -132,7 +132,7 @@ final class RenderMemoryBudgetTests: XCTestCase {
     }
 
     func testPipelineWaitsForBudgetWithinItsDeadlineAndReleasesIt() async throws {
-        let bytes = try TestSupport.data("media/hero.jpg")
+        let bytes = try ImagingHelpers.data("media/hero.jpg")
         let budget = RenderMemoryBudget(capacity: 64 << 20)
         let pipeline = ImagePipeline(memoryBudget: budget)
         let rendered = try await pipeline.render(bytes, as: .attachment, deadline: far)
