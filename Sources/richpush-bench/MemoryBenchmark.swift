@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Glibc
 
 /// `richpush-bench memory`: the peak resident memory of `richpush process` on large images, against issue 16's
@@ -63,10 +64,10 @@ enum MemoryBenchmark {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
             .deletingLastPathComponent().appendingPathComponent("richpush").path
         guard access(binary, X_OK) == 0 else { throw Failure.missing("\(binary); run swift build -c release first") }
-        let work = FileManager.default.temporaryDirectory.appendingPathComponent("richpush-memory-\(UUID().uuidString)")
+        let work = try TemporaryDirectory.make("memory-bench")
+        defer { TemporaryDirectory.remove(work) }
         let media = work.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: work) }
 
         let generator = work.appendingPathComponent("generate.py")
         try Data(generatorScript.utf8).write(to: generator)

@@ -6,7 +6,8 @@ import XCTest
 /// The libdeflate fast path and libpng agree: the same pixels, and the same verdict on streams that are not
 /// exactly the image's rows.
 final class PNGDecodePathTests: XCTestCase {
-    private let budget = WorkBudget(deadline: .now + .seconds(120))
+    /// Computed: XCTest makes every test case instance when the run starts, minutes before some tests run.
+    private var budget: WorkBudget { WorkBudget(deadline: .now + .seconds(120)) }
 
     /// An 8-bit RGB PNG of `width` × `height` with one IDAT chunk holding `stream`.
     private func png(width: Int, height: Int, stream: [UInt8]) -> Data {

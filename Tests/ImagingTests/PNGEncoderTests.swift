@@ -5,7 +5,8 @@ import XCTest
 
 /// The PNG encoder: filters, the choice of stream, and whole files that libpng reads back exactly.
 final class PNGEncoderTests: XCTestCase {
-    private let budget = WorkBudget(deadline: .now + .seconds(120))
+    /// Computed: XCTest makes every test case instance when the run starts, minutes before some tests run.
+    private var budget: WorkBudget { WorkBudget(deadline: .now + .seconds(120)) }
 
     /// A photograph-like image: smooth gradients plus noise, with a transparent band when it has alpha.
     private func image(width: Int, height: Int, channels: Int, seed: UInt64) -> PixelBuffer {
