@@ -45,4 +45,34 @@ final class SignalTests: XCTestCase {
         }
         XCTAssertTrue(log.contains("\"stopped_by_signal\":true"), log)
     }
+
+    /// Every SIGTERM is seen, whichever of the process's threads the kernel hands it to: a signal once set to
+    /// ignored (for a dispatch source) was dropped when a thread that did not block it took it.
+    func testEverySigtermStopsTheProcessWhileItsThreadsAreBusy() throws {
+        let cache = try makeTemporaryDirectory("signal-busy")
+        signal(SIGPIPE, SIG_IGN)   // the writer finds out that the child stopped from EPIPE, not by dying
+        for round in 1...6 {
+            let process = CommandRunner.makeProcess(
+                ["process", "--cache-dir", cache.path, "--concurrency", "64"], environment: [:], workingDirectory: nil)
+            let input = Pipe(), output = Pipe()
+            process.standardInput = input
+            process.standardOutput = output
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let job = Data(String(repeating: "{\"payload\":{\"aps\":{\"alert\":\"x\"}}}\n", count: 2000).utf8)
+            let writer = Thread { while (try? input.fileHandleForWriting.write(contentsOf: job)) != nil, process.isRunning {} }
+            writer.start()
+            _ = output.fileHandleForReading.availableData   // busy: results are coming out
+            let drainer = Thread { _ = output.fileHandleForReading.readDataToEndOfFile() }
+            drainer.start()
+            kill(process.processIdentifier, SIGTERM)
+            let deadline = Date().addingTimeInterval(15)
+            while process.isRunning, Date() < deadline { usleep(20_000) }
+            XCTAssertFalse(process.isRunning, "round \(round): SIGTERM was lost")
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+            try? input.fileHandleForWriting.close()
+            XCTAssertEqual(process.terminationReason, .exit, "round \(round)")
+        }
+    }
 }
