@@ -73,4 +73,13 @@ final class PNGDecodePathTests: XCTestCase {
         XCTAssertNil(PNGDecodePathComparison.difference(in: withTransparency))
         XCTAssertEqual(try PNGDecoder.decode(withTransparency, limits: ImageLimits(), budget: budget).pixels.channels, 4)
     }
+
+    func testRepairedCRCsLetAMutatedFileReachTheDecoders() throws {
+        var bytes = png(width: 4, height: 4, stream: try XCTUnwrap(PNGCompression.libdeflateStream(of: rows(width: 4, height: 4))))
+        bytes[bytes.startIndex + 20] ^= 0x01   // the IHDR's height, so its CRC no longer matches
+        XCTAssertThrowsError(try PNGDecoder.checkChunks(bytes))
+        let repaired = PNGDecodePathComparison.repairingChunkCRCs(bytes)
+        XCTAssertNoThrow(try PNGDecoder.checkChunks(repaired))
+        XCTAssertEqual(repaired.count, bytes.count)
+    }
 }
