@@ -17,18 +17,6 @@ enum ConsumeBenchmark {
         var concurrency = 64
     }
 
-    enum Failure: Error, CustomStringConvertible {
-        case missing(String)
-        case failed(String)
-
-        var description: String {
-            switch self {
-            case .missing(let what): "not found: \(what)"
-            case .failed(let what): what
-            }
-        }
-    }
-
     static func run(_ arguments: [String]) async -> Int32 {
         var options = Options()
         guard let values = IntegerArguments.parse(arguments, known: ["--jobs", "--consumers", "--concurrency"]) else {
@@ -48,9 +36,7 @@ enum ConsumeBenchmark {
     }
 
     private static func measure(_ options: Options) throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("richpush").path
-        guard access(binary, X_OK) == 0 else { throw Failure.missing("\(binary); run swift build -c release first") }
+        let binary = try BenchmarkFailure.siblingRichpush()
         let work = try TemporaryDirectory.make("consume-bench")
         defer { TemporaryDirectory.remove(work) }
 
@@ -146,7 +132,7 @@ enum ConsumeBenchmark {
 
         init(port: UInt16) throws {
             guard let descriptor = LoopbackPort.connect(to: port) else {
-                throw Failure.failed("cannot connect to redis on port \(port)")
+                throw BenchmarkFailure.failed("cannot connect to redis on port \(port)")
             }
             self.descriptor = descriptor
         }
@@ -155,11 +141,11 @@ enum ConsumeBenchmark {
 
         func count() throws -> Int {
             let command = Array("XLEN results\r\n".utf8)
-            guard send(descriptor, command, command.count, 0) == command.count else { throw Failure.failed("send failed") }
+            guard send(descriptor, command, command.count, 0) == command.count else { throw BenchmarkFailure.failed("send failed") }
             var reply: [UInt8] = []
             var byte: UInt8 = 0
             while reply.last != 0x0A {
-                guard recv(descriptor, &byte, 1, 0) == 1 else { throw Failure.failed("redis closed the connection") }
+                guard recv(descriptor, &byte, 1, 0) == 1 else { throw BenchmarkFailure.failed("redis closed the connection") }
                 reply.append(byte)
             }
             // ":<n>\r\n"
@@ -199,7 +185,7 @@ enum ConsumeBenchmark {
     private static func wait(_ process: Process) throws {
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
-            throw Failure.failed("\(process.arguments?.first ?? "child") exited with \(process.terminationStatus)")
+            throw BenchmarkFailure.failed("\(process.arguments?.first ?? "child") exited with \(process.terminationStatus)")
         }
     }
 

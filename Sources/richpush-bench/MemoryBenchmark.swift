@@ -27,18 +27,6 @@ enum MemoryBenchmark {
         var cpuSeconds: Double
     }
 
-    enum Failure: Error, CustomStringConvertible {
-        case missing(String)
-        case failed(String)
-
-        var description: String {
-            switch self {
-            case .missing(let what): "not found: \(what)"
-            case .failed(let what): what
-            }
-        }
-    }
-
     static let usage = "usage: richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]\n"
 
     static func run(_ arguments: [String]) async -> Int32 {
@@ -61,9 +49,7 @@ enum MemoryBenchmark {
     }
 
     private static func measure(distinct: Int, concurrency: Int, rounds: Int, extraOptions: [String]) throws {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-            .deletingLastPathComponent().appendingPathComponent("richpush").path
-        guard access(binary, X_OK) == 0 else { throw Failure.missing("\(binary); run swift build -c release first") }
+        let binary = try BenchmarkFailure.siblingRichpush()
         let work = try TemporaryDirectory.make("memory-bench")
         defer { TemporaryDirectory.remove(work) }
         let media = work.appendingPathComponent("media")
@@ -75,7 +61,7 @@ enum MemoryBenchmark {
                                       output: work.appendingPathComponent("generate.log")).status
         guard status == 0 else {
             let log = (try? String(contentsOf: work.appendingPathComponent("generate.log"), encoding: .utf8)) ?? ""
-            throw Failure.failed("python3 could not make the inputs (Pillow installed?): \(log)")
+            throw BenchmarkFailure.failed("python3 could not make the inputs (Pillow installed?): \(log)")
         }
 
         let scenarios = [
@@ -99,7 +85,7 @@ enum MemoryBenchmark {
                 let measurement = try runScenario(scenario, binary: binary, work: work, media: media, round: round,
                                                   concurrency: concurrency, extraOptions: extraOptions)
                 guard measurement.enriched == measurement.jobs else {
-                    throw Failure.failed("\(scenario.name): only \(measurement.enriched) of \(measurement.jobs) jobs enriched")
+                    throw BenchmarkFailure.failed("\(scenario.name): only \(measurement.enriched) of \(measurement.jobs) jobs enriched")
                 }
                 peaks.append(measurement.peakKilobytes)
                 last = measurement
@@ -138,7 +124,7 @@ enum MemoryBenchmark {
             "--deadline", "300s", "--allow-long-deadline", "--log-level", "warning",
         ] + extraOptions + [jobsFile.path], output: results)
         let elapsed = ContinuousClock.now - started
-        guard child.status == 0 || child.status == 1 else { throw Failure.failed("richpush process exited with \(child.status)") }
+        guard child.status == 0 || child.status == 1 else { throw BenchmarkFailure.failed("richpush process exited with \(child.status)") }
         let lines = ((try? String(contentsOf: results, encoding: .utf8)) ?? "").split(separator: "\n")
         let wanted = scenario.files.isEmpty ? "passthrough" : "enriched"
         let enriched = lines.filter { $0.contains(#""status":"\#(wanted)""#) }.count
@@ -161,11 +147,11 @@ enum MemoryBenchmark {
         defer { for argument in argv { free(argument) } }
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
-        guard spawned == 0 else { throw Failure.failed("could not start \(executable): \(String(cString: strerror(spawned)))") }
+        guard spawned == 0 else { throw BenchmarkFailure.failed("could not start \(executable): \(String(cString: strerror(spawned)))") }
         var status: Int32 = 0
         var usage = rusage()
         while wait4(pid, &status, 0, &usage) < 0 {
-            guard errno == EINTR else { throw Failure.failed("wait4 failed: \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else { throw BenchmarkFailure.failed("wait4 failed: \(String(cString: strerror(errno)))") }
         }
         // WIFEXITED / WEXITSTATUS, which Swift does not import as functions.
         let exitCode = status & 0x7F == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
