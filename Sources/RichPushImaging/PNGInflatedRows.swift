@@ -44,7 +44,7 @@ final class PNGInflatedRows {
                     raw[header.lowerBound + 8], raw[header.lowerBound + 9], Array(raw[(header.lowerBound + 10)..<header.upperBound]))
         }
         guard fields.depth == 8, fields.colour == 2 || fields.colour == 6, fields.methods == [0, 0, 0],
-              (1...limits.maximumSide).contains(fields.width), (1...limits.maximumSide).contains(fields.height),
+              fields.width >= 1, fields.width <= limits.maximumSide, fields.height >= 1, fields.height <= limits.maximumSide,
               (try? limits.check(width: fields.width, height: fields.height)) != nil else { return nil }
         width = fields.width
         height = fields.height
