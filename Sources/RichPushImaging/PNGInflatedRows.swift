@@ -2,7 +2,8 @@ import CDeflate
 import Foundation
 import RichPushCore
 
-/// The fast path for the common PNG: non-interlaced 8-bit RGB or RGBA with no chunk that could change its pixels.
+/// The fast path for the common PNG: non-interlaced 8-bit grey, grey+alpha, RGB or RGBA with no chunk that could
+/// change its pixels. Grey comes out as RGB and grey+alpha as RGBA, as libpng's transforms give them.
 /// libdeflate inflates all of the image data at once into a buffer of exactly the size the rows need, and the rows
 /// are unfiltered here as they are read.
 ///
@@ -10,7 +11,7 @@ import RichPushCore
 /// libdeflate inflates about twice as fast as zlib. Nothing past the image's own bytes is ever inflated: a stream
 /// that holds more (a bomb), less, or a bad checksum is left to libpng, whose answer stands, so the two paths
 /// accept and reject the same files (`richpush-fuzz png-paths` checks that). Every other file (Adam7, 16-bit,
-/// palette, grey, tRNS, iCCP, odd chunks) goes to libpng too.
+/// low bit depths, palette, tRNS, iCCP, odd chunks) goes to libpng too.
 ///
 /// A class because its rows are unfiltered in place as they are read, by one decode on one thread.
 ///
@@ -26,11 +27,14 @@ final class PNGInflatedRows {
 
     let width: Int
     let height: Int
+    /// Channels of the output rows: 3, or 4 with alpha.
     let channels: Int
+    /// Bytes per pixel in the file: 1 (grey), 2 (grey+alpha), 3 or 4.
+    private let fileChannels: Int
     private var filtered: [UInt8]
     private var nextRow = 0
 
-    private var rowBytes: Int { width * channels }
+    private var rowBytes: Int { width * fileChannels }
 
     /// Inflates the image data, or returns nil when the file is not the common case or its stream is not exactly
     /// the image's rows (libpng then decides).
@@ -43,13 +47,14 @@ final class PNGInflatedRows {
             return (reader.uint32BigEndian(header.lowerBound) ?? 0, reader.uint32BigEndian(header.lowerBound + 4) ?? 0,
                     raw[header.lowerBound + 8], raw[header.lowerBound + 9], Array(raw[(header.lowerBound + 10)..<header.upperBound]))
         }
-        guard fields.depth == 8, fields.colour == 2 || fields.colour == 6, fields.methods == [0, 0, 0],
+        guard fields.depth == 8, [0, 2, 4, 6].contains(fields.colour), fields.methods == [0, 0, 0],
               fields.width >= 1, fields.width <= limits.maximumSide, fields.height >= 1, fields.height <= limits.maximumSide,
               (try? limits.check(width: fields.width, height: fields.height)) != nil else { return nil }
         width = fields.width
         height = fields.height
-        channels = fields.colour == 6 ? 4 : 3
-        let filteredCount = height * (width * channels + 1)
+        fileChannels = [0: 1, 2: 3, 4: 2, 6: 4][fields.colour] ?? 3
+        channels = fields.colour & 4 == 0 ? 3 : 4
+        let filteredCount = height * (width * fileChannels + 1)
         guard filteredCount <= Self.maximumFilteredBytes,
               let inflated = Self.inflate(bytes, imageData: imageData, count: filteredCount) else { return nil }
         filtered = inflated
@@ -75,7 +80,7 @@ final class PNGInflatedRows {
 
     /// Unfilters the next `count` rows into `buffer`'s rows from `firstRow`.
     func read(into buffer: inout PixelBuffer, at firstRow: Int, count: Int) throws(ImageError) {
-        let rowBytes = self.rowBytes, channels = self.channels
+        let rowBytes = self.rowBytes, fileChannels = self.fileChannels, outputRowBytes = width * channels
         let first = nextRow
         guard first + count <= height else { throw .corrupt(reason: "PNG: read past the last row") }
         let failure: ImageError? = filtered.withUnsafeMutableBufferPointer { filtered in
@@ -88,15 +93,38 @@ final class PNGInflatedRows {
                     guard let filter = PNGRowFilter(rawValue: filtered[start]) else {
                         return .corrupt(reason: "PNG: bad adaptive filter value \(filtered[start]) in row \(row)")
                     }
-                    filter.unfilter(current, previous: previous, bytesPerPixel: channels)
-                    let destination = (firstRow + row - first) * rowBytes
-                    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: pixels[destination..<(destination + rowBytes)]))
-                        .copyMemory(from: UnsafeRawBufferPointer(current))
+                    filter.unfilter(current, previous: previous, bytesPerPixel: fileChannels)
+                    let destination = UnsafeMutableBufferPointer(
+                        rebasing: pixels[((firstRow + row - first) * outputRowBytes)..<((firstRow + row - first + 1) * outputRowBytes)])
+                    Self.expand(UnsafeBufferPointer(current), fileChannels: fileChannels, into: destination)
                 }
                 return nil
             }
         }
         if let failure { throw failure }
         nextRow += count
+    }
+
+    /// Copies an unfiltered row out: RGB and RGBA as they are, grey as RGB and grey+alpha as RGBA.
+    private static func expand(_ row: UnsafeBufferPointer<UInt8>, fileChannels: Int,
+                               into output: UnsafeMutableBufferPointer<UInt8>) {
+        switch fileChannels {
+        case 1:
+            for (index, grey) in row.enumerated() {
+                output[index * 3] = grey
+                output[index * 3 + 1] = grey
+                output[index * 3 + 2] = grey
+            }
+        case 2:
+            for pixel in 0..<(row.count / 2) {
+                let grey = row[pixel * 2]
+                output[pixel * 4] = grey
+                output[pixel * 4 + 1] = grey
+                output[pixel * 4 + 2] = grey
+                output[pixel * 4 + 3] = row[pixel * 2 + 1]
+            }
+        default:
+            UnsafeMutableRawBufferPointer(output).copyMemory(from: UnsafeRawBufferPointer(row))
+        }
     }
 }

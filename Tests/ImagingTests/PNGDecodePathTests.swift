@@ -1,5 +1,6 @@
 import CDeflate
 import Foundation
+import TestSupport
 import XCTest
 @testable import RichPushImaging
 
@@ -81,5 +82,14 @@ final class PNGDecodePathTests: XCTestCase {
         let repaired = PNGDecodePathComparison.repairingChunkCRCs(bytes)
         XCTAssertNoThrow(try PNGDecoder.checkChunks(repaired))
         XCTAssertEqual(repaired.count, bytes.count)
+    }
+
+    func testGreyAndGreyAlphaTakeTheFastPathAndComeOutAsRGBAndRGBA() throws {
+        for (name, channels) in [("basn0g08.png", 3), ("basn4a08.png", 4), ("f04n0g08.png", 3)] {
+            let bytes = try Data(contentsOf: fixture("conformance/png/\(name)"))
+            XCTAssertNotNil(PNGInflatedRows(bytes, chunks: try PNGDecoder.checkChunks(bytes), limits: ImageLimits()), name)
+            XCTAssertEqual(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: budget).pixels.channels, channels, name)
+            XCTAssertNil(PNGDecodePathComparison.difference(in: bytes), name)
+        }
     }
 }
