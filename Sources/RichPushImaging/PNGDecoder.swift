@@ -5,7 +5,8 @@ import Foundation
 import Glibc
 import RichPushCore
 
-/// libpng decoding to 8-bit RGB or RGBA (palette, tRNS, grey and 16-bit expanded/scaled), Adam7 included.
+/// PNG decoding to 8-bit RGB or RGBA (palette, tRNS, grey and 16-bit expanded/scaled), Adam7 included: libpng, or
+/// for the common case the libdeflate fast path (`PNGInflatedRows`).
 enum PNGDecoder {
     /// Ancillary chunk count and per-chunk allocation caps against chunk floods and huge zTXt/iCCP bombs.
     static let chunkCacheMaximum: Int32 = 256
@@ -51,7 +52,7 @@ enum PNGDecoder {
     /// box-shrunk band by band as it is decoded (see `decodeShrunk`), an interlaced one pass by pass into running
     /// sums (see `decodeInterlacedShrunk`).
     ///
-    /// The common case (non-interlaced 8-bit RGB or RGBA with only harmless chunks) takes the libdeflate fast path
+    /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA with only harmless chunks) takes the fast path
     /// (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give the same pixels and the same verdict.
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
                        allowsFastPath: Bool = true, budget: WorkBudget) throws(ImageError) -> DecodedImage {
