@@ -131,13 +131,20 @@ enum ImagingHelpers {
         return bigEndian32(UInt32(body.count)) + typed + bigEndian32(crc32(typed))
     }
 
-    /// A zlib stream with one stored (uncompressed) deflate block.
+    /// A zlib stream of stored (uncompressed) deflate blocks, at most 65 535 bytes each.
     static func storedZlib(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = [0x78, 0x01]
         var a: UInt32 = 1, b: UInt32 = 0
-        for byte in bytes { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
-        let length = UInt16(bytes.count)
-        return [0x78, 0x01, 0x01, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
-            + bytes + bigEndian32(b << 16 | a)
+        var start = 0
+        repeat {
+            let end = min(bytes.count, start + 65_535)
+            let length = UInt16(end - start)
+            output += [end == bytes.count ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
+            output += bytes[start..<end]
+            for byte in bytes[start..<end] { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
+            start = end
+        } while start < bytes.count
+        return output + bigEndian32(b << 16 | a)
     }
 
     static func bigEndian32(_ value: UInt32) -> [UInt8] {

@@ -97,23 +97,7 @@ final class InterlacedPNGShrinkTests: XCTestCase {
         var header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height))
         header += [8, channels == 4 ? 6 : 2, 0, 0, 1]
         let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        return Data(signature + ImagingHelpers.pngChunk("IHDR", header) + ImagingHelpers.pngChunk("IDAT", storedZlib(raw))
+        return Data(signature + ImagingHelpers.pngChunk("IHDR", header) + ImagingHelpers.pngChunk("IDAT", ImagingHelpers.storedZlib(raw))
                     + ImagingHelpers.pngChunk("IEND", []))
-    }
-
-    /// A zlib stream of stored deflate blocks (at most 65 535 bytes each).
-    private static func storedZlib(_ bytes: [UInt8]) -> [UInt8] {
-        var output: [UInt8] = [0x78, 0x01]
-        var a: UInt32 = 1, b: UInt32 = 0
-        var start = 0
-        repeat {
-            let end = min(bytes.count, start + 65_535)
-            let length = UInt16(end - start)
-            output += [end == bytes.count ? 1 : 0, UInt8(length & 0xFF), UInt8(length >> 8), UInt8(~length & 0xFF), UInt8(~length >> 8)]
-            output += bytes[start..<end]
-            for byte in bytes[start..<end] { a = (a + UInt32(byte)) % 65521; b = (b + a) % 65521 }
-            start = end
-        } while start < bytes.count
-        return output + ImagingHelpers.bigEndian32(b << 16 | a)
     }
 }

@@ -1,4 +1,3 @@
-import CDeflate
 import Foundation
 import TestSupport
 import XCTest
@@ -12,19 +11,9 @@ final class PNGDecodePathTests: XCTestCase {
 
     /// An 8-bit RGB PNG of `width` × `height` with one IDAT chunk holding `stream`.
     private func png(width: Int, height: Int, stream: [UInt8]) -> Data {
-        var output = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
-        func chunk(_ type: String, _ data: [UInt8]) {
-            var body = Array(type.utf8) + data
-            let crc = body.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-            output.append(contentsOf: withUnsafeBytes(of: UInt32(data.count).bigEndian, Array.init))
-            body += withUnsafeBytes(of: crc.bigEndian, Array.init)
-            output.append(contentsOf: body)
-        }
-        chunk("IHDR", withUnsafeBytes(of: UInt32(width).bigEndian, Array.init) + withUnsafeBytes(of: UInt32(height).bigEndian, Array.init)
-              + [8, 2, 0, 0, 0])
-        chunk("IDAT", stream)
-        chunk("IEND", [])
-        return output
+        let header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height)) + [8, 2, 0, 0, 0]
+        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ImagingHelpers.pngChunk("IHDR", header)
+                    + ImagingHelpers.pngChunk("IDAT", stream) + ImagingHelpers.pngChunk("IEND", []))
     }
 
     /// `height` rows of 3 × `width` bytes, each row with filter type `filter`.
@@ -66,10 +55,7 @@ final class PNGDecodePathTests: XCTestCase {
         var withTransparency = png(width: 4, height: 4, stream: try XCTUnwrap(PNGCompression.libdeflateStream(of: rows(width: 4, height: 4))))
         // A tRNS chunk (here before the image data, after the 33 bytes of signature and IHDR) changes the pixels:
         // libpng adds alpha, so such a file is libpng's.
-        var chunk = Data(withUnsafeBytes(of: UInt32(6).bigEndian, Array.init)) + Data("tRNS".utf8) + Data([0, 1, 0, 2, 0, 3])
-        let crc = chunk.dropFirst(4).withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress, $0.count) }
-        chunk.append(contentsOf: withUnsafeBytes(of: crc.bigEndian, Array.init))
-        withTransparency.insert(contentsOf: chunk, at: 33)
+        withTransparency.insert(contentsOf: ImagingHelpers.pngChunk("tRNS", [0, 1, 0, 2, 0, 3]), at: 33)
         XCTAssertNil(PNGInflatedRows(withTransparency, chunks: try PNGDecoder.checkChunks(withTransparency), limits: ImageLimits()))
         XCTAssertNil(PNGDecodePathComparison.difference(in: withTransparency))
         XCTAssertEqual(try PNGDecoder.decode(withTransparency, limits: ImageLimits(), budget: budget).pixels.channels, 4)
