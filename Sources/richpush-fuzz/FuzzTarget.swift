@@ -41,7 +41,7 @@ enum FuzzTarget: String, CaseIterable {
         case .pngPaths:
             let png = PNGDecodePathComparison.repairingChunkCRCs(
                 Self.prefixed(bytes, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))
-            if let difference = PNGDecodePathComparison.difference(in: png) {
+            if let difference = PNGDecodePathComparison.difference(in: png, limits: Self.renderer.limits) {
                 // The fuzzer's way to report a finding: a trap, with the input saved as the reproducer.
                 preconditionFailure("PNG decode paths disagree: \(difference)")
             }
