@@ -104,21 +104,23 @@ public final class HTTPServer: @unchecked Sendable {
         admission.withLock { $0.isStopping = true }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
-        let deadline = ContinuousClock.now + gracePeriod
-        while requestsInFlight > 0, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitForRequestsInFlight(atMost: gracePeriod)
         let overran = admission.withLock { Array($0.exchanges.values) }
         for exchange in overran {
             exchange.answer(Self.stoppingResponse)
             exchange.finishStream()
         }
-        let settled = ContinuousClock.now + .seconds(1)
-        while requestsInFlight > 0, ContinuousClock.now < settled {
-            try? await Task.sleep(for: .milliseconds(10))
-        }
+        await waitForRequestsInFlight(atMost: .seconds(1))
         MHD_stop_daemon(daemon)
         self.daemon = nil
+    }
+
+    /// Returns once no request is in flight, or after `limit`.
+    private func waitForRequestsInFlight(atMost limit: Duration) async {
+        let deadline = ContinuousClock.now + limit
+        while requestsInFlight > 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
     }
 
     static let stoppingResponse = HTTPResponse.error(
