@@ -36,7 +36,7 @@ public struct ImagePipeline: Sendable {
         return try await memoryBudget.withReservation(of: estimatedPeakBytes(of: probe, as: variant), deadline: deadline) {
             () throws(ImageError) -> RenderedImage in
             try await RenderExecutor.shared.run { cancellation throws(ImageError) in
-                try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+                try renderSynchronously(bytes, as: variant, probed: probe, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
             }
         }
     }
@@ -47,10 +47,13 @@ public struct ImagePipeline: Sendable {
         try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline))
     }
 
-    func renderSynchronously(_ bytes: Data, as variant: ImageVariant, budget: WorkBudget) throws(ImageError) -> RenderedImage {
+    /// `probed` is the probe `render` already made for its memory estimate, so the headers are walked once.
+    func renderSynchronously(_ bytes: Data, as variant: ImageVariant, probed: ImageProbe? = nil,
+                             budget: WorkBudget) throws(ImageError) -> RenderedImage {
         try budget.check()
         guard variant.width > 0, variant.height > 0 else { throw .unsupportedVariant("variant \(variant.name) has an empty box") }
-        let probe = try ImageProbe.probe(bytes, limits: limits)
+        let probe: ImageProbe
+        if let probed { probe = probed } else { probe = try ImageProbe.probe(bytes, limits: limits) }
         if probe.format == .gif {
             // Passed through, not re-encoded: the variant's byte budget is for renders; a GIF's cap is the source
             // cap (`limits.maximumSourceBytes`, Apple's 10 MB for images), checked by the probe.
