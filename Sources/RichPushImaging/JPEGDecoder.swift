@@ -14,10 +14,10 @@ enum JPEGDecoder {
     static func scaledSize(_ size: Int, numerator: Int) -> Int { (size * numerator + 7) / 8 }
 
     /// The DCT scales `scaleNumerator` may pick, smallest first. 1/8, 2/8 and 4/8 run libjpeg-turbo's SIMD
-    /// IDCTs; 5/8 and 6/8 run its C IDCTs, yet decode plus the smaller resize still beats 8/8 plus the larger one.
-    /// 3/8 and 7/8 are left out: on the corpus they were slower than 4/8 and 8/8 with the larger resize
-    /// (docs/benchmarks.md, JPEG).
-    static let scaleNumerators = [1, 2, 4, 5, 6, 8]
+    /// IDCTs; 5/8 runs its C IDCT, yet decode plus the smaller resize still beats 8/8 plus the larger one.
+    /// 3/8 and 7/8 are left out as slower than 4/8 and 8/8 with the larger resize, and 6/8 because the shipped
+    /// JPEG of the 2 MP corpus file lost 0.04 dB PSNR with it (docs/benchmarks.md, JPEG).
+    static let scaleNumerators = [1, 2, 4, 5, 8]
 
     /// Chooses the smallest of `scaleNumerators` whose output (libjpeg's ceiling of size × M / 8) still covers
     /// `targetWidth`x`targetHeight`, so the resize after it only ever shrinks; 8 when none smaller does.
