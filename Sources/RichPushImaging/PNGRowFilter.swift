@@ -117,31 +117,116 @@ extension PNGRowFilter {
         }
     }
 
-    /// Paeth for 3 or 4 bytes a pixel: each pixel's channels as lanes, the predictor's distances written as
-    /// |above - aboveLeft|, |left - aboveLeft| and |left + above - 2 aboveLeft| so the choice is lane selects.
+    /// Paeth for 3 or 4 bytes a pixel: each pixel's channels as lanes (`paethPrediction`). Pixels are loaded 4
+    /// bytes at a time (the row's last 3-byte pixel a byte at a time) and stored exactly: a 4-byte store over
+    /// the next pixel would make its load wait for the store to retire.
     private static func unfilterPaethByPixel(_ current: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
-                                             bytesPerPixel: Int) {
-        @inline(__always) func load(_ pointer: UnsafePointer<UInt8>) -> SIMD4<Int16> {
-            SIMD4(Int16(pointer[0]), Int16(pointer[1]), Int16(pointer[2]), bytesPerPixel == 4 ? Int16(pointer[3]) : 0)
+                                             bytesPerPixel step: Int) {
+        // A 3-byte row of one pixel has no room for a 4-byte load.
+        guard count >= 2 * step else { return unfilterPaethBytes(current, above: above, from: step, to: count, bytesPerPixel: step) }
+        let byteMask = SIMD8<Int16>(repeating: 0xFF)
+        var left = loadPixel(current), aboveLeft = loadPixel(above)
+        var index = step
+        while index + 4 <= count {
+            let up = loadPixel(above + index)
+            let value = loadPixel(current + index) &+ paethPrediction(left: left, above: up, aboveLeft: aboveLeft)
+            storePixels(value, current + index, nil, bytesPerPixel: step)
+            left = value & byteMask
+            aboveLeft = up
+            index += step
         }
-        @inline(__always) func magnitude(_ value: SIMD4<Int16>) -> SIMD4<Int16> { value.replacing(with: 0 &- value, where: value .< 0) }
-        var left = load(current)
-        var upLeft = load(above)
-        var index = bytesPerPixel
-        while index + bytesPerPixel <= count {
-            let up = load(above + index)
-            let toLeft = magnitude(up &- upLeft), toUp = magnitude(left &- upLeft)
-            let toUpLeft = magnitude(left &+ up &- upLeft &- upLeft)
-            let notLeft = up.replacing(with: upLeft, where: toUp .> toUpLeft)
-            let prediction = notLeft.replacing(with: left, where: (toLeft .<= toUp) .& (toLeft .<= toUpLeft))
-            let value = (load(current + index) &+ prediction) & 0xFF
-            current[index] = UInt8(truncatingIfNeeded: value[0])
-            current[index + 1] = UInt8(truncatingIfNeeded: value[1])
-            current[index + 2] = UInt8(truncatingIfNeeded: value[2])
-            if bytesPerPixel == 4 { current[index + 3] = UInt8(truncatingIfNeeded: value[3]) }
-            left = value
-            upLeft = up
-            index += bytesPerPixel
+        unfilterPaethBytes(current, above: above, from: index, to: count, bytesPerPixel: step)
+    }
+
+    /// Paeth on two consecutive rows at once, the second a pixel behind the first, as the two halves of one
+    /// vector: the pixel of the second row needs only pixels of the first that are already done. Paeth's chain of
+    /// dependent steps from one pixel to the next is what bounds its speed, and two rows share one chain.
+    /// `first` is the row below `above` and `second` the row below `first`; both are Paeth-filtered.
+    static func unfilterPaethRowPair(_ first: UnsafeMutablePointer<UInt8>, _ second: UnsafeMutablePointer<UInt8>,
+                                     above: UnsafePointer<UInt8>, count: Int, bytesPerPixel step: Int) {
+        precondition(step == 3 || step == 4)
+        for index in 0..<step { first[index] &+= above[index] }
+        // Rows too short for the loop below to run once are done a byte at a time.
+        guard count >= step + 4 else {
+            unfilterPaethBytes(first, above: above, from: step, to: count, bytesPerPixel: step)
+            for index in 0..<step { second[index] &+= first[index] }
+            return unfilterPaethBytes(second, above: first, from: step, to: count, bytesPerPixel: step)
         }
+        let byteMask = SIMD8<Int16>(repeating: 0xFF)
+        // The second row's first pixel has no left or above-left neighbour: both count as 0 (the high lanes).
+        var left = loadPixel(first), aboveLeft = loadPixel(above)
+        var index = step   // the first row's pixel; the second row's is index - step
+        while index + 4 <= count {
+            // Above the second row's pixel is the first row's previous one, which `left` holds.
+            let up = joined(loadPixel(above + index), left)
+            let raw = joined(loadPixel(first + index), loadPixel(second + index - step))
+            let value = raw &+ paethPrediction(left: left, above: up, aboveLeft: aboveLeft)
+            storePixels(value, first + index, second + index - step, bytesPerPixel: step)
+            left = value & byteMask
+            aboveLeft = up
+            index += step
+        }
+        // The rest of the first row, then the rest of the second, whose row above is now complete.
+        unfilterPaethBytes(first, above: above, from: index, to: count, bytesPerPixel: step)
+        unfilterPaethBytes(second, above: first, from: index - step, to: count, bytesPerPixel: step)
+    }
+
+    /// Paeth a byte at a time from `start` (at least `step`) to `end`.
+    private static func unfilterPaethBytes(_ current: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>,
+                                           from start: Int, to end: Int, bytesPerPixel step: Int) {
+        for index in start..<max(start, end) {
+            current[index] &+= paethPredictor(current[index - step], above[index], above[index - step])
+        }
+    }
+
+    // The lane helpers below are written with bit casts and comparisons against vectors: `SIMD8`'s
+    // `lowHalf`/`highHalf` and its comparisons with a scalar compile to a loop over the lanes.
+
+    /// The predictor on lanes: the distances written as |above - aboveLeft|, |left - aboveLeft| and
+    /// |left + above - 2 aboveLeft|, so the choice is two lane selects.
+    @inline(__always)
+    private static func paethPrediction(left: SIMD8<Int16>, above: SIMD8<Int16>, aboveLeft: SIMD8<Int16>) -> SIMD8<Int16> {
+        let zero = SIMD8<Int16>()
+        let fromLeft = left &- aboveLeft, fromAbove = above &- aboveLeft, fromBoth = fromLeft &+ fromAbove
+        let toLeft = fromAbove.replacing(with: zero &- fromAbove, where: fromAbove .< zero)
+        let toAbove = fromLeft.replacing(with: zero &- fromLeft, where: fromLeft .< zero)
+        let toAboveLeft = fromBoth.replacing(with: zero &- fromBoth, where: fromBoth .< zero)
+        let notLeft = above.replacing(with: aboveLeft, where: toAbove .> toAboveLeft)
+        return notLeft.replacing(with: left, where: (toLeft .<= toAbove) .& (toLeft .<= toAboveLeft))
+    }
+
+    /// The 4 bytes at `pointer` as the low 4 lanes, the high 4 zero (the caller keeps the bytes inside the buffer).
+    @inline(__always)
+    private static func loadPixel(_ pointer: UnsafePointer<UInt8>) -> SIMD8<Int16> {
+        let bytes = UInt64(UnsafeRawPointer(pointer).loadUnaligned(as: UInt32.self))
+        return SIMD8<Int16>(truncatingIfNeeded: unsafeBitCast(bytes, to: SIMD8<UInt8>.self))
+    }
+
+    @inline(__always)
+    private static func loadPixel(_ pointer: UnsafeMutablePointer<UInt8>) -> SIMD8<Int16> { loadPixel(UnsafePointer(pointer)) }
+
+    /// The low 4 lanes of `low`, then the low 4 lanes of `high`.
+    @inline(__always)
+    private static func joined(_ low: SIMD8<Int16>, _ high: SIMD8<Int16>) -> SIMD8<Int16> {
+        let low = unsafeBitCast(low, to: SIMD2<UInt64>.self), high = unsafeBitCast(high, to: SIMD2<UInt64>.self)
+        return unsafeBitCast(SIMD2(low[0], high[0]), to: SIMD8<Int16>.self)
+    }
+
+    /// Stores the low 4 lanes' pixel at `low` and the high 4 lanes' at `high`, if given, as bytes.
+    @inline(__always)
+    private static func storePixels(_ value: SIMD8<Int16>, _ low: UnsafeMutablePointer<UInt8>, _ high: UnsafeMutablePointer<UInt8>?,
+                                    bytesPerPixel: Int) {
+        let pair = unsafeBitCast(SIMD8<UInt8>(truncatingIfNeeded: value), to: UInt64.self)
+        @inline(__always) func store(_ pixel: UInt64, at pointer: UnsafeMutablePointer<UInt8>) {
+            let raw = UnsafeMutableRawPointer(pointer)
+            if bytesPerPixel == 4 {
+                raw.storeBytes(of: UInt32(truncatingIfNeeded: pixel), as: UInt32.self)
+            } else {
+                raw.storeBytes(of: UInt16(truncatingIfNeeded: pixel), as: UInt16.self)
+                raw.storeBytes(of: UInt8(truncatingIfNeeded: pixel >> 16), toByteOffset: 2, as: UInt8.self)
+            }
+        }
+        store(pair, at: low)
+        if let high { store(pair >> 32, at: high) }
     }
 }

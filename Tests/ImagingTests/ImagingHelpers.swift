@@ -147,6 +147,29 @@ enum ImagingHelpers {
         return output + bigEndian32(b << 16 | a)
     }
 
+    /// PNG row unfiltering straight from the specification (RFC 2083 §6), a byte at a time.
+    static func referenceUnfilter(_ filtered: [UInt8], type: UInt8, previous: [UInt8], bytesPerPixel: Int) -> [UInt8] {
+        var row = filtered
+        for index in 0..<row.count {
+            let left = index >= bytesPerPixel ? Int(row[index - bytesPerPixel]) : 0
+            let above = Int(previous[index])
+            let aboveLeft = index >= bytesPerPixel ? Int(previous[index - bytesPerPixel]) : 0
+            let prediction: Int
+            switch type {
+            case 0: prediction = 0
+            case 1: prediction = left
+            case 2: prediction = above
+            case 3: prediction = (left + above) / 2
+            default:
+                let estimate = left + above - aboveLeft
+                let (a, b, c) = (abs(estimate - left), abs(estimate - above), abs(estimate - aboveLeft))
+                prediction = a <= b && a <= c ? left : (b <= c ? above : aboveLeft)
+            }
+            row[index] = UInt8((Int(row[index]) + prediction) & 0xFF)
+        }
+        return row
+    }
+
     static func bigEndian32(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }

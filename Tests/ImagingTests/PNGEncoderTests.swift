@@ -59,7 +59,7 @@ final class PNGEncoderTests: XCTestCase {
                     }
                 }
             }
-            XCTAssertEqual(Self.unfilter(scratch, type: filter.rawValue, previous: previous, bytesPerPixel: bytesPerPixel), row,
+            XCTAssertEqual(ImagingHelpers.referenceUnfilter(scratch, type: filter.rawValue, previous: previous, bytesPerPixel: bytesPerPixel), row,
                            "filter \(filter)")
         }
     }
@@ -84,28 +84,6 @@ final class PNGEncoderTests: XCTestCase {
                           try XCTUnwrap(PNGCompression.huffmanOnlyStream(of: graphic)).count / 10, "graphics get LZ matches")
         XCTAssertLessThan(try XCTUnwrap(PNGCompression.huffmanOnlyStream(of: noise)).count,
                           try XCTUnwrap(PNGCompression.libdeflateStream(of: noise)).count, "noise gets Huffman-only")
-    }
-
-    private static func unfilter(_ filtered: [UInt8], type: UInt8, previous: [UInt8], bytesPerPixel: Int) -> [UInt8] {
-        var row = filtered
-        for index in 0..<row.count {
-            let left = index >= bytesPerPixel ? Int(row[index - bytesPerPixel]) : 0
-            let above = Int(previous[index])
-            let aboveLeft = index >= bytesPerPixel ? Int(previous[index - bytesPerPixel]) : 0
-            let prediction: Int
-            switch type {
-            case 0: prediction = 0
-            case 1: prediction = left
-            case 2: prediction = above
-            case 3: prediction = (left + above) / 2
-            default:
-                let estimate = left + above - aboveLeft
-                let (a, b, c) = (abs(estimate - left), abs(estimate - above), abs(estimate - aboveLeft))
-                prediction = a <= b && a <= c ? left : (b <= c ? above : aboveLeft)
-            }
-            row[index] = UInt8((Int(row[index]) + prediction) & 0xFF)
-        }
-        return row
     }
 
     private static func inflate(_ stream: [UInt8], count: Int) throws -> [UInt8] {
