@@ -26,7 +26,9 @@ extension ImagePipeline {
                                                        targetWidth: target.width, targetHeight: target.height)
             decoded = (JPEGDecoder.scaledSize(width, numerator: numerator), JPEGDecoder.scaledSize(height, numerator: numerator))
         case .png:
-            let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
+            let reduction = resizesPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
+            // Without a box shrink the rows may be resized as they are decoded (`PNGDecoder.decodeResized`); the
+            // fast path still holds the whole filtered image then, so the full-size figure stays the bound.
             if reduction > 1 {
                 decoded = ((width + reduction - 1) / reduction, (height + reduction - 1) / reduction)
                 // One band of full-width rows, and for an interlaced file the running sums per output sample (the

@@ -7,9 +7,10 @@ public struct ImagePipeline: Sendable {
     public static let rendererVersion = "imaging-2"
 
     public var limits: ImageLimits
-    /// Large PNGs are box-shrunk band by band while decoding (`PNGDecoder.decodeShrunk`); off only to compare
-    /// against the full-size path in tests.
-    var shrinksPNGWhileDecoding = true
+    /// PNGs are box-shrunk (`PNGDecoder.decodeShrunk`) or, without a box pre-shrink, resized
+    /// (`PNGDecoder.decodeResized`) band by band while decoding; off only to compare against the full-size path
+    /// in tests.
+    var resizesPNGWhileDecoding = true
     /// Where `render` reserves its decoded pixel memory before it starts (see `estimatedPeakBytes`).
     public var memoryBudget: RenderMemoryBudget
 
@@ -75,9 +76,11 @@ public struct ImagePipeline: Sendable {
             // Resized as the rows arrive: the scaled image never exists whole.
             decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan, budget: budget)
         case .png:
-            // The resize's box pre-shrink, applied band by band while decoding: the full-size image never exists.
-            let reduction = shrinksPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
-            decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, budget: budget)
+            // The resize's box pre-shrink, or without one the resize itself, applied band by band while decoding:
+            // the full-size image never exists.
+            let reduction = resizesPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
+            decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction,
+                                            resizingWith: resizesPNGWhileDecoding ? plan : nil, budget: budget)
         case .webp:
             // libwebp's own scaler is cheaper than decoding at full size when only a plain downscale is needed.
             let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)

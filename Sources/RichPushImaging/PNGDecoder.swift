@@ -50,17 +50,20 @@ enum PNGDecoder {
     /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
     /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
     /// box-shrunk band by band as it is decoded (see `decodeShrunk`), an interlaced one pass by pass into running
-    /// sums (see `decodeInterlacedShrunk`).
+    /// sums (see `decodeInterlacedShrunk`). Otherwise, with a `plan` whose resize needs no box pre-shrink, a
+    /// non-interlaced PNG's rows are resized as they are decoded (see `decodeResized`), so the result is already at
+    /// the plan's output size.
     ///
     /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA with only harmless chunks) takes the fast path
     /// (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give the same pixels and the same verdict.
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
-                       allowsFastPath: Bool = true, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+                       resizingWith plan: ResizePlan? = nil, allowsFastPath: Bool = true,
+                       budget: WorkBudget) throws(ImageError) -> DecodedImage {
         let chunks = try checkChunks(bytes)
         try budget.check()
         if allowsFastPath, let rows = PNGInflatedRows(bytes, chunks: chunks, limits: limits) {
             return try decodeRows(.inflated(rows), width: rows.width, height: rows.height, channels: rows.channels,
-                                  reduction: reduction, iccProfile: nil, budget: budget)
+                                  reduction: reduction, plan: plan, iccProfile: nil, budget: budget)
         }
         let stopCheck = LibraryStopCheck(budget)
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
@@ -74,7 +77,7 @@ enum PNGDecoder {
                 }
                 defer { richpush_png_decoder_destroy(decoder) }
                 return try decode(decoder, limits: limits, truncatingSixteenBit: truncatingSixteenBit, reduction: reduction,
-                                  stopCheck: stopCheck)
+                                  plan: plan, stopCheck: stopCheck)
             }
         }
         withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
@@ -87,7 +90,7 @@ enum PNGDecoder {
     }
 
     private static func decode(_ decoder: OpaquePointer, limits: ImageLimits, truncatingSixteenBit: Bool, reduction: Int,
-                               stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+                               plan: ResizePlan?, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
         let budget = stopCheck.budget
         var header = richpush_png_header()
         let status = richpush_png_read_info(decoder, &header, truncatingSixteenBit ? 1 : 0)
@@ -113,7 +116,7 @@ enum PNGDecoder {
         }
         if header.interlaced == 0 {
             return try decodeRows(.libpng(decoder, stopCheck), width: width, height: height, channels: channels,
-                                  reduction: reduction, iccProfile: iccProfile, budget: budget)
+                                  reduction: reduction, plan: plan, iccProfile: iccProfile, budget: budget)
         }
         // Interlaced at full size: libpng fills every row once per pass.
         var output = PixelBuffer(width: width, height: height, channels: channels)
@@ -129,12 +132,16 @@ enum PNGDecoder {
         return DecodedImage(pixels: output, iccProfile: iccProfile)
     }
 
-    /// A non-interlaced image's rows, in bands between budget checks: whole, or box-shrunk as they arrive.
+    /// A non-interlaced image's rows, in bands between budget checks: whole, or box-shrunk or resized as they arrive.
     private static func decodeRows(_ source: PNGRowSource, width: Int, height: Int, channels: Int, reduction: Int,
-                                   iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+                                   plan: ResizePlan?, iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
         if reduction > 1 {
             return try decodeShrunk(source, width: width, height: height, channels: channels, by: reduction,
                                     iccProfile: iccProfile, budget: budget)
+        }
+        if let plan, plan.outputWidth != width || plan.outputHeight != height, Resampler.boxReduction(for: plan) == 1 {
+            return try decodeResized(source, width: width, height: height, channels: channels, plan: plan,
+                                     iccProfile: iccProfile, budget: budget)
         }
         // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.
         var output = PixelBuffer(width: width, height: height, channels: channels)
@@ -152,11 +159,17 @@ enum PNGDecoder {
     static func readRows(_ decoder: OpaquePointer, into buffer: inout PixelBuffer, at firstRow: Int, count: Int,
                          stopCheck: LibraryStopCheck) throws(ImageError) {
         let rowBytes = buffer.rowBytes
-        let status: Int32 = buffer.pixels.withUnsafeMutableBufferPointer { pixels in
-            var rows = [UnsafeMutablePointer<UInt8>?](repeating: nil, count: count)
-            for index in 0..<count { rows[index] = pixels.baseAddress! + (firstRow + index) * rowBytes }
-            return richpush_png_read_rows(decoder, &rows, Int32(count))
+        try buffer.pixels.withUnsafeMutableBufferPointer { (pixels) throws(ImageError) in
+            try readRows(decoder, into: pixels.baseAddress! + firstRow * rowBytes, rowBytes: rowBytes, count: count,
+                         stopCheck: stopCheck)
         }
+    }
+
+    /// Reads the next `count` rows into `rows`, `rowBytes` apart.
+    static func readRows(_ decoder: OpaquePointer, into rows: UnsafeMutablePointer<UInt8>, rowBytes: Int, count: Int,
+                         stopCheck: LibraryStopCheck) throws(ImageError) {
+        var pointers = (0..<count).map { Optional(rows + $0 * rowBytes) }
+        let status = richpush_png_read_rows(decoder, &pointers, Int32(count))
         guard status >= 0 else { throw failure(decoder, status, stopCheck) }
     }
 }

@@ -2,16 +2,16 @@ import CDeflate
 import Foundation
 import RichPushCore
 
-/// The fast path for the common PNG: non-interlaced 8-bit grey, grey+alpha, RGB or RGBA with no chunk that could
-/// change its pixels. Grey comes out as RGB and grey+alpha as RGBA, as libpng's transforms give them.
-/// libdeflate inflates all of the image data at once into a buffer of exactly the size the rows need, and the rows
-/// are unfiltered here as they are read.
+/// The fast path for the common PNG: non-interlaced 8-bit grey, grey+alpha, RGB or RGBA, or a palette of 1 to 8
+/// bits with or without tRNS, with no chunk that could change its pixels. Rows come out as RGB, or RGBA with alpha
+/// or tRNS, exactly as libpng's transforms give them (`PNGRowLayout`). libdeflate inflates all of the image data
+/// at once into a buffer of exactly the size the rows need, and the rows are unfiltered here as they are read.
 ///
 /// Why: on the 1920 px corpus PNG, libpng's unfiltering and zlib's inflate and checksums were 70% of the render;
 /// libdeflate inflates about twice as fast as zlib. Nothing past the image's own bytes is ever inflated: a stream
 /// that holds more (a bomb), less, or a bad checksum is left to libpng, whose answer stands, so the two paths
 /// accept and reject the same files (`richpush-fuzz png-paths` checks that). Every other file (Adam7, 16-bit,
-/// low bit depths, palette, tRNS, iCCP, odd chunks) goes to libpng too.
+/// low-bit grey, tRNS on grey or RGB, iCCP, odd chunks) goes to libpng too.
 ///
 /// A class because its rows are unfiltered in place as they are read, by one decode on one thread.
 ///
@@ -22,19 +22,21 @@ final class PNGInflatedRows {
     /// the memory targets (36 MP RGBA under 120 MB) need.
     static let maximumFilteredBytes = 48 << 20
 
-    /// Chunks that may stand beside the image data without changing its pixels or libpng's verdict.
-    static let harmlessChunks: Set<String> = ["IHDR", "IDAT", "IEND", "pHYs", "tIME", "gAMA", "cHRM", "sRGB", "tEXt"]
+    /// Chunks that may stand beside the image data without changing its pixels or libpng's verdict (libpng only
+    /// warns about a bad one, and we set no transform that reads them); a palette image's PLTE and tRNS are
+    /// checked by `PNGRowLayout.make`.
+    static let harmlessChunks: Set<String> = [
+        "IHDR", "IDAT", "IEND", "pHYs", "tIME", "gAMA", "cHRM", "sRGB", "tEXt", "sBIT", "bKGD", "PLTE", "tRNS",
+    ]
 
     let width: Int
     let height: Int
-    /// Channels of the output rows: 3, or 4 with alpha.
-    let channels: Int
-    /// Bytes per pixel in the file: 1 (grey), 2 (grey+alpha), 3 or 4.
-    private let fileChannels: Int
+    private let layout: PNGRowLayout
     private var filtered: [UInt8]
     private var nextRow = 0
 
-    private var rowBytes: Int { width * fileChannels }
+    /// Channels of the output rows: 3, or 4 with alpha.
+    var channels: Int { layout.channels }
 
     /// Inflates the image data, or returns nil when the file is not the common case or its stream is not exactly
     /// the image's rows (libpng then decides).
@@ -47,84 +49,85 @@ final class PNGInflatedRows {
             return (reader.uint32BigEndian(header.lowerBound) ?? 0, reader.uint32BigEndian(header.lowerBound + 4) ?? 0,
                     raw[header.lowerBound + 8], raw[header.lowerBound + 9], Array(raw[(header.lowerBound + 10)..<header.upperBound]))
         }
-        guard fields.depth == 8, [0, 2, 4, 6].contains(fields.colour), fields.methods == [0, 0, 0],
+        guard fields.methods == [0, 0, 0],
               fields.width >= 1, fields.width <= limits.maximumSide, fields.height >= 1, fields.height <= limits.maximumSide,
-              (try? limits.check(width: fields.width, height: fields.height)) != nil else { return nil }
+              (try? limits.check(width: fields.width, height: fields.height)) != nil,
+              let layout = PNGRowLayout.make(colourType: fields.colour, depth: fields.depth, chunks: chunks, in: bytes) else { return nil }
         width = fields.width
         height = fields.height
-        fileChannels = [0: 1, 2: 3, 4: 2, 6: 4][fields.colour] ?? 3
-        channels = fields.colour & 4 == 0 ? 3 : 4
-        let filteredCount = height * (width * fileChannels + 1)
+        self.layout = layout
+        let filteredCount = height * (layout.rowBytes(width: width) + 1)
         guard filteredCount <= Self.maximumFilteredBytes,
               let inflated = Self.inflate(bytes, imageData: imageData, count: filteredCount) else { return nil }
         filtered = inflated
     }
 
+    /// The zlib stream of `imageData`'s chunks inflated into exactly `count` bytes, or nil when it is not exactly
+    /// that. Neither buffer is zeroed first: both are written whole before they are read.
     private static func inflate(_ bytes: Data, imageData: [Range<Int>], count: Int) -> [UInt8]? {
-        var compressed = [UInt8]()
-        compressed.reserveCapacity(imageData.reduce(0) { $0 + $1.count })
-        bytes.withUnsafeBytes { raw in
-            for range in imageData { compressed.append(contentsOf: raw[range]) }
-        }
         guard let decompressor = libdeflate_alloc_decompressor() else { return nil }
         defer { libdeflate_free_decompressor(decompressor) }
-        var output = [UInt8](repeating: 0, count: count)
-        // No actual-size pointer: libdeflate then succeeds only when the stream fills the buffer exactly.
-        let result = compressed.withUnsafeBytes { input in
-            output.withUnsafeMutableBytes { output in
-                libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, output.baseAddress, output.count, nil)
+        return bytes.withUnsafeBytes { raw -> [UInt8]? in
+            // One IDAT chunk is inflated where it lies; several are joined first (libdeflate has no streaming).
+            let joined: [UInt8]? = imageData.count == 1 ? nil : [UInt8](
+                unsafeUninitializedCapacity: imageData.reduce(0) { $0 + $1.count }
+            ) { joined, written in
+                for range in imageData {
+                    UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: joined[written..<(written + range.count)]))
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: raw[range]))
+                    written += range.count
+                }
             }
+            var succeeded = false
+            let output = [UInt8](unsafeUninitializedCapacity: count) { output, written in
+                let destination = output.baseAddress
+                func inflate(_ input: UnsafeRawBufferPointer) -> libdeflate_result {
+                    // No actual-size pointer: libdeflate then succeeds only when the stream fills the buffer exactly.
+                    libdeflate_zlib_decompress(decompressor, input.baseAddress, input.count, destination, count, nil)
+                }
+                let result = joined.map { $0.withUnsafeBytes(inflate) } ?? inflate(UnsafeRawBufferPointer(rebasing: raw[imageData[0]]))
+                succeeded = result == LIBDEFLATE_SUCCESS
+                written = succeeded ? count : 0
+            }
+            return succeeded ? output : nil
         }
-        return result == LIBDEFLATE_SUCCESS ? output : nil
     }
 
-    /// Unfilters the next `count` rows into `buffer`'s rows from `firstRow`.
-    func read(into buffer: inout PixelBuffer, at firstRow: Int, count: Int) throws(ImageError) {
-        let rowBytes = self.rowBytes, fileChannels = self.fileChannels, outputRowBytes = width * channels
+    /// Unfilters the next `count` rows into `rows`, one after another (`width × channels` bytes each).
+    func read(_ count: Int, into rows: UnsafeMutablePointer<UInt8>) throws(ImageError) {
+        let layout = layout, width = width, rowBytes = layout.rowBytes(width: width), step = layout.bytesPerPixel
+        let outputRowBytes = width * layout.channels
         let first = nextRow
         guard first + count <= height else { throw .corrupt(reason: "PNG: read past the last row") }
         let failure: ImageError? = filtered.withUnsafeMutableBufferPointer { filtered in
-            buffer.pixels.withUnsafeMutableBufferPointer { pixels in
-                for row in first..<(first + count) {
-                    let start = row * (rowBytes + 1)
-                    let current = UnsafeMutableBufferPointer(rebasing: filtered[(start + 1)..<(start + 1 + rowBytes)])
-                    // The row above, already unfiltered in place.
-                    let previous = row == 0 ? nil : UnsafeBufferPointer(rebasing: filtered[(start - rowBytes)..<start])
-                    guard let filter = PNGRowFilter(rawValue: filtered[start]) else {
-                        return .corrupt(reason: "PNG: bad adaptive filter value \(filtered[start]) in row \(row)")
-                    }
-                    filter.unfilter(current, previous: previous, bytesPerPixel: fileChannels)
-                    let destination = UnsafeMutableBufferPointer(
-                        rebasing: pixels[((firstRow + row - first) * outputRowBytes)..<((firstRow + row - first + 1) * outputRowBytes)])
-                    Self.expand(UnsafeBufferPointer(current), fileChannels: fileChannels, into: destination)
+            let base = filtered.baseAddress!
+            var row = first
+            while row < first + count {
+                let start = row * (rowBytes + 1)
+                guard let filter = PNGRowFilter(rawValue: filtered[start]) else {
+                    return .corrupt(reason: "PNG: bad adaptive filter value \(filtered[start]) in row \(row)")
                 }
-                return nil
+                let current = base + start + 1
+                // The row above, already unfiltered in place.
+                let previous = row == 0 ? nil : UnsafePointer(base + start - rowBytes)
+                let next = current + rowBytes + 1
+                var rowsDone = 1
+                if filter == .paeth, step >= 3, let previous, row + 1 < first + count, next[-1] == PNGRowFilter.paeth.rawValue {
+                    PNGRowFilter.unfilterPaethRowPair(current, next, above: previous, count: rowBytes, bytesPerPixel: step)
+                    rowsDone = 2
+                } else {
+                    filter.unfilter(UnsafeMutableBufferPointer(start: current, count: rowBytes),
+                                    previous: previous.map { UnsafeBufferPointer(start: $0, count: rowBytes) }, bytesPerPixel: step)
+                }
+                for done in 0..<rowsDone {
+                    layout.expand(UnsafeBufferPointer(start: current + done * (rowBytes + 1), count: rowBytes), width: width,
+                                  into: UnsafeMutableBufferPointer(start: rows + (row + done - first) * outputRowBytes, count: outputRowBytes))
+                }
+                row += rowsDone
             }
+            return nil
         }
         if let failure { throw failure }
         nextRow += count
-    }
-
-    /// Copies an unfiltered row out: RGB and RGBA as they are, grey as RGB and grey+alpha as RGBA.
-    private static func expand(_ row: UnsafeBufferPointer<UInt8>, fileChannels: Int,
-                               into output: UnsafeMutableBufferPointer<UInt8>) {
-        switch fileChannels {
-        case 1:
-            for (index, grey) in row.enumerated() {
-                output[index * 3] = grey
-                output[index * 3 + 1] = grey
-                output[index * 3 + 2] = grey
-            }
-        case 2:
-            for pixel in 0..<(row.count / 2) {
-                let grey = row[pixel * 2]
-                output[pixel * 4] = grey
-                output[pixel * 4 + 1] = grey
-                output[pixel * 4 + 2] = grey
-                output[pixel * 4 + 3] = row[pixel * 2 + 1]
-            }
-        default:
-            UnsafeMutableRawBufferPointer(output).copyMemory(from: UnsafeRawBufferPointer(row))
-        }
     }
 }

@@ -5,13 +5,21 @@ enum PNGRowSource {
     case libpng(OpaquePointer, LibraryStopCheck)
     case inflated(PNGInflatedRows)
 
-    /// Reads the next `count` rows into `buffer`'s rows from `firstRow`.
-    func read(into buffer: inout PixelBuffer, at firstRow: Int, count: Int) throws(ImageError) {
+    /// Reads the next `count` rows into `rows`, one after another (`width × channels` bytes each).
+    func read(_ count: Int, into rows: UnsafeMutablePointer<UInt8>, rowBytes: Int) throws(ImageError) {
         switch self {
         case .libpng(let decoder, let stopCheck):
-            try PNGDecoder.readRows(decoder, into: &buffer, at: firstRow, count: count, stopCheck: stopCheck)
-        case .inflated(let rows):
-            try rows.read(into: &buffer, at: firstRow, count: count)
+            try PNGDecoder.readRows(decoder, into: rows, rowBytes: rowBytes, count: count, stopCheck: stopCheck)
+        case .inflated(let inflated):
+            try inflated.read(count, into: rows)
+        }
+    }
+
+    /// Reads the next `count` rows into `buffer`'s rows from `firstRow`.
+    func read(into buffer: inout PixelBuffer, at firstRow: Int, count: Int) throws(ImageError) {
+        let rowBytes = buffer.rowBytes
+        try buffer.pixels.withUnsafeMutableBufferPointer { (pixels) throws(ImageError) in
+            try read(count, into: pixels.baseAddress! + firstRow * rowBytes, rowBytes: rowBytes)
         }
     }
 }

@@ -24,15 +24,17 @@ struct PixelBuffer: Sendable {
 
     /// True when there is an alpha channel and at least one pixel is not fully opaque.
     var hasTranslucentPixels: Bool {
-        guard channels == 4 else { return false }
-        return pixels.withUnsafeBufferPointer { buffer in
-            var index = 3
-            while index < buffer.count {
-                if buffer[index] != 255 { return true }
-                index += 4
-            }
-            return false
+        channels == 4 && pixels.withUnsafeBufferPointer { Self.hasTranslucentPixels($0) }
+    }
+
+    /// True when any pixel of the RGBA samples in `rgba` is not fully opaque.
+    static func hasTranslucentPixels(_ rgba: UnsafeBufferPointer<UInt8>) -> Bool {
+        var index = 3
+        while index < rgba.count {
+            if rgba[index] != 255 { return true }
+            index += 4
         }
+        return false
     }
 
     /// Drops the alpha channel (for images whose alpha is all 255).
@@ -93,17 +95,20 @@ struct PixelBuffer: Sendable {
     /// Straight → premultiplied alpha, so resampling does not bleed the colour of transparent pixels into edges.
     mutating func premultiply() {
         guard channels == 4 else { return }
-        pixels.withUnsafeMutableBufferPointer { buffer in
-            var index = 0
-            while index < buffer.count {
-                let alpha = UInt32(buffer[index + 3])
-                if alpha != 255 {
-                    buffer[index] = UInt8((UInt32(buffer[index]) * alpha + 127) / 255)
-                    buffer[index + 1] = UInt8((UInt32(buffer[index + 1]) * alpha + 127) / 255)
-                    buffer[index + 2] = UInt8((UInt32(buffer[index + 2]) * alpha + 127) / 255)
-                }
-                index += 4
+        pixels.withUnsafeMutableBufferPointer { Self.premultiply($0) }
+    }
+
+    /// Premultiplies the RGBA samples in `rgba` in place.
+    static func premultiply(_ rgba: UnsafeMutableBufferPointer<UInt8>) {
+        var index = 0
+        while index + 3 < rgba.count {
+            let alpha = UInt32(rgba[index + 3])
+            if alpha != 255 {
+                rgba[index] = UInt8((UInt32(rgba[index]) * alpha + 127) / 255)
+                rgba[index + 1] = UInt8((UInt32(rgba[index + 1]) * alpha + 127) / 255)
+                rgba[index + 2] = UInt8((UInt32(rgba[index + 2]) * alpha + 127) / 255)
             }
+            index += 4
         }
     }
 

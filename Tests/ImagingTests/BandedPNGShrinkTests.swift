@@ -5,13 +5,16 @@ import RichPush
 @testable import RichPushImaging
 import TestSupport
 
-/// Large PNGs are box-shrunk band by band while decoding, so their full-size pixels never exist; the rendered
-/// bytes must be exactly those of the full-size path.
+/// PNGs are box-shrunk or, below a 4x reduction, resized band by band while decoding, so their full-size pixels
+/// never exist; the rendered bytes must be exactly those of the full-size path.
 final class BandedPNGShrinkTests: XCTestCase {
     private static let variants = [
         ImageVariant(name: "contain", width: 100, height: 100, fit: .contain),
         ImageVariant(name: "cover", width: 90, height: 60, fit: .cover),
         ImageVariant(name: "dot", width: 5, height: 5, fit: .contain),
+        // Under 4x: no box pre-shrink, the Lanczos resize runs on the rows as they are decoded.
+        ImageVariant(name: "lanczos", width: 600, height: 600, fit: .contain),
+        ImageVariant(name: "lanczos crop", width: 400, height: 380, fit: .cover),
     ]
 
     /// A `width`x`height` image with texture; `alpha` gives each pixel's alpha (nil: RGB).
@@ -32,7 +35,7 @@ final class BandedPNGShrinkTests: XCTestCase {
 
     private func assertSameAsFullSizePath(_ bytes: Data, _ name: String, file: StaticString = #filePath, line: UInt = #line) throws {
         var fullSize = ImagePipeline()
-        fullSize.shrinksPNGWhileDecoding = false
+        fullSize.resizesPNGWhileDecoding = false
         for variant in Self.variants {
             let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
             let banded = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
@@ -54,6 +57,26 @@ final class BandedPNGShrinkTests: XCTestCase {
             where name.hasSuffix(".png") && name.hasPrefix("b") {
             try assertSameAsFullSizePath(try Data(contentsOf: directory.appendingPathComponent(name)), name)
         }
+    }
+
+    func testDecoderGivesTheLanczosResizeOfThePremultipliedImage() throws {
+        let bytes = try png(width: 100, height: 50, alpha: { x, _ in UInt8(x * 2) })
+        let plan = ResizePlan.make(width: 100, height: 50, swapsAxes: false, boxWidth: 60, boxHeight: 60, fit: .contain)
+        for allowsFastPath in [true, false] {
+            var full = try PNGDecoder.decode(bytes, limits: ImageLimits(), allowsFastPath: allowsFastPath,
+                                             budget: ImagingHelpers.farBudget).pixels
+            full.premultiply()
+            let expected = try Resampler.lanczos(full, plan: plan, budget: ImagingHelpers.farBudget)
+            let resized = try PNGDecoder.decode(bytes, limits: ImageLimits(), resizingWith: plan, allowsFastPath: allowsFastPath,
+                                                budget: ImagingHelpers.farBudget)
+            XCTAssertEqual([resized.pixels.width, resized.pixels.height], [60, 30])
+            XCTAssertEqual(resized.pixels.pixels, expected.pixels, "fast path: \(allowsFastPath)")
+            XCTAssertTrue(resized.isPremultiplied)
+            XCTAssertEqual(resized.hasTranslucentPixels, true)
+        }
+        let opaque = try PNGDecoder.decode(try png(width: 100, height: 50, alpha: { _, _ in 255 }), limits: ImageLimits(),
+                                           resizingWith: plan, budget: ImagingHelpers.farBudget)
+        XCTAssertEqual(opaque.hasTranslucentPixels, false)
     }
 
     func testDecoderGivesTheBoxShrinkOfThePremultipliedImage() throws {

@@ -56,7 +56,7 @@ final class InterlacedPNGShrinkTests: XCTestCase {
     func testRendersOfInterlacedFilesAreThoseOfTheFullSizePath() throws {
         let bytes = try Self.interlacedPNG(width: 1203, height: 901, channels: 4)
         var fullSize = ImagePipeline()
-        fullSize.shrinksPNGWhileDecoding = false
+        fullSize.resizesPNGWhileDecoding = false
         for variant in [ImageVariant(name: "contain", width: 100, height: 100, fit: .contain), .attachment] {
             let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
             let shrunk = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)

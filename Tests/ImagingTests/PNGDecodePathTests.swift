@@ -11,8 +11,14 @@ final class PNGDecodePathTests: XCTestCase {
 
     /// An 8-bit RGB PNG of `width` × `height` with one IDAT chunk holding `stream`.
     private func png(width: Int, height: Int, stream: [UInt8]) -> Data {
-        let header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height)) + [8, 2, 0, 0, 0]
+        png(width: width, height: height, depth: 8, colourType: 2, before: [], stream: stream)
+    }
+
+    /// A PNG whose `before` chunks (type and body) stand between IHDR and its one IDAT chunk.
+    private func png(width: Int, height: Int, depth: UInt8, colourType: UInt8, before: [(String, [UInt8])], stream: [UInt8]) -> Data {
+        let header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height)) + [depth, colourType, 0, 0, 0]
         return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ImagingHelpers.pngChunk("IHDR", header)
+                    + before.flatMap { ImagingHelpers.pngChunk($0.0, $0.1) }
                     + ImagingHelpers.pngChunk("IDAT", stream) + ImagingHelpers.pngChunk("IEND", []))
     }
 
@@ -77,5 +83,48 @@ final class PNGDecodePathTests: XCTestCase {
             XCTAssertEqual(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: budget).pixels.channels, channels, name)
             XCTAssertNil(PNGDecodePathComparison.difference(in: bytes), name)
         }
+    }
+
+    func testPaletteFilesTakeTheFastPathAndMatchLibpng() throws {
+        // 1, 2, 4 and 8 bits; odd sizes whose last byte is part-used; tRNS on some entries, on all, and on none;
+        // beside gAMA, sBIT and bKGD, which change nothing here.
+        let files: [(String, Int)] = [("basn3p01.png", 3), ("basn3p02.png", 3), ("basn3p04.png", 3), ("basn3p08.png", 3),
+                                      ("s35n3p04.png", 3), ("s09n3p02.png", 3), ("tp1n3p08.png", 4), ("tm3n3p02.png", 4),
+                                      ("tbbn3p08.png", 4)]
+        for (name, channels) in files {
+            let bytes = try Data(contentsOf: fixture("conformance/png/\(name)"))
+            XCTAssertNotNil(PNGInflatedRows(bytes, chunks: try PNGDecoder.checkChunks(bytes), limits: ImageLimits()), name)
+            XCTAssertEqual(try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: budget).pixels.channels, channels, name)
+            XCTAssertNil(PNGDecodePathComparison.difference(in: bytes), name)
+        }
+    }
+
+    func testPaletteEdgeCasesGiveWhatLibpngGives() throws {
+        // 8 × 2 pixels of 4 bits: indices 0 to 15, where the palette has 3 entries.
+        let indices = try XCTUnwrap(PNGCompression.libdeflateStream(of: [0, 0x01, 0x23, 0x45, 0x67, 0, 0x89, 0xAB, 0xCD, 0xEF]))
+        let palette = [255, 0, 0, 0, 255, 0, 0, 0, 255].map(UInt8.init)
+        let cases: [(name: String, chunks: [(String, [UInt8])], fast: Bool)] = [
+            ("indices past the palette (black, as libpng)", [("PLTE", palette)], true),
+            ("a tRNS shorter than the palette", [("PLTE", palette), ("tRNS", [0, 128])], true),
+            ("a PLTE longer than 2^depth (libpng drops the rest)", [("PLTE", palette + [UInt8](repeating: 7, count: 3 * 20))], true),
+            ("a tRNS longer than the palette (libpng ignores it)", [("PLTE", palette), ("tRNS", [0, 1, 2, 3])], false),
+            ("a tRNS before the PLTE (libpng ignores it)", [("tRNS", [0]), ("PLTE", palette)], false),
+            ("two tRNS chunks", [("PLTE", palette), ("tRNS", [0]), ("tRNS", [9])], false),
+            ("no PLTE (libpng refuses the file)", [], false),
+            ("an empty PLTE", [("PLTE", [])], false),
+            ("a PLTE of 4 bytes", [("PLTE", [1, 2, 3, 4])], false),
+            ("two PLTE chunks", [("PLTE", palette), ("PLTE", palette)], false),
+        ]
+        for (name, chunks, fast) in cases {
+            let bytes = png(width: 8, height: 2, depth: 4, colourType: 3, before: chunks, stream: indices)
+            let fastPath = PNGInflatedRows(bytes, chunks: try PNGDecoder.checkChunks(bytes), limits: ImageLimits())
+            XCTAssertEqual(fastPath != nil, fast, name)
+            XCTAssertNil(PNGDecodePathComparison.difference(in: bytes), name)
+        }
+        let outOfRange = png(width: 8, height: 2, depth: 4, colourType: 3, before: [("PLTE", palette), ("tRNS", [0, 128])], stream: indices)
+        let pixels = try PNGDecoder.decode(outOfRange, limits: ImageLimits(), budget: budget).pixels
+        XCTAssertEqual(Array(pixels.pixels[0..<12]), [255, 0, 0, 0, 0, 255, 0, 128, 0, 0, 255, 255],
+                       "red at alpha 0, green at 128, blue opaque")
+        XCTAssertEqual(Array(pixels.pixels[12..<16]), [0, 0, 0, 255], "index 3 is past the palette: opaque black")
     }
 }

@@ -167,7 +167,7 @@ final class RenderMemoryBudgetTests: XCTestCase {
         XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: interlaced, as: small), shrunk, "running sums for the passes")
         XCTAssertLessThan(pipeline.estimatedPeakBytes(of: interlaced, as: small), fullSize / 8)
         var unshrunk = pipeline
-        unshrunk.shrinksPNGWhileDecoding = false
+        unshrunk.resizesPNGWhileDecoding = false
         XCTAssertGreaterThanOrEqual(unshrunk.estimatedPeakBytes(of: huge, as: small), 2 * fullSize)
         // JPEG at 1/8 scale: about 1/64 of the full-size RGB image, plus the output.
         let jpeg = ImageProbe(format: .jpeg, width: 4000, height: 3000, hasAlpha: false, isAnimated: false, orientation: 1, hasICCProfile: false)
