@@ -4,18 +4,13 @@ import TestSupport
 
 /// 200 concurrent jobs whose media are decompression bombs and oversize files: all rejected, memory stays small.
 final class HostileInputTests: XCTestCase {
-    private func bigEndian32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
-
     func testBombsAndOversizeFilesAreRejectedWithinMemoryBound() throws {
         let directory = try makeTemporaryDirectory("hostile")
         let media = directory.appendingPathComponent("media")
         try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
 
         // A PNG header claiming 200000 x 200000 (IHDR only: the probe must stop it before any pixel).
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13] + Array("IHDR".utf8)
-        png += bigEndian32(200_000) + bigEndian32(200_000) + [8, 2, 0, 0, 0] + [0, 0, 0, 0]
+        let png = PNGFile.signature + PNGFile.chunk("IHDR", PNGFile.header(width: 200_000, height: 200_000, colourType: 2))
         try Data(png).write(to: media.appendingPathComponent("ihdr-bomb.png"))
         // A JPEG frame claiming 65500 x 65500.
         let jpeg: [UInt8] = [0xFF, 0xD8, 0xFF, 0xC0, 0, 17, 8, 0xFF, 0xDC, 0xFF, 0xDC, 3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1, 0xFF, 0xD9]

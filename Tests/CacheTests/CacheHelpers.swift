@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 import RichPush
+import TestSupport
 @testable import RichPushCore
 @testable import RichPushCache
 @testable import RichPushHTTP
@@ -26,7 +27,7 @@ func fakeJPEG(_ payload: String, size: Int = 2048) -> Data {
 }
 
 func fakePNG(_ payload: String) -> Data {
-    var data = Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A])
+    var data = Data(PNGFile.signature)
     data.append(Data(payload.utf8))
     return data
 }

@@ -18,10 +18,9 @@ final class BombTests: XCTestCase {
     }
 
     func testPNGHeaderClaiming200000Square() {
-        let ihdr = ImagingHelpers.bigEndian32(200_000) + ImagingHelpers.bigEndian32(200_000) + [8, 2, 0, 0, 0]
-        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ImagingHelpers.pngChunk("IHDR", ihdr)
-            + ImagingHelpers.pngChunk("IDAT", ImagingHelpers.storedZlib([0, 0, 0, 0])) + ImagingHelpers.pngChunk("IEND", [])
-        assertRejectedCheaply(Data(png), code: "side_too_long")
+        let png = PNGFile.file(header: PNGFile.header(width: 200_000, height: 200_000, colourType: 2),
+                               chunks: [("IDAT", ImagingHelpers.storedZlib([0, 0, 0, 0]))])
+        assertRejectedCheaply(png, code: "side_too_long")
     }
 
     func testJPEGFrameClaiming65500Square() {

@@ -63,10 +63,9 @@ final class ConformanceTests: XCTestCase {
         let samples: [UInt16] = [0, 0x00FF, 0x0180, 0x7FFF, 0x80FF, 0xFF7F, 0xFFFF]
         var raw: [UInt8] = [0]
         for sample in samples { raw += [UInt8(sample >> 8), UInt8(sample & 0xFF)] }
-        let ihdr = ImagingHelpers.bigEndian32(UInt32(samples.count)) + ImagingHelpers.bigEndian32(1) + [16, 0, 0, 0, 0]
-        let png = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ImagingHelpers.pngChunk("IHDR", ihdr)
-            + ImagingHelpers.pngChunk("IDAT", ImagingHelpers.storedZlib(raw)) + ImagingHelpers.pngChunk("IEND", [])
-        let decoded = try PNGDecoder.decode(Data(png), limits: ImageLimits(), budget: ImagingHelpers.farBudget).pixels
+        let png = PNGFile.file(header: PNGFile.header(width: samples.count, height: 1, depth: 16, colourType: 0),
+                               chunks: [("IDAT", ImagingHelpers.storedZlib(raw))])
+        let decoded = try PNGDecoder.decode(png, limits: ImageLimits(), budget: ImagingHelpers.farBudget).pixels
         let expected = samples.map { Int((Double($0) * 255 / 65535).rounded()) }
         XCTAssertEqual((0..<samples.count).map { ImagingHelpers.pixel(decoded, $0, 0)[0] }, expected)
         let monkey = try PNGDecoder.decode(try ImagingHelpers.data("conformance/jpeg/monkey16.png"), limits: ImageLimits(),

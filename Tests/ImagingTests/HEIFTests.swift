@@ -1,5 +1,6 @@
 import Foundation
 import XCTest
+import TestSupport
 import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
@@ -28,7 +29,7 @@ final class HEIFTests: XCTestCase {
     func testFormatIsSniffedFromFtypBrands() throws {
         func ftyp(_ major: String, _ compatible: [String]) -> Data {
             let body = Array(major.utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
-            return Data(ImagingHelpers.bigEndian32(UInt32(body.count + 8)) + Array("ftyp".utf8) + body + [UInt8](repeating: 0, count: 16))
+            return Data(bigEndian32(UInt32(body.count + 8)) + Array("ftyp".utf8) + body + [UInt8](repeating: 0, count: 16))
         }
         XCTAssertEqual(try FormatSniffer.sniff(ftyp("heic", ["mif1", "heic"])), .heic)
         XCTAssertEqual(try FormatSniffer.sniff(ftyp("heix", ["mif1"])), .heic)

@@ -115,21 +115,7 @@ enum ImagingHelpers {
         return Int(line.split(separator: " ").dropFirst().first ?? "") ?? 0
     }
 
-    // MARK: checksums (written here; no CryptoKit on Linux)
-
-    static func crc32(_ bytes: [UInt8]) -> UInt32 {
-        var crc: UInt32 = 0xFFFF_FFFF
-        for byte in bytes {
-            crc ^= UInt32(byte)
-            for _ in 0..<8 { crc = crc & 1 == 1 ? (crc >> 1) ^ 0xEDB8_8320 : crc >> 1 }
-        }
-        return ~crc
-    }
-
-    static func pngChunk(_ type: String, _ body: [UInt8]) -> [UInt8] {
-        let typed = Array(type.utf8) + body
-        return bigEndian32(UInt32(body.count)) + typed + bigEndian32(crc32(typed))
-    }
+    // MARK: PNG data and checksums (written here; no CryptoKit on Linux)
 
     /// A zlib stream of stored (uncompressed) deflate blocks, at most 65 535 bytes each.
     static func storedZlib(_ bytes: [UInt8]) -> [UInt8] {
@@ -170,9 +156,6 @@ enum ImagingHelpers {
         return row
     }
 
-    static func bigEndian32(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
-    }
 
     static func md5(_ message: [UInt8]) -> String {
         let shifts: [UInt32] = [7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22, 7, 12, 17, 22,

@@ -94,10 +94,7 @@ final class InterlacedPNGShrinkTests: XCTestCase {
                 }
             }
         }
-        var header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height))
-        header += [8, channels == 4 ? 6 : 2, 0, 0, 1]
-        let signature: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        return Data(signature + ImagingHelpers.pngChunk("IHDR", header) + ImagingHelpers.pngChunk("IDAT", ImagingHelpers.storedZlib(raw))
-                    + ImagingHelpers.pngChunk("IEND", []))
+        return PNGFile.file(header: PNGFile.header(width: width, height: height, colourType: channels == 4 ? 6 : 2, interlaced: true),
+                            chunks: [("IDAT", ImagingHelpers.storedZlib(raw))])
     }
 }

@@ -16,10 +16,8 @@ final class PNGDecodePathTests: XCTestCase {
 
     /// A PNG whose `before` chunks (type and body) stand between IHDR and its one IDAT chunk.
     private func png(width: Int, height: Int, depth: UInt8, colourType: UInt8, before: [(String, [UInt8])], stream: [UInt8]) -> Data {
-        let header = ImagingHelpers.bigEndian32(UInt32(width)) + ImagingHelpers.bigEndian32(UInt32(height)) + [depth, colourType, 0, 0, 0]
-        return Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A] + ImagingHelpers.pngChunk("IHDR", header)
-                    + before.flatMap { ImagingHelpers.pngChunk($0.0, $0.1) }
-                    + ImagingHelpers.pngChunk("IDAT", stream) + ImagingHelpers.pngChunk("IEND", []))
+        PNGFile.file(header: PNGFile.header(width: width, height: height, depth: depth, colourType: colourType),
+                     chunks: before.map { (type: $0.0, body: $0.1) } + [("IDAT", stream)])
     }
 
     /// `height` rows of 3 × `width` bytes, each row with filter type `filter`.
@@ -61,7 +59,7 @@ final class PNGDecodePathTests: XCTestCase {
         var withTransparency = png(width: 4, height: 4, stream: try XCTUnwrap(PNGCompression.libdeflateStream(of: rows(width: 4, height: 4))))
         // A tRNS chunk (here before the image data, after the 33 bytes of signature and IHDR) changes the pixels:
         // libpng adds alpha, so such a file is libpng's.
-        withTransparency.insert(contentsOf: ImagingHelpers.pngChunk("tRNS", [0, 1, 0, 2, 0, 3]), at: 33)
+        withTransparency.insert(contentsOf: PNGFile.chunk("tRNS", [0, 1, 0, 2, 0, 3]), at: 33)
         XCTAssertNil(PNGInflatedRows(withTransparency, chunks: try PNGDecoder.checkChunks(withTransparency), limits: ImageLimits()))
         XCTAssertNil(PNGDecodePathComparison.difference(in: withTransparency))
         XCTAssertEqual(try PNGDecoder.decode(withTransparency, limits: ImageLimits(), budget: budget).pixels.channels, 4)

@@ -1,4 +1,4 @@
-import CPNG   // libpng's header brings zlib's deflate, crc32 and adler32
+import CPNG   // libpng's header brings zlib's deflate and adler32
 import Foundation
 
 /// PNG decompression bombs built at test time, so no multi-megabyte fixture is committed.
@@ -39,18 +39,12 @@ public enum PNGBomb {
         var checksum = UInt32(adler32(1, rows, UInt32(rows.count)))
         let zerosAdler = adler32(1, run, UInt32(run.count))
         for _ in 0..<runs { checksum = UInt32(adler32_combine(uLong(checksum), zerosAdler, off_t(run.count))) }
-        compressed.replaceSubrange((compressed.count - 4)..., with: bigEndian(checksum))
+        compressed.replaceSubrange((compressed.count - 4)..., with: bigEndian32(checksum))
 
-        var png: [UInt8] = [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]
-        png += chunk("IHDR", bigEndian(UInt32(width)) + bigEndian(UInt32(height)) + [8, 2, 0, 0, interlaced ? 1 : 0])
-        var offset = 0
-        while offset < compressed.count {
-            let end = min(compressed.count, offset + (1 << 20))
-            png += chunk("IDAT", Array(compressed[offset..<end]))
-            offset = end
+        let imageData = stride(from: 0, to: compressed.count, by: 1 << 20).map { offset in
+            (type: "IDAT", body: Array(compressed[offset..<min(compressed.count, offset + (1 << 20))]))
         }
-        png += chunk("IEND", [])
-        return Data(png)
+        return PNGFile.file(header: PNGFile.header(width: width, height: height, colourType: 2, interlaced: interlaced), chunks: imageData)
     }
 
     private static func deflate(_ stream: inout z_stream, _ input: [UInt8], flush: Int32) -> [UInt8] {
@@ -71,14 +65,5 @@ public enum PNGBomb {
             } while stream.avail_out == 0
         }
         return output
-    }
-
-    private static func chunk(_ type: String, _ data: [UInt8]) -> [UInt8] {
-        let body = Array(type.utf8) + data
-        return bigEndian(UInt32(data.count)) + body + bigEndian(UInt32(crc32(0, body, UInt32(body.count))))
-    }
-
-    private static func bigEndian(_ value: UInt32) -> [UInt8] {
-        [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 }
