@@ -14,13 +14,12 @@ package enum PNGDecodePathComparison {
     /// past the chunk walk and reach both decoders (without it nearly every mutation stops at a wrong CRC).
     package static func repairingChunkCRCs(_ bytes: Data) -> Data {
         var repaired = Array(bytes)
-        var offset = 8
-        while offset + 12 <= repaired.count {
-            let length = repaired[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
-            guard length <= repaired.count - offset - 12 else { break }
-            let crc = repaired.withUnsafeBytes { libdeflate_crc32(0, $0.baseAddress! + offset + 4, length + 4) }
-            for index in 0..<4 { repaired[offset + 8 + length + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
-            offset += 12 + length
+        repaired.withUnsafeMutableBytes { raw in
+            _ = try? PNGDecoder.walkChunks(UnsafeRawBufferPointer(raw)) { _, data in
+                let crc = libdeflate_crc32(0, raw.baseAddress! + data.lowerBound - 4, data.count + 4)
+                for index in 0..<4 { raw[data.upperBound + index] = UInt8(truncatingIfNeeded: crc >> (24 - 8 * index)) }
+                return true
+            }
         }
         return Data(repaired)
     }

@@ -26,25 +26,51 @@ enum PNGDecoder {
 
     private static func checkChunks(_ reader: ByteReader) throws(ImageError) -> PNGChunkList {
         var chunks = PNGChunkList()
-        var offset = 8
-        while let length = reader.uint32BigEndian(offset), reader.count - offset >= 8 {
-            let type = String(decoding: reader.bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
-            let available = reader.count - offset - 12
-            if length > available {
-                throw .corrupt(reason: "PNG chunk \(type) claims \(length) bytes but only \(max(0, available)) remain")
+        let end = try walkChunks(reader.bytes) { (type, data) throws(ImageError) -> Bool in
+            if type != "IDAT" && data.count > chunkMallocMaximum {
+                throw .corrupt(reason: "PNG chunk \(type) of \(data.count) bytes is over the \(chunkMallocMaximum)-byte limit")
             }
-            if type != "IDAT" && length > chunkMallocMaximum {
-                throw .corrupt(reason: "PNG chunk \(type) of \(length) bytes is over the \(chunkMallocMaximum)-byte limit")
-            }
-            let typeAndData = UnsafeRawBufferPointer(rebasing: reader.bytes[(offset + 4)..<(offset + 8 + length)])
-            if reader.uint32BigEndian(offset + 8 + length) != Int(libdeflate_crc32(0, typeAndData.baseAddress, typeAndData.count)) {
+            let typeAndData = UnsafeRawBufferPointer(rebasing: reader.bytes[(data.lowerBound - 4)..<data.upperBound])
+            if reader.uint32BigEndian(data.upperBound) != Int(libdeflate_crc32(0, typeAndData.baseAddress, typeAndData.count)) {
                 throw .corrupt(reason: "PNG chunk \(type) has a wrong CRC")
             }
-            chunks.append(type: type, data: (offset + 8)..<(offset + 8 + length))
-            if type == "IEND" { return chunks }
+            chunks.append(type: type, data: data)
+            return type != "IEND"
+        }
+        switch end {
+        case .stopped: return chunks
+        case .ranOut: throw .corrupt(reason: "PNG ends without an IEND chunk")
+        case .overlong(let type, let length, let available):
+            throw .corrupt(reason: "PNG chunk \(type) claims \(length) bytes but only \(max(0, available)) remain")
+        }
+    }
+
+    /// How a walk over a PNG's chunks ended.
+    enum ChunkWalkEnd {
+        /// The visitor asked to stop.
+        case stopped
+        /// Fewer bytes remain than a chunk's length and type.
+        case ranOut
+        /// A chunk claims more bytes than remain after it.
+        case overlong(type: String, length: Int, available: Int)
+    }
+
+    /// Visits each chunk after the signature, in order (its type and the range of its data, with the CRC right
+    /// after it), until `visit` returns false or a chunk does not fit in what is left. It reads lengths and types
+    /// only; the CRCs and what a chunk may hold are for the visitor to check. The one walk behind `checkChunks`
+    /// and the fuzz target's CRC repair.
+    static func walkChunks(_ bytes: UnsafeRawBufferPointer,
+                           _ visit: (String, Range<Int>) throws(ImageError) -> Bool) throws(ImageError) -> ChunkWalkEnd {
+        let reader = ByteReader(bytes: bytes)
+        var offset = 8
+        while let length = reader.uint32BigEndian(offset), reader.count - offset >= 8 {
+            let type = String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self)
+            let available = reader.count - offset - 12
+            if length > available { return .overlong(type: type, length: length, available: available) }
+            guard try visit(type, (offset + 8)..<(offset + 8 + length)) else { return .stopped }
             offset += 12 + length
         }
-        throw .corrupt(reason: "PNG ends without an IEND chunk")
+        return .ranOut
     }
 
     /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
