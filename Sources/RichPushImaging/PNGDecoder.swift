@@ -80,8 +80,9 @@ enum PNGDecoder {
     /// non-interlaced PNG's rows are resized as they are decoded (see `decodeResized`), so the result is already at
     /// the plan's output size.
     ///
-    /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA with only harmless chunks) takes the fast path
-    /// (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give the same pixels and the same verdict.
+    /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA, or a palette of up to 8 bits, with only
+    /// harmless chunks) takes the fast path (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give
+    /// the same pixels and the same verdict.
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
                        resizingWith plan: ResizePlan? = nil, allowsFastPath: Bool = true,
                        budget: WorkBudget) throws(ImageError) -> DecodedImage {

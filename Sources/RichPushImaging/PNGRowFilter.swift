@@ -118,8 +118,8 @@ extension PNGRowFilter {
     }
 
     /// Paeth for 3 or 4 bytes a pixel: each pixel's channels as lanes (`paethPrediction`). Pixels are loaded 4
-    /// bytes at a time (the row's last 3-byte pixel a byte at a time) and stored exactly: a 4-byte store over
-    /// the next pixel would make its load wait for the store to retire.
+    /// bytes at a time (the row's last 3-byte pixel a byte at a time) and stored exactly: a 4-byte store that
+    /// overlapped the next 3-byte pixel would stall that pixel's load, which the store cannot be forwarded to.
     private static func unfilterPaethByPixel(_ current: UnsafeMutablePointer<UInt8>, above: UnsafePointer<UInt8>, count: Int,
                                              bytesPerPixel step: Int) {
         // A 3-byte row of one pixel has no room for a 4-byte load.

@@ -5,7 +5,7 @@ enum PNGRowSource {
     case libpng(OpaquePointer, LibraryStopCheck)
     case inflated(PNGInflatedRows)
 
-    /// Reads the next `count` rows into `rows`, one after another (`width × channels` bytes each).
+    /// Reads the next `count` rows into `rows`, `rowBytes` (the image's width × channels) apart.
     func read(_ count: Int, into rows: UnsafeMutablePointer<UInt8>, rowBytes: Int) throws(ImageError) {
         switch self {
         case .libpng(let decoder, let stopCheck):
