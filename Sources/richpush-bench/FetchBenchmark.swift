@@ -136,41 +136,20 @@ enum FetchBenchmark {
     }
 
     private static func startNginx(workspace: URL, root: URL, port: UInt16) throws -> Process {
-        let prefix = workspace.path
-        let config = """
-            daemon off;
-            master_process on;
-            worker_processes 1;
-            user root;
-            pid \(prefix)/nginx.pid;
-            error_log \(prefix)/error.log warn;
-            events { worker_connections 4096; }
-            http {
-                access_log off;
-                sendfile on;
-                tcp_nopush on;
-                keepalive_requests 1000000;
-                keepalive_timeout 60s;
-                client_body_temp_path \(prefix)/client_body;
-                proxy_temp_path \(prefix)/proxy;
-                fastcgi_temp_path \(prefix)/fastcgi;
-                uwsgi_temp_path \(prefix)/uwsgi;
-                scgi_temp_path \(prefix)/scgi;
-                types { application/octet-stream bin; }
-                server {
-                    listen 127.0.0.1:\(port);
-                    root \(root.path);
-                }
+        _ = try NginxConfiguration.write(in: workspace, main: "master_process on; worker_processes 1; user root;",
+                                         events: "worker_connections 4096;", http: """
+            access_log off;
+            sendfile on;
+            tcp_nopush on;
+            keepalive_requests 1000000;
+            keepalive_timeout 60s;
+            types { application/octet-stream bin; }
+            server {
+                listen 127.0.0.1:\(port);
+                root \(root.path);
             }
-            """
-        let configFile = workspace.appendingPathComponent("nginx.conf")
-        try config.write(to: configFile, atomically: true, encoding: .utf8)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/sbin/nginx")
-        process.arguments = ["-c", configFile.path, "-p", prefix + "/"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        return process
+            """)
+        return try NginxConfiguration.start(in: workspace)
     }
 
     /// Polls rather than `waitUntilExit`, which spins a run loop when called from async code.

@@ -49,27 +49,14 @@ final class DeployKitTests: XCTestCase {
 
     func testNginxSnippetPassesTheConfigurationTest() throws {
         let directory = try makeTemporaryDirectory("nginx")
-        let prefix = directory.path
-        let config = """
-            daemon off;
-            pid \(prefix)/nginx.pid;
-            error_log \(prefix)/error.log warn;
-            events {}
-            http {
-                access_log off;
-                client_body_temp_path \(prefix)/client_body;
-                proxy_temp_path \(prefix)/proxy;
-                fastcgi_temp_path \(prefix)/fastcgi;
-                uwsgi_temp_path \(prefix)/uwsgi;
-                scgi_temp_path \(prefix)/scgi;
-                server {
-                    listen 127.0.0.1:8;
-                    include \(deploy.appendingPathComponent("nginx-richpush.conf").path);
-                }
+        let configFile = try NginxConfiguration.write(in: directory, http: """
+            access_log off;
+            server {
+                listen 127.0.0.1:8;
+                include \(deploy.appendingPathComponent("nginx-richpush.conf").path);
             }
-            """
-        try config.write(to: directory.appendingPathComponent("nginx.conf"), atomically: true, encoding: .utf8)
-        let result = try run(try TestTool.nginx.path(), ["-t", "-c", directory.appendingPathComponent("nginx.conf").path, "-p", prefix + "/"])
+            """)
+        let result = try run(try TestTool.nginx.path(), ["-t", "-c", configFile.path, "-p", directory.path + "/"])
         XCTAssertEqual(result.status, 0, result.output)
     }
 

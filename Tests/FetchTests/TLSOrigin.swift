@@ -21,7 +21,7 @@ final class TLSOrigin {
     }
 
     init(files: [String: Data]) throws {
-        let nginx = try TestTool.nginx.path(), openssl = try TestTool.openssl.path()
+        let openssl = try TestTool.openssl.path()
         directory = try TemporaryDirectory.make("tls")
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
@@ -33,36 +33,17 @@ final class TLSOrigin {
                                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
         port = try LoopbackPort.free()
         let prefix = directory.path
-        let config = """
-            daemon off;
-            worker_processes 1;
-            user root;
-            pid \(prefix)/nginx.pid;
-            error_log \(prefix)/error.log warn;
-            events { worker_connections 256; }
-            http {
-                log_format proto '$server_protocol $connection $request_uri';
-                access_log \(prefix)/access.log proto;
-                client_body_temp_path \(prefix)/client_body;
-                proxy_temp_path \(prefix)/proxy;
-                fastcgi_temp_path \(prefix)/fastcgi;
-                uwsgi_temp_path \(prefix)/uwsgi;
-                scgi_temp_path \(prefix)/scgi;
-                server {
-                    listen 127.0.0.1:\(port) ssl http2;
-                    ssl_certificate \(prefix)/cert.pem;
-                    ssl_certificate_key \(prefix)/key.pem;
-                    root \(root.path);
-                }
+        _ = try NginxConfiguration.write(in: directory, main: "worker_processes 1; user root;", events: "worker_connections 256;", http: """
+            log_format proto '$server_protocol $connection $request_uri';
+            access_log \(prefix)/access.log proto;
+            server {
+                listen 127.0.0.1:\(port) ssl http2;
+                ssl_certificate \(prefix)/cert.pem;
+                ssl_certificate_key \(prefix)/key.pem;
+                root \(root.path);
             }
-            """
-        let configFile = directory.appendingPathComponent("nginx.conf")
-        try config.write(to: configFile, atomically: true, encoding: .utf8)
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: nginx)
-        process.arguments = ["-c", configFile.path, "-p", prefix + "/"]
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
+            """)
+        process = try NginxConfiguration.start(in: directory)
         try LoopbackPort.waitUntilListening(on: port)
     }
 
