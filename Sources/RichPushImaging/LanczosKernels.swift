@@ -69,7 +69,8 @@ struct LanczosKernels {
         let outputRowBytes = outputWidth * channels
         let channels = channels, spanBytes = spanBytes, firstColumn = firstColumn, horizontal = horizontal
         // Each intermediate row is widened to Float once: every byte is read by about 2 × 3 × scale output pixels.
-        var rowValues = [Float](repeating: 0, count: spanBytes)
+        // One float of padding: an RGB pixel's taps read a fourth value, the next pixel's red, which is discarded.
+        var rowValues = [Float](repeating: 0, count: spanBytes + 1)
         var band = 0
         while band < outputHeight {
             try budget.check()
@@ -102,11 +103,15 @@ struct LanczosKernels {
                                                 }
                                                 output[3] = Resampler.clampToByte(alpha)
                                             } else {
+                                                // Four like sums, one of them unused, so the compiler can run
+                                                // them as one vector operation; each sum is still added in tap
+                                                // order, so the bytes are those of three separate sums.
                                                 for _ in 0..<Int(counts[x]) {
                                                     let w = weight.pointee
                                                     red += pointer[0] * w
                                                     green += pointer[1] * w
                                                     blue += pointer[2] * w
+                                                    alpha += pointer[3] * w
                                                     pointer += 3
                                                     weight += 1
                                                 }
