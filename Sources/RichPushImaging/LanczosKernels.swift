@@ -105,7 +105,10 @@ struct LanczosKernels {
                                             } else {
                                                 // Four like sums, one of them unused, so the compiler can run
                                                 // them as one vector operation; each sum is still added in tap
-                                                // order, so the bytes are those of three separate sums.
+                                                // order, so the bytes are those of three separate sums. The loop
+                                                // is written twice so each has a constant stride: one loop
+                                                // stepping by `channels`, or a shared inlined helper, measured
+                                                // 2-5% slower on the corpus.
                                                 for _ in 0..<Int(counts[x]) {
                                                     let w = weight.pointee
                                                     red += pointer[0] * w
