@@ -3,7 +3,7 @@ import RichPushCore
 
 /// Renders a parsed job into the APNs request once the media results are known. Pure; never throws.
 ///
-/// Order of work: media rewrite (attachments, then story pages and the story byte budget), silent-push
+/// Order of work: media rewrite (attachments, then story pages), silent-push
 /// cleanup, story category, alert text, `mutable-content`, size shortening, headers.
 /// Original-URL keys and the shortening order are documented in docs/diagnostic-codes.md.
 /// Cost: linear in the payload size per shortening step; at most a few dozen steps.
@@ -53,25 +53,25 @@ public struct APNsRenderer: Sendable {
             aps.remove("mutable-content")
             aps["content-available"] = .number("1")
         } else if job.pushType == .alert {
-            if isStory {
-                if let existing = aps["category"]?.stringValue, existing != options.storyCategory {
-                    diagnostics.add(.info, .storyCategoryReplaced, "/aps/category",
-                                    "category \"\(existing)\" was replaced by \(options.storyCategory) so the stories extension shows the story")
-                }
+            // The sender's category is the app's own content-extension category (`SHOP_STORIES`, registered as
+            // its UNNotificationExtensionCategory); ours is only for a story that came with none.
+            if isStory && (aps["category"]?.stringValue ?? "").isEmpty {
                 aps["category"] = .string(options.storyCategory)
             }
-            // Only a push that had something rich to show gets fallback text: badge-, sound- and data-only pushes
-            // must not turn into alerts.
             let hadRichContent = !job.media.isEmpty || job.isStory
             let visible = settleAlert(&aps, root: root, story: job.story, hadRichContent: hadRichContent,
                                       diagnostics: &diagnostics)
+            if hadRichContent && !visible {
+                diagnostics.add(.warning, .mediaWithoutAlert, "/aps",
+                                "the push shows no alert, so iOS does not run the service extension and no media or story is shown; the media was still cached (the app may read it itself). Add an alert to show it")
+            }
             // The service extension runs only for a visible alert, so mutable-content means nothing without one.
             let tracked = options.deliveryTrackingKeys.contains { root[$0] != nil }
             if visible && (renderedCount > 0 || tracked) { aps["mutable-content"] = .number("1") }
         }
         root["aps"] = .object(aps)
         // The story goes back where it was and in the form it came (the SDK reads strings and objects alike).
-        job.story?.restoreForm(in: &root, storyKey: options.storyKey)
+        job.story?.restoreForm(in: &root)
 
         let limit = job.pushType == .voip ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
         let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites)
@@ -220,23 +220,24 @@ public struct APNsRenderer: Sendable {
         for reference in job.media {
             if case .storyPage(let index) = reference.role { references[index] = reference }
         }
-        var kept: [(page: JSONValue, bytes: Int, index: Int, rewrite: MediaRewrites.Rewrite?)] = []
+        // No byte budget over the pages: the Pushwoosh content extension downloads each page's image to disk as it
+        // is shown, so the story's total size does not have to fit its memory.
+        var kept: [(page: JSONValue, index: Int, rewrite: MediaRewrites.Rewrite?)] = []
         for (index, pageValue) in pages.enumerated() {
             guard case .object(var page) = pageValue, let reference = references[index],
                   let tokens = JSONPointer.tokens(reference.pointer), let field = tokens.last else {
-                kept.append((pageValue, 0, index, nil))
+                kept.append((pageValue, index, nil))
                 continue
             }
             let outcome = media[reference.pointer]
             switch outcome {
             case .published?, .notFetched?:
                 let publicURL = outcome?.publicURL(writtenAs: reference.url) ?? reference.url
-                let bytes = outcome?.publishedBytes ?? 0
                 page[field] = .string(publicURL)
                 if options.includesSourceKeys {
                     page.set(.string(URLRedaction.redact(reference.url)), for: field + options.originalURLKeySuffix, after: field)
                 }
-                kept.append((.object(page), bytes, index, .init(pointer: field, cachedURL: publicURL, originalURL: reference.url)))
+                kept.append((.object(page), index, .init(pointer: field, cachedURL: publicURL, originalURL: reference.url)))
             case .failed(let code, let message)?:
                 diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
                                 "story page \(senderIndex(index) + 1) was dropped: its image failed (\(code.rawValue)): \(message)")
@@ -247,12 +248,6 @@ public struct APNsRenderer: Sendable {
                 diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
                                 "story page \(senderIndex(index) + 1) was dropped: no media result was supplied for its image")
             }
-        }
-        var total = kept.reduce(0) { $0 + $1.bytes }
-        while total > options.storyByteBudget, let last = kept.popLast() {
-            diagnostics.add(.warning, .storyByteBudgetExceeded, base + "\(senderIndex(last.index))",
-                            "story page \(senderIndex(last.index) + 1) was dropped: the story's images total \(total) bytes, over the \(options.storyByteBudget)-byte budget the extension can hold in memory")
-            total -= last.bytes
         }
         guard !kept.isEmpty else {
             tree.setValue(nil, at: storyPointer)
@@ -286,12 +281,14 @@ public struct APNsRenderer: Sendable {
     private static let alertTextKeys = ["title", "subtitle", "body", "title-loc-key", "subtitle-loc-key", "loc-key"]
 
     /// Removes empty alert texts (an empty string counts as absent, and no alert is sent with empty text), then,
-    /// for a push that had media or a story and whose alert is now empty, adds fallback text: the first surviving
-    /// page's `title` / `subtitle`, else `defaultTitle` / `defaultBody`. Returns whether the alert shows any text.
+    /// for a push that had media or a story and an alert whose text is now empty, adds fallback text: the first
+    /// surviving page's `title` / `subtitle`, else `defaultTitle` / `defaultBody`. A push without `alert` gets
+    /// none: badge-, sound- and data-only pushes never become alerts. Returns whether the alert shows any text.
     private func settleAlert(_ aps: inout JSONObject, root: JSONObject, story: StoryPlacement?, hadRichContent: Bool,
                              diagnostics: inout DiagnosticCollector) -> Bool {
         var alert: JSONObject
         var isString = false
+        let hadAlert = aps["alert"] != nil
         switch aps["alert"] {
         case .string(let body)?:
             alert = body.isEmpty ? JSONObject() : ["body": .string(body)]
@@ -308,7 +305,7 @@ public struct APNsRenderer: Sendable {
         }
         var visible = Self.alertTextKeys.contains { alert[$0] != nil }
         var used: [String] = []
-        if !visible && hadRichContent {
+        if !visible && hadRichContent && hadAlert {
             let storyPointer = JSONPointer.make(story?.tokens(storyKey: options.storyKey) ?? [options.storyKey])
             let firstPage = JSONValue.object(root).value(at: storyPointer + "/pages/0")?.objectValue
             func text(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }

@@ -9,4 +9,7 @@ struct AdaptedNotification {
     var explicitSilent = false
     var explicitPushType: PushType?
     var variantName: String?
+    /// Pointer of the notification object in the input document ("" for the root; a Pushwoosh request's
+    /// `/request/notifications/N`), for findings about its own keys.
+    var inputPointer = ""
 }

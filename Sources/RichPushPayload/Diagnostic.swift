@@ -59,6 +59,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case invalidPushType = "invalid_push_type"
     case invalidPriority = "invalid_priority"
     case invalidExpiration = "invalid_expiration"
+    case invalidSendTime = "invalid_send_time"
     case collapseIDTooLong = "collapse_id_too_long"
     case platformNotIOS = "platform_not_ios"
     case textTooLong = "text_too_long"
@@ -70,6 +71,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case credentialDropped = "credential_dropped"
     case emptyNotificationList = "empty_notification_list"
     case mediaURLInvalid = "media_url_invalid"
+    case mediaValueNotURL = "media_value_not_url"
     case linkSchemeNotAllowed = "link_scheme_not_allowed"
     // Stories
     case storyMalformed = "story_malformed"
@@ -88,10 +90,9 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case mediaSkipped = "media_skipped"
     case mediaMissing = "media_missing"
     case storyPageDropped = "story_page_dropped"
-    case storyByteBudgetExceeded = "story_byte_budget_exceeded"
     case storyRemoved = "story_removed"
-    case storyCategoryReplaced = "story_category_replaced"
     case fallbackTextUsed = "fallback_text_used"
+    case mediaWithoutAlert = "media_without_alert"
     case emptyAlertTextRemoved = "empty_alert_text_removed"
     case silentContentRemoved = "silent_content_removed"
     case originalKeyOverwritten = "original_key_overwritten"
@@ -105,7 +106,7 @@ extension DiagnosticCode {
     /// media or a link removed), though the job is still sent. `richpush validate` fails on them as on errors.
     public static let changesWhatIsShown: Set<DiagnosticCode> = [
         .storyMalformed, .storyRemoved, .storyTooManyPages, .storyPageNotObject, .storyPageImageInvalid,
-        .storyPageDropped, .storyByteBudgetExceeded, .storyLinkSchemeNotAllowed, .storyButtonTitleRemoved,
+        .storyPageDropped, .storyLinkSchemeNotAllowed, .storyButtonTitleRemoved,
         .linkSchemeNotAllowed, .actionInvalid, .tooManyActions, .mediaURLInvalid, .mediaFailed, .mediaSkipped,
         .mediaMissing, .mediaRestoredToFit, .payloadShortened, .silentContentRemoved, .badgeIncrementUnresolved,
     ]
@@ -123,6 +124,7 @@ extension DiagnosticCode {
         case .invalidPushType: return "Use alert, background or voip."
         case .invalidPriority: return "Use 10 (alert) or 5."
         case .invalidExpiration: return "Write whole seconds as an integer."
+        case .invalidSendTime: return "Write the send time as \"YYYY-MM-DD HH:mm\", ISO 8601 or UNIX seconds."
         case .collapseIDTooLong: return "Shorten the collapse id to 64 bytes."
         case .platformNotIOS: return "Write \"ios\" or leave it out."
         case .textTooLong: return "Shorten the text."
@@ -134,26 +136,26 @@ extension DiagnosticCode {
         case .credentialDropped: return "None needed."
         case .emptyNotificationList: return "Add at least one notification."
         case .mediaURLInvalid: return "Write an absolute https:// URL."
+        case .mediaValueNotURL: return "None needed if the app resolves it; write an https:// URL to have it fetched."
         case .linkSchemeNotAllowed: return "Use https:// or an app link such as myapp://."
         case .storyMalformed: return "Fix pw_stories."
-        case .storyJSONString: return "None needed."
+        case .storyJSONString: return "Send pw_stories as a JSON object, not a string."
         case .storyTooManyPages: return "Send at most 10."
         case .storyPageNotObject: return "Make every page an object."
         case .storyPageImageInvalid: return "Give every page an https image URL."
         case .storyDurationString: return "Write the number without quotes."
         case .storyDurationInvalid: return "Write seconds as a number, e.g. 5."
         case .storyDurationOutOfRange: return "Use 1–30."
-        case .storyLinkSchemeNotAllowed: return "Use https://, http:// or an app scheme written myapp://."
+        case .storyLinkSchemeNotAllowed: return "Use a URL with a scheme (https:, tel:, myapp:...) other than javascript:, data:, file:, vbscript:, about: or blob:."
         case .storyPageUnknownKey: return "Check the spelling."
         case .storyButtonTitleRemoved: return "Fix the link."
         case .mediaFailed: return "See the media error code."
         case .mediaSkipped: return "Prewarm the cache or raise the deadline."
         case .mediaMissing: return "Pipeline bug or early stop."
         case .storyPageDropped: return "See the media error."
-        case .storyByteBudgetExceeded: return "Fewer or smaller pages."
         case .storyRemoved: return "Fix the images."
-        case .storyCategoryReplaced: return "None needed."
         case .fallbackTextUsed: return "Write the alert title and body yourself."
+        case .mediaWithoutAlert: return "Add an alert (a title or body) to show the media, or drop the media."
         case .emptyAlertTextRemoved: return "Leave empty texts out."
         case .silentContentRemoved: return "Leave alert, sound and badge out of silent pushes."
         case .originalKeyOverwritten: return "Rename the sender's key."

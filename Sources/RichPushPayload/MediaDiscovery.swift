@@ -7,9 +7,9 @@ import RichPushCore
 /// - an object contributes every member whose value is an http(s) URL string (OneSignal `att`: id → URL,
 ///   or `{"url": ...}`), or a string with another scheme; other members (`"type": "jpg"`) are left alone,
 /// - an array contributes its string elements the same way.
-/// A reference that cannot be fetched (`ftp:`, `file:`, `data:`, relative, control characters) gets a
-/// `media_url_invalid` warning and an `invalidReason`: it is never fetched and the renderer removes it, so it
-/// never reaches a phone. A URL under `ownMediaBaseURL` is our own cached object and is not a reference at all.
+/// A reference that cannot be fetched (`ftp:`, `file:`, `data:`, control characters) gets a `media_url_invalid`
+/// warning and an `invalidReason`: it is never fetched and the renderer removes it, so it never reaches a phone. A
+/// value without a scheme (an asset name, a relative path) is not a URL at all: it is left as it is, with an info. A URL under `ownMediaBaseURL` is our own cached object and is not a reference at all.
 /// References under the story's `pages` (wherever `StoryPlacement` found it: the root, `u` or `userdata`) are story
 /// pages (variant "story"), with pointers that use the sender's page numbers; the rest are attachments.
 struct MediaDiscovery {
@@ -31,7 +31,11 @@ struct MediaDiscovery {
             if options.isOwnMedia(url) { return }
             if PayloadOptions.isHTTPURL(url) {
                 add(url, tokens: tokens, invalidReason: nil)
-            } else if whole || PayloadOptions.scheme(of: url) != nil {
+            } else if whole && PayloadOptions.scheme(of: url) == nil {
+                // An asset name or a relative path is the app's own business (it may resolve it from its bundle).
+                diagnostics.add(.info, .mediaValueNotURL, JSONPointer.make(tokens),
+                                "\"\(URLRedaction.redact(url))\" is not a URL, so nothing was fetched; it was left as it is for the app")
+            } else if PayloadOptions.scheme(of: url) != nil {
                 let reason = "\"\(URLRedaction.redact(url))\" is not an absolute http(s) URL, so it cannot be fetched; it was removed from the payload (write an absolute https:// URL)"
                 diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens), reason)
                 add(url, tokens: tokens, invalidReason: reason)

@@ -57,10 +57,4 @@ extension MediaOutcome {
         if case .published(let media, _) = self { return media.publicURL }
         return url
     }
-
-    /// The published size in bytes (0 when nothing was fetched), which the story's size budget counts.
-    var publishedBytes: Int {
-        if case .published(let media, _) = self { return media.bytes }
-        return 0
-    }
 }

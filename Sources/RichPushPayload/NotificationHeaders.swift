@@ -11,13 +11,17 @@ public struct NotificationHeaders: Sendable, Hashable {
     /// Relative time to live in seconds (Pushfa `ttl`, Pushwoosh `ios_ttl`, envelope `ttl`); the renderer turns
     /// it into `apns-expiration` using its `now`.
     public var timeToLive: Int?
+    /// When the provider will send the push, UNIX seconds (`SendTime`: Pushwoosh `send_date`, Pushfa `sendTime`,
+    /// envelope `send_at`); nil for now. The time to live and the cache's retention count from it.
+    public var sendTime: Int?
 
     public init(topic: String? = nil, collapseID: String? = nil, priority: Int? = nil, expiration: Int? = nil,
-                timeToLive: Int? = nil) {
+                timeToLive: Int? = nil, sendTime: Int? = nil) {
         self.topic = topic
         self.collapseID = collapseID
         self.priority = priority
         self.expiration = expiration
         self.timeToLive = timeToLive
+        self.sendTime = sendTime
     }
 }

@@ -29,12 +29,19 @@ public struct NotificationJob: Sendable {
     /// `subscriber_ids`, `label`/`values`, `only_last_device`, `topic`, aliases). Whoever sends the result needs them.
     public var target: JSONObject
 
-    /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else `now + timeToLive`
-    /// (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until uses it.
+    /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else the send time plus
+    /// `timeToLive` (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until
+    /// uses it.
     public func apnsExpiration(now: Date) -> Int? {
         if let expiration = headers.expiration { return expiration }
         guard let ttl = headers.timeToLive else { return nil }
-        return ttl == 0 ? 0 : Int(now.timeIntervalSince1970) + ttl
+        return ttl == 0 ? 0 : sendTime(now: now) + ttl
+    }
+
+    /// When the push leaves the provider, UNIX seconds: its scheduled send time, or `now` when it has none or it
+    /// has passed.
+    public func sendTime(now: Date) -> Int {
+        max(Int(now.timeIntervalSince1970), headers.sendTime ?? 0)
     }
 
     public init(id: String? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,

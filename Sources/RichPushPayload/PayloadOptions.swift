@@ -27,11 +27,10 @@ public struct PayloadOptions: Sendable {
     /// Fallback `aps.alert.body`, always applied to alert pushes that have no body.
     public var defaultBody: String
     /// Schemes a link (story page `link`, `link_url`, `url`, `click_action`, `l`, Pushfa action `url`) may use,
-    /// lowercased, without ":". Nil (the default) allows `https`, `http` and app schemes written `scheme://`; a set
+    /// lowercased, without ":". Nil (the default) allows every scheme, as the Pushwoosh SDK does (its
+    /// `StoryPayloadParser` takes any URL with a scheme: `tel:`, `mailto:`, `sms:`, `myapp:open/offers`); a set
     /// narrows links to exactly those schemes (`--link-scheme`). `deniedLinkSchemes` are refused either way.
     public var allowedLinkSchemes: Set<String>?
-    /// Total rendered bytes of one story's pages; pages past it are dropped from the end.
-    public var storyByteBudget: Int
     /// Writes each rewritten media reference's original URL, redacted (no query, fragment or user-info), into the
     /// device payload at a sibling key (`--source-keys`; see docs/diagnostic-codes.md). Off by default: devices
     /// never read these keys, and the result's `media[]` already holds every original. They are the first thing
@@ -59,7 +58,7 @@ public struct PayloadOptions: Sendable {
                 mediaKeys: [String] = PayloadOptions.defaultMediaKeys, storyCategory: String = "PW_STORIES",
                 storyKey: String = "pw_stories", maximumStoryPages: Int = 10, defaultTitle: String? = nil,
                 defaultBody: String = "Open to see more", allowedLinkSchemes: Set<String>? = nil,
-                storyByteBudget: Int = 3_000_000, includesSourceKeys: Bool = false,
+                includesSourceKeys: Bool = false,
                 originalURLKeySuffix: String = "_source", ownMediaBaseURL: String? = nil,
                 maximumStoryTitleLength: Int = 60, maximumStorySubtitleLength: Int = 120,
                 maximumButtonTitleLength: Int = 30, storyDurationRange: ClosedRange<Int> = 1...30,
@@ -76,7 +75,6 @@ public struct PayloadOptions: Sendable {
         self.defaultTitle = defaultTitle
         self.defaultBody = defaultBody
         self.allowedLinkSchemes = allowedLinkSchemes
-        self.storyByteBudget = storyByteBudget
         self.includesSourceKeys = includesSourceKeys
         self.originalURLKeySuffix = originalURLKeySuffix
         self.ownMediaBaseURL = ownMediaBaseURL
@@ -147,7 +145,6 @@ public struct PayloadOptions: Sendable {
             }
             return nil
         }
-        if scheme == "https" || scheme == "http" || trimmed.dropFirst(scheme.count + 1).hasPrefix("//") { return nil }
-        return "link scheme \"\(scheme):\" is not allowed; use https://, http:// or an app link written scheme:// (e.g. myapp://)"
+        return nil
     }
 }

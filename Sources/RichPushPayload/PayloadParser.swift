@@ -87,13 +87,10 @@ public struct PayloadParser: Sendable {
         }
         let adapted: AdaptedNotification?
         switch shape {
-        case .apns: adapted = AdaptedNotification(payload: root, explicitSilent: root["silent"]?.boolValue == true)
-        case .envelope:
-            adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics).map { envelope in
-                var envelope = envelope
-                if envelope.payload["silent"]?.boolValue == true { envelope.explicitSilent = true }
-                return envelope
-            }
+        // A custom "silent" key inside an APNs payload is the app's own data: APNs has no such key, so it changes
+        // nothing (only the envelope's own `silent`, beside `payload`, asks for a background push).
+        case .apns: adapted = AdaptedNotification(payload: root)
+        case .envelope: adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics)
         case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
         case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
         case .firebase: adapted = FirebaseAdapter().adapt(root, diagnostics: &diagnostics)
@@ -168,6 +165,8 @@ public struct PayloadParser: Sendable {
             diagnostics.reject(.wrongType, "/aps", "aps is \(apsValue.typeDescription); it must be an object")
             return nil
         }
+        var headers = adapted.headers
+        headers.sendTime = SendTime.read(from: adapted.target, base: adapted.inputPointer, diagnostics: &diagnostics)
         if let collapse = adapted.headers.collapseID, collapse.utf8.count > 64 {
             diagnostics.reject(.collapseIDTooLong, "/collapse_id",
                                "collapse id is \(collapse.utf8.count) bytes; APNs allows at most 64")
@@ -176,13 +175,15 @@ public struct PayloadParser: Sendable {
         let isStory = story != nil
         removeDisallowedLinks(&payload, diagnostics: &diagnostics)
         let aps = payload["aps"]?.objectValue ?? JSONObject()
-        let hasAlert = aps["alert"] != nil
+        // A badge or a sound is user-visible too: APNs sends them as alert pushes, and a background push would lose
+        // them, so only content-available with none of the three is a background push.
+        let isUserVisible = ["alert", "badge", "sound"].contains { aps[$0] != nil }
         let contentAvailable = aps["content-available"]?.isTruthy == true
         let isSilent: Bool
         switch adapted.explicitPushType {
         case .background?: isSilent = true
         case .voip?, .alert?: isSilent = adapted.explicitSilent
-        case nil: isSilent = adapted.explicitSilent || (contentAvailable && !hasAlert)
+        case nil: isSilent = adapted.explicitSilent || (contentAvailable && !isUserVisible)
         }
         let pushType: PushType = adapted.explicitPushType == .voip ? .voip : (isSilent ? .background : .alert)
         var media: [MediaReference] = []
@@ -192,7 +193,7 @@ public struct PayloadParser: Sendable {
         }
         return NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
                                isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
-                               payload: payload, headers: adapted.headers, deviceToken: adapted.deviceToken,
+                               payload: payload, headers: headers, deviceToken: adapted.deviceToken,
                                target: adapted.target, story: story)
     }
 }

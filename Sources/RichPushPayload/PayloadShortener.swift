@@ -2,10 +2,10 @@ import RichPushCore
 /// Brings a rendered payload under the APNs size limit without changing what the push says, in a fixed,
 /// documented order, each step only while the payload is still too large:
 /// 1. drop the original-URL keys RichPush added (`--source-keys`), last first;
-/// 2. cut `aps.alert.body`, then `aps.alert.subtitle`, at grapheme boundaries with "…", never below
-///    `minimumShortenedLength` characters;
-/// 3. give back the original URL of media whose cached URL is longer, last first, so a push that fitted as sent
-///    still fits (`media_restored_to_fit`).
+/// 2. give back the original URL of media whose cached URL is longer, last first, so a push that fitted as sent
+///    still fits without losing a character of the author's text (`media_restored_to_fit`);
+/// 3. only then cut `aps.alert.body`, then `aps.alert.subtitle`, at grapheme boundaries with "…", never below
+///    `minimumShortenedLength` characters (a push that did not fit as sent).
 /// Story pages and their texts, titles, links and custom keys are never cut. The caller rejects the job with
 /// `payload_too_large` if the result is still too large.
 /// Cost: one compact serialization per step, at most a few dozen.
@@ -33,6 +33,14 @@ struct PayloadShortener {
                             "the payload was \(before) bytes, over \(limit); \(droppedSourceKeys) original-URL key(s) added by --source-keys were dropped (the originals stay in the result's media[])")
         }
 
+        for rewrite in rewrites.media.reversed() where size(tree) > limit {
+            guard tree.value(at: rewrite.pointer)?.stringValue == rewrite.cachedURL,
+                  rewrite.originalURL.utf8.count < rewrite.cachedURL.utf8.count else { continue }
+            tree.setValue(.string(rewrite.originalURL), at: rewrite.pointer)
+            diagnostics.add(.warning, .mediaRestoredToFit, rewrite.pointer,
+                            "the cached URL is longer than the original and the payload was over \(limit) bytes, so the original URL was kept here: the device fetches it as it would have without RichPush")
+        }
+
         // A string alert is the body.
         let textPointers = tree.value(at: "/aps/alert")?.stringValue != nil
             ? ["/aps/alert"] : ["/aps/alert/body", "/aps/alert/subtitle"]
@@ -53,13 +61,6 @@ struct PayloadShortener {
             }
         }
 
-        for rewrite in rewrites.media.reversed() where size(tree) > limit {
-            guard tree.value(at: rewrite.pointer)?.stringValue == rewrite.cachedURL,
-                  rewrite.originalURL.utf8.count < rewrite.cachedURL.utf8.count else { continue }
-            tree.setValue(.string(rewrite.originalURL), at: rewrite.pointer)
-            diagnostics.add(.warning, .mediaRestoredToFit, rewrite.pointer,
-                            "the cached URL is longer than the original and the payload was over \(limit) bytes, so the original URL was kept here: the device fetches it as it would have without RichPush")
-        }
         return tree
     }
 

@@ -116,6 +116,7 @@ struct PushwooshAdapter {
             }
         }
         var result = AdaptedNotification(payload: root)
+        result.inputPointer = base
         result.headers = headers
         result.target = target
         result.explicitSilent = silent

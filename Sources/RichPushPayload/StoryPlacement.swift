@@ -4,9 +4,9 @@ import RichPushCore
 /// Where a push's story sits and in which form, so it is rewritten in place and written back as it came, and which
 /// of the sender's pages survived validation, so findings use the sender's page numbers.
 ///
-/// The Pushwoosh SDK reads `pw_stories` from the payload root, from `u` or from `userdata`, each as an object or as
-/// a JSON string. While a job is processed the story (and its container) are objects; the renderer turns them back
-/// into strings where they were strings.
+/// The Pushwoosh SDK (`StoryPayloadParser.storiesBlock`) reads `pw_stories` as an object, from the payload root or
+/// from `u` or `userdata`, which may be an object or a JSON string. While a job is processed the container is an
+/// object; the renderer turns it back into a string where it was one.
 public struct StoryPlacement: Sendable, Hashable {
     /// The keys the SDK looks in, after the root, in its order.
     static let containers = ["u", "userdata"]
@@ -15,8 +15,6 @@ public struct StoryPlacement: Sendable, Hashable {
     public var container: String?
     /// The container was a JSON string holding an object.
     public var containerIsString = false
-    /// The story itself was a JSON string holding an object.
-    public var storyIsString = false
     /// For each page of the validated story, its index in the story as sent.
     public var senderPageIndices: [Int] = []
 
@@ -51,13 +49,10 @@ public struct StoryPlacement: Sendable, Hashable {
         return nil
     }
 
-    /// Writes the story (and its container) back as JSON strings where they came as strings.
-    func restoreForm(in payload: inout JSONObject, storyKey: String) {
+    /// Writes the story's container back as a JSON string where it came as one. The story itself stays an object:
+    /// the SDK reads no pages from a string story.
+    func restoreForm(in payload: inout JSONObject) {
         var tree = JSONValue.object(payload)
-        let storyPointer = JSONPointer.make(tokens(storyKey: storyKey))
-        if storyIsString, let story = tree.value(at: storyPointer), story.objectValue != nil {
-            tree.setValue(.string(String(decoding: story.serialized(), as: UTF8.self)), at: storyPointer)
-        }
         if containerIsString, let container, let value = tree.value(at: "/" + JSONPointer.escape(container)),
            value.objectValue != nil {
             tree.setValue(.string(String(decoding: value.serialized(), as: UTF8.self)), at: "/" + JSONPointer.escape(container))

@@ -8,8 +8,9 @@ import RichPushCore
 /// are fixed (numeric-string durations become numbers, durations ≤ 0 are removed and other out-of-range ones
 /// clamped, disallowed links are removed with their `button_title`) and reported. If no page is left, or the story
 /// is missing/empty/malformed, `pw_stories` is removed (and a story category with it) so the push renders as a
-/// plain alert, as the content extension would. A story (or its container) given as a JSON string holding an
-/// object is checked as an object and written back as a string by the renderer (info).
+/// plain alert, as the content extension would. A story given as a JSON string holding an object is sent as that
+/// object, since the SDK reads no pages from a string; a `u`/`userdata` container given as a string is written back
+/// as a string by the renderer.
 /// Diagnostics point at pages as the sender numbered them.
 struct StoryValidator {
     static let knownPageKeys: Set<String> = ["image", "title", "subtitle", "duration", "link", "button_title"]
@@ -30,16 +31,16 @@ struct StoryValidator {
             diagnostics.add(.warning, .storyMalformed, pointer, "\(reason); the push is sent as a plain alert")
             tree.setValue(nil, at: base)
             payload = tree.objectValue ?? payload
-            placement.storyIsString = false
-            placement.restoreForm(in: &payload, storyKey: key)
+            placement.restoreForm(in: &payload)
             removeStoryCategory(&payload, diagnostics: &diagnostics, reason: "the story was removed")
             return nil
         }
         if case .string(let text) = raw,
            case .object(let parsed)? = try? JSONParser.parse(Data(text.utf8), maximumDepth: options.maximumDepth) {
             raw = .object(parsed)
-            placement.storyIsString = true
-            diagnostics.add(.info, .storyJSONString, base, "\(key) was a JSON string; it was checked as an object and is sent back as a string, as it came")
+            // Pushwoosh's StoryPayloadParser reads `pw_stories` only as a dictionary (only its `u`/`userdata`
+            // container may be a string), so a string story would show 0 pages: it is sent as the object it holds.
+            diagnostics.add(.warning, .storyJSONString, base, "\(key) was a JSON string, which the Pushwoosh SDK reads as no pages; it is sent as the object it holds")
         }
         guard case .object(var story) = raw else {
             return fallBack(base, "\(key) is \(raw.typeDescription), not an object with \"pages\"")

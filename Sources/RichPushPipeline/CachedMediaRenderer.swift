@@ -131,13 +131,16 @@ struct CachedMediaRenderer: MediaStage {
         if fetched.isNotModified {
             return .notModified(etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
         }
-        let head = [UInt8](fetched.body.prefix(AttachmentSniffer.decisiveLength))
+        let head = [UInt8](fetched.body.prefix(ISOMediaBrands.brandInspectionLength))
         if let format = AttachmentSniffer.format(ofFileStartingWith: head), format.kind != .image {
             // The fetcher checked kind and cap on the first bytes; this holds for any fetcher and tiny bodies too.
             guard acceptedKinds.contains(format.kind) else {
                 let refusal = FetchError.kindNotAccepted(
                     url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue })
                 return .failure(code: refusal.code, message: refusal.description)
+            }
+            guard format.isPublished else {
+                return .failure(code: "unsupported_format", message: "\(URLRedaction.redact(source)): a QuickTime movie whose ftyp lists no MP4 compatible brand; iOS attachments and OneSignal take MP4, so remux it as .mp4")
             }
             if ISOMediaBrands.formats.values.contains(format), let problem = ISOMediaStructure.problem(with: fetched.body) {
                 return .failure(code: "corrupt_media", message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")

@@ -95,9 +95,11 @@ public struct Enricher: Sendable {
         var jobResult = JobResult(
             job: job, media: results, rendering: renderer.render(job, media: outcomes),
             status: media.fetchesMedia ? Self.status(of: results) : .passthrough)
-        // Media that kept its original URL so the payload fits was not enriched after all.
-        if jobResult.status == .enriched,
-           jobResult.diagnostics.contains(where: { $0.code == DiagnosticCode.mediaRestoredToFit.rawValue }) {
+        // A push that lost anything the author wrote (cut text, a dropped page, a removed link, media that kept its
+        // original URL so the payload fits) was not fully enriched, whatever its media did.
+        if jobResult.status == .enriched, jobResult.diagnostics.contains(where: {
+            DiagnosticCode(rawValue: $0.code).map(DiagnosticCode.changesWhatIsShown.contains) == true
+        }) {
             jobResult.status = .partial
         }
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
@@ -105,13 +107,15 @@ public struct Enricher: Sendable {
         return jobResult
     }
 
-    /// Objects must outlive the push: APNs may hold it until its expiration, 30 days at most. A job that APNs will
-    /// not store (expiration 0 or past) is delivered at once, so a day of retention is plenty.
+    /// Objects must outlive the push: APNs may hold it until its expiration, 30 days at most, counted from when the
+    /// provider sends it (a scheduled push may go out weeks later). A job that APNs will not store (expiration 0 or
+    /// past) is delivered as soon as it is sent, so a day of retention past the send is plenty.
     func retention(for job: NotificationJob, now: Date) -> Date {
+        let sent = Date(timeIntervalSince1970: TimeInterval(job.sendTime(now: now)))
         guard let expiration = job.apnsExpiration(now: now) else {
-            return now.addingTimeInterval(configuration.defaultRetention.timeInterval)
+            return sent.addingTimeInterval(configuration.defaultRetention.timeInterval)
         }
-        return max(Date(timeIntervalSince1970: TimeInterval(expiration)), now.addingTimeInterval(86_400))
+        return max(Date(timeIntervalSince1970: TimeInterval(expiration)), sent.addingTimeInterval(86_400))
     }
 
     /// One distinct (source, variant) of a job: references to the same source in the same variant render once.

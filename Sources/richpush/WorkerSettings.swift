@@ -47,7 +47,8 @@ struct WorkerSettings {
         OptionDefinition("topic", .value, valueName: "BUNDLE_ID", help: "apns-topic for jobs whose input names none (the app's bundle id; VoIP pushes get .voip)."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
-        OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow only these link schemes (besides https), e.g. myapp. Default: https, http and any app scheme written scheme://; javascript:, data:, file:, vbscript:, about: and blob: are always refused."),
+        OptionDefinition("story-category", .value, valueName: "CATEGORY", help: "aps.category given to a story push that has none (the stories content extension's category); a sender's own category is kept. Default PW_STORIES."),
+        OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow only these link schemes (besides https), e.g. myapp. Default: any scheme, as the device SDKs accept (https:, tel:, mailto:, myapp:...); javascript:, data:, file:, vbscript:, about: and blob: are always refused."),
         OptionDefinition("source-keys", .flag, help: "Also write each rewritten media URL's original, redacted (no query or user-info), into the device payload (e.g. image_url_source); the first thing dropped when the payload must shrink."),
         OptionDefinition("strict", .flag, help: "Treat payload warnings (e.g. Pushfa length limits) as errors."),
         logLevel,
@@ -78,6 +79,7 @@ struct WorkerSettings {
     var sourceKeys = false
     var defaultTitle: String?
     var defaultBody: String?
+    var storyCategory: String?
     var linkSchemes: [String] = []
     var logger = Logger(minimumLevel: .info)
 
@@ -138,6 +140,10 @@ struct WorkerSettings {
         topic = options.string("topic")
         defaultTitle = options.string("default-title")
         defaultBody = options.string("default-body")
+        storyCategory = options.string("story-category")
+        if storyCategory?.isEmpty == true {
+            throw .invalidValue(option: "story-category", value: "", expected: "a category name such as PW_STORIES")
+        }
         linkSchemes = options.strings("link-scheme").map { $0.lowercased().replacingOccurrences(of: ":", with: "") }
         if let raw = options.string("log-level") {
             guard let level = LogLevel(name: raw) else {
@@ -184,6 +190,7 @@ struct WorkerSettings {
         options.ownMediaBaseURL = publicBaseURL
         if let defaultTitle { options.defaultTitle = defaultTitle }
         if let defaultBody { options.defaultBody = defaultBody }
+        if let storyCategory { options.storyCategory = storyCategory }
         // --link-scheme narrows links to an allow-list; https stays allowed.
         if !linkSchemes.isEmpty { options.allowedLinkSchemes = Set(linkSchemes).union(["https"]) }
         return options

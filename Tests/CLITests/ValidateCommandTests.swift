@@ -131,7 +131,7 @@ final class ValidateCommandTests: XCTestCase {
         let diagnostics = try XCTUnwrap(result["diagnostics"] as? [[String: Any]])
         let link = try XCTUnwrap(diagnostics.first { $0["code"] as? String == "story_link_scheme_not_allowed" })
         XCTAssertEqual(link["pointer"] as? String, "/pw_stories/pages/1/link")
-        XCTAssertEqual(link["fix"] as? String, "Use https://, http:// or an app scheme written myapp://.")
+        XCTAssertEqual(link["fix"] as? String, "Use a URL with a scheme (https:, tel:, myapp:...) other than javascript:, data:, file:, vbscript:, about: or blob:.")
         let narrowed = try XCTUnwrap(try write("app.json", #"{"aps":{"alert":"x"},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg","link":"otherapp://x"}]}}"#))
         let text = try CommandRunner.run(["validate", "--no-fetch", "--link-scheme", "myapp", narrowed])
         XCTAssertTrue(text.standardOutput.contains("--link-scheme"), "messages name the CLI flag: \(text.standardOutput)")

@@ -107,4 +107,30 @@ final class WrongTypeTests: XCTestCase {
             XCTAssertEqual(job?.diagnostics.first?.severity, .warning, text)
         }
     }
+
+    /// Issue 26: expiration counts from a scheduled push's send time, not from when it was processed
+    /// (`PayloadHelpers.fixedNow` is 2027-01-15 08:00 UTC, UNIX 1,800,000,000).
+    func testExpirationCountsFromTheSendTime() throws {
+        let march = 1_803_895_200   // 2027-03-01 10:00 UTC
+        let cases: [(String, Int)] = [
+            (#"{"content":"x","ios_ttl":3600,"send_date":"2027-03-01 10:00"}"#, march + 3600),
+            (#"{"content":"x","ios_ttl":3600,"send_date":"2027-03-01 11:00","timezone":"Europe/Berlin"}"#, march + 3600),
+            (#"{"content":"x","ios_ttl":3600,"send_date":"now"}"#, 1_800_000_000 + 3600),
+            (#"{"content":"x","ios_ttl":60,"send_date":"2020-01-01 00:00"}"#, 1_800_000_000 + 60),
+            (#"{"title":"x","ttl":60,"sendTime":"2027-03-01T10:00:00Z"}"#, march + 60),
+            (#"{"title":"x","ttl":60,"sendTime":"2027-03-01T11:00:00+01:00"}"#, march + 60),
+            (#"{"token":"t","ttl":60,"send_at":1803895200,"payload":{"aps":{"alert":"x"}}}"#, march + 60),
+            (#"{"request":{"notifications":[{"content":"x","ios_ttl":5,"send_date":"2027-03-01 10:00"}]}}"#, march + 5),
+        ]
+        for (text, expiration) in cases {
+            let job = try XCTUnwrap(PayloadHelpers.job(text), text)
+            XCTAssertEqual(job.diagnostics.codes, [], text)
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]), text)
+            XCTAssertEqual(request.header("apns-expiration"), String(expiration), text)
+        }
+        let unreadable = try XCTUnwrap(PayloadHelpers.job(#"{"request":{"notifications":[{"content":"x","ios_ttl":5,"send_date":"next tuesday"}]}}"#))
+        XCTAssertEqual(unreadable.diagnostics.map { "\($0.code)@\($0.pointer)" }, ["invalid_send_time@/request/notifications/0/send_date"])
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(unreadable, media: [:]))
+        XCTAssertEqual(request.header("apns-expiration"), String(1_800_000_000 + 5))
+    }
 }

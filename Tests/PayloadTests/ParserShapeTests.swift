@@ -126,7 +126,12 @@ final class ParserShapeTests: XCTestCase {
         let cases: [(String, Bool, PushType)] = [
             (#"{"aps":{"content-available":1}}"#, true, .background),
             (#"{"aps":{"content-available":1,"alert":"x"}}"#, false, .alert),
-            (#"{"aps":{},"silent":true}"#, true, .background),
+            // Issue 26: "silent" is no APNs key: in a raw payload it is the app's data and changes nothing.
+            (#"{"aps":{"alert":"x"},"silent":true}"#, false, .alert),
+            (#"{"id":"1","token":"t","silent":true,"payload":{"aps":{"alert":"x"}}}"#, true, .background),
+            // Issue 26: a badge or a sound is user-visible, so content-available with one is an alert push.
+            (#"{"aps":{"content-available":1,"badge":3}}"#, false, .alert),
+            (#"{"aps":{"content-available":1,"sound":"a"}}"#, false, .alert),
             (#"{"title":"x","silent":true}"#, true, .background),
             (#"{"content":"x","ios_silent":1}"#, true, .background),
             (#"{"id":"1","token":"t","push_type":"background","payload":{"aps":{"alert":"x"}}}"#, true, .background),

@@ -63,13 +63,17 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(request.payload.value(at: "/att_source"), PayloadHelpers.parse(#"{"url":"https://m.example/1.jpg"}"#))
     }
 
-    func testMediaKeysAreConfigurableAndNonURLsWarn() throws {
+    func testMediaKeysAreConfigurableAndNonURLsAreKept() throws {
         var options = PayloadOptions()
         options.mediaKeys = ["data.pics[].src"]
-        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"image":"https://m.example/i.jpg","data":{"pics":[{"src":"https://m.example/1.jpg"},{"src":"nope"}]}}"#, options: options))
-        XCTAssertEqual(job.media.map(\.pointer), ["/data/pics/0/src", "/data/pics/1/src"])
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"image":"https://m.example/i.jpg","data":{"pics":[{"src":"https://m.example/1.jpg"},{"src":"nope"},{"src":"ftp://m.example/2.jpg"}]}}"#, options: options))
+        XCTAssertEqual(job.media.map(\.pointer), ["/data/pics/0/src", "/data/pics/2/src"])
         XCTAssertEqual(job.media.map { $0.invalidReason != nil }, [false, true])
-        XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" }, ["media_url_invalid@/data/pics/1/src"])
+        XCTAssertEqual(job.diagnostics.map { "\($0.code)@\($0.pointer)" },
+                       ["media_value_not_url@/data/pics/1/src", "media_url_invalid@/data/pics/2/src"])
+        // Issue 26: an asset name under a media key is the app's own; it reaches the device as written.
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job), options: options))
+        XCTAssertEqual(request.payload.value(at: "/data/pics/1/src"), .string("nope"))
     }
 
     // MARK: Fail open
@@ -105,21 +109,57 @@ final class RendererTests: XCTestCase {
 
     // MARK: Stories
 
-    private func storyJob(pages: Int, category: String? = nil) -> NotificationJob? {
+    /// A story of `pages` pages, each with a title and subtitle; by default its alert has no text, so fallback text
+    /// comes from the first page.
+    private func storyJob(pages: Int, aps: String = #"{"alert":{}}"#) -> NotificationJob? {
         let list = (0..<pages).map { #"{"image":"https://m.example/\#($0).jpg","title":"Page \#($0)","subtitle":"Sub \#($0)"}"# }
-        let apsText = category.map { #"{"category":"\#($0)"}"# } ?? "{}"
-        return PayloadHelpers.job(#"{"aps":\#(apsText),"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
+        return PayloadHelpers.job(#"{"aps":\#(aps),"pw_stories":{"pages":[\#(list.joined(separator: ","))]}}"#)
     }
 
     func testStoryGetsCategoryAndRewrittenPages() throws {
-        let job = try XCTUnwrap(storyJob(pages: 2, category: "OTHER"))
+        let job = try XCTUnwrap(storyJob(pages: 2, aps: #"{"alert":{"title":""}}"#))
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
         XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("PW_STORIES"))
         XCTAssertEqual(request.payload.value(at: "/aps/mutable-content"), .number("1"))
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/1"),
                        PayloadHelpers.parse(#"{"image":"https://cdn.example.com/m/1.jpg","title":"Page 1","subtitle":"Sub 1"}"#))
         XCTAssertEqual(request.payload.value(at: "/aps/alert/title"), .string("Page 0"))
-        XCTAssertEqual(diagnostics.codes, ["story_category_replaced", "fallback_text_used"])
+        XCTAssertEqual(diagnostics.codes, ["empty_alert_text_removed", "fallback_text_used"])
+    }
+
+    /// Issue 26: a sender's story category is the app's own content extension (`SHOP_STORIES`): it is kept, and
+    /// `storyCategory` (`--story-category`) is only what a story without one gets.
+    func testSendersStoryCategoryIsKept() throws {
+        let job = try XCTUnwrap(storyJob(pages: 2, aps: #"{"alert":"x","category":"SHOP_STORIES"}"#))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
+        XCTAssertEqual(request.payload.value(at: "/aps/category"), .string("SHOP_STORIES"))
+        XCTAssertEqual(diagnostics, [])
+        var options = PayloadOptions()
+        options.storyCategory = "APP_STORIES"
+        let plain = try XCTUnwrap(storyJob(pages: 1, aps: #"{"alert":"x"}"#))
+        let (configured, _) = try XCTUnwrap(PayloadHelpers.render(plain, media: PayloadHelpers.renderedMedia(for: plain), options: options))
+        XCTAssertEqual(configured.payload.value(at: "/aps/category"), .string("APP_STORIES"))
+    }
+
+    /// Issue 26: a push without an alert never gets one, whatever media or story it carries; its media is still
+    /// rewritten to the cache, and a warning says the extension will not run.
+    func testNoAlertIsAddedToAPushThatHadNone() throws {
+        let cases: [(String, String)] = [
+            (#"{"aps":{},"image":"https://m.example/1.jpg"}"#, #"{"aps":{},"image":"https://cdn.example.com/m/0.jpg"}"#),
+            (#"{"aps":{"badge":2,"sound":"default"},"image":"https://m.example/1.jpg"}"#,
+             #"{"aps":{"badge":2,"sound":"default"},"image":"https://cdn.example.com/m/0.jpg"}"#),
+            (#"{"aps":{"content-available":1,"badge":2},"image":"https://m.example/1.jpg"}"#,
+             #"{"aps":{"content-available":1,"badge":2},"image":"https://cdn.example.com/m/0.jpg"}"#),
+            (#"{"aps":{},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"T"}]}}"#,
+             #"{"aps":{"category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://cdn.example.com/m/0.jpg","title":"T"}]}}"#),
+        ]
+        for (text, expected) in cases {
+            let job = try XCTUnwrap(PayloadHelpers.job(text), text)
+            XCTAssertEqual(job.pushType, .alert, text)
+            let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)), text)
+            XCTAssertEqual(PayloadHelpers.text(request.payload), expected, text)
+            XCTAssertEqual(diagnostics.codes, ["media_without_alert"], text)
+        }
     }
 
     func testNonStoryCategoryIsKept() throws {
@@ -140,25 +180,22 @@ final class RendererTests: XCTestCase {
     }
 
     func testAllStoryPagesFailedGivesPlainAlertWithFallbackText() throws {
-        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg"}]}}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"","category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg"}]}}"#))
         var options = PayloadOptions()
         options.defaultTitle = "News"
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/0/image": .failed(code: "x", message: "y")], options: options))
         XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"alert":{"title":"News","body":"Open to see more"}}}"#)
-        XCTAssertEqual(diagnostics.codes, ["story_page_dropped", "story_removed", "fallback_text_used"])
+        XCTAssertEqual(diagnostics.codes, ["story_page_dropped", "story_removed", "empty_alert_text_removed", "fallback_text_used"])
     }
 
-    func testStoryByteBudgetDropsPagesFromTheEnd() throws {
+    /// Issue 26: the content extension downloads page images one by one, so no page is dropped for the story's
+    /// total size (the old 3 MB budget dropped 2 of these 10).
+    func testLargeStoriesKeepEveryPage() throws {
         let job = try XCTUnwrap(storyJob(pages: 10))
-        let media = PayloadHelpers.renderedMedia(for: job, bytes: 350_000)   // 10 × 350 KB = 3.5 MB > 3 MB
+        let media = PayloadHelpers.renderedMedia(for: job, bytes: 350_000)
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
-        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 8)
-        XCTAssertEqual(diagnostics.filter { $0.code == "story_byte_budget_exceeded" }.map(\.pointer),
-                       ["/pw_stories/pages/9", "/pw_stories/pages/8"])
-        var options = PayloadOptions()
-        options.storyByteBudget = 1_000_000
-        let (small, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media, options: options))
-        XCTAssertEqual(small.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 2)
+        XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 10)
+        XCTAssertFalse(diagnostics.contains { $0.code == "story_page_dropped" }, "\(diagnostics)")
     }
 
     // MARK: Fallback text, silent, headers
@@ -172,7 +209,8 @@ final class RendererTests: XCTestCase {
             (#"{"aps":{"alert":{"title":"T"}}}"#, #"{"title":"T"}"#),
             (#"{"aps":{"alert":{"title":"T"}},"image":"https://m.example/1.jpg"}"#, #"{"title":"T"}"#),
             (#"{"aps":{}}"#, nil),
-            (#"{"aps":{},"image":"https://m.example/1.jpg"}"#, #"{"body":"Open to see more"}"#),
+            (#"{"aps":{},"image":"https://m.example/1.jpg"}"#, nil),
+            (#"{"aps":{"alert":""},"image":"https://m.example/1.jpg"}"#, #"{"body":"Open to see more"}"#),
             (#"{"aps":{"alert":{"title":"","body":""}},"image":"https://m.example/1.jpg"}"#, #"{"body":"Open to see more"}"#),
             (#"{"aps":{"alert":{"title":"","body":""}}}"#, nil),
             (#"{"aps":{"alert":""}}"#, nil),
@@ -209,7 +247,7 @@ final class RendererTests: XCTestCase {
     }
 
     func testStoryPageWithEmptyTextsGivesNoEmptyAlert() throws {
-        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"","subtitle":""}]}}"#))
+        let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{}},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"","subtitle":""}]}}"#))
         let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
         XCTAssertEqual(request.payload.value(at: "/aps/alert"), PayloadHelpers.parse(#"{"body":"Open to see more"}"#))
     }
@@ -232,9 +270,15 @@ final class RendererTests: XCTestCase {
                                          APNsHeader(name: "apns-priority", value: "5"),
                                          APNsHeader(name: "apns-expiration", value: "0")])
         XCTAssertEqual(diagnostics.codes, ["silent_content_removed"])
-        let sounding = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"content-available":1,"sound":"a","badge":2,"mutable-content":1}}"#))
+        let sounding = try XCTUnwrap(PayloadHelpers.job(#"{"token":"t","silent":true,"payload":{"aps":{"content-available":1,"sound":"a","badge":2,"mutable-content":1}}}"#))
         let (cleaned, _) = try XCTUnwrap(PayloadHelpers.render(sounding, media: [:]))
         XCTAssertEqual(PayloadHelpers.text(cleaned.payload), #"{"aps":{"content-available":1}}"#)
+        // Issue 26: without an explicit silent flag, content-available with a badge keeps the badge.
+        let badged = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"content-available":1,"badge":2}}"#))
+        let (kept, keptDiagnostics) = try XCTUnwrap(PayloadHelpers.render(badged, media: [:]))
+        XCTAssertEqual(PayloadHelpers.text(kept.payload), #"{"aps":{"content-available":1,"badge":2}}"#)
+        XCTAssertEqual(kept.headers.first, APNsHeader(name: "apns-push-type", value: "alert"))
+        XCTAssertEqual(keptDiagnostics, [])
     }
 
     func testAlertHeaders() throws {
@@ -285,7 +329,21 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(request.payload.value(at: "/aps/alert"), input.value(at: "/aps/alert"))
         XCTAssertFalse(PayloadHelpers.text(request.payload).contains("_source"))
         // Cached URLs are longer than these originals: the last pages keep theirs rather than reject the push.
-        XCTAssertTrue(diagnostics.allSatisfy { $0.code == "media_restored_to_fit" || $0.code == "story_category_replaced" }, "\(diagnostics)")
+        XCTAssertTrue(diagnostics.allSatisfy { $0.code == "media_restored_to_fit" }, "\(diagnostics)")
+    }
+
+    /// Issue 26: a push that fits as sent is never cut to make room for a longer cached URL: the original URL comes
+    /// back first, and the body stays whole.
+    func testPushThatFitsAsSentIsNeverCut() throws {
+        let body = String(repeating: "b", count: 3980)
+        let text = #"{"aps":{"alert":{"body":"\#(body)"}},"image_url":"https://m.example/i.jpg"}"#
+        XCTAssertLessThanOrEqual(text.utf8.count, 4096)
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
+        let cached = "https://cdn.example.com/richpush/objects/1e/77/" + String(repeating: "a", count: 64) + ".jpg"
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/image_url": rendered(cached)]))
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/body"), .string(body))
+        XCTAssertEqual(request.payload.value(at: "/image_url"), .string("https://m.example/i.jpg"))
+        XCTAssertEqual(diagnostics.codes, ["media_restored_to_fit"])
     }
 
     /// Only the alert body, then the subtitle, are cut, and never below 40 characters.

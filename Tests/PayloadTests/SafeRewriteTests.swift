@@ -27,7 +27,8 @@ final class SafeRewriteTests: XCTestCase {
     func testResultPayloadFedBackComesOutTheSame() throws {
         let inputs = [
             #"{"aps":{},"image_url":"https://m.example/a.jpg?token=secret","pw_stories":{"pages":[{"image":"https://m.example/1.jpg","title":"One","duration":0},{"image":"https://m.example/2.jpg","subtitle":"Two"}]}}"#,
-            #"{"aps":{"alert":{"body":"\#(String(repeating: "long body ", count: 420))"}},"att":{"a":"https://m.example/1.jpg","t":"jpg"}}"#,
+            // An original URL longer than the cached one: the body is cut, the cached URL stays.
+            #"{"aps":{"alert":{"body":"\#(String(repeating: "long body ", count: 420))"}},"att":{"a":"https://m.example/\#(String(repeating: "p", count: 60)).jpg","t":"jpg"}}"#,
             #"{"title":"t","body":"b","image_url":"https://m.example/i.jpg","actions":[{"title":"Go","url":"myapp://go"}]}"#,
         ]
         for sourceKeys in [false, true] {
@@ -47,7 +48,7 @@ final class SafeRewriteTests: XCTestCase {
     func testUnfetchableMediaURLsNeverReachThePhone() throws {
         let cases = [
             "ftp://m.example/a.jpg", "file:///etc/passwd", "data:image/png;base64,iVBORw0KGgo=", "gopher://m.example/a",
-            "/images/a.jpg", "a.jpg", "https://m.example/a\\u0001.jpg", "https://m.example/a b.jpg",
+            "https://m.example/a\\u0001.jpg", "https://m.example/a b.jpg",
         ]
         for url in cases {
             let text = #"{"aps":{"alert":"x"},"image_url":"\#(url)","keep":1}"#
@@ -62,5 +63,18 @@ final class SafeRewriteTests: XCTestCase {
         XCTAssertEqual(container.media.map(\.pointer), ["/att/a", "/att/b"])
         let (request, _) = try XCTUnwrap(PayloadHelpers.render(container, media: ["/att/b": PayloadHelpers.rendered("https://cdn.example/b.jpg", width: 1, height: 1, bytes: 1)]))
         XCTAssertEqual(request.payload.value(at: "/att"), PayloadHelpers.parse(#"{"type":"jpg","b":"https://cdn.example/b.jpg"}"#))
+    }
+
+    /// Issue 26: a value without a scheme (an asset name, a relative path) is not a URL: nothing is fetched and it
+    /// reaches the device as written, for the app to resolve.
+    func testNonURLValuesUnderMediaKeysAreKept() throws {
+        for value in ["/images/a.jpg", "a.jpg", "hero_banner"] {
+            let text = #"{"aps":{"alert":"x"},"image_url":"\#(value)","keep":1}"#
+            let job = try XCTUnwrap(PayloadHelpers.job(text), value)
+            XCTAssertEqual(job.media, [], value)
+            XCTAssertEqual(job.diagnostics.codes, ["media_value_not_url"], value)
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]), value)
+            XCTAssertEqual(PayloadHelpers.text(request.payload), text, value)
+        }
     }
 }

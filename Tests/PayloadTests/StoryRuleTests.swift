@@ -30,7 +30,12 @@ final class StoryRuleTests: XCTestCase {
             ("{\(image),\"link\":\"yourapp://page1\"}", [], "{\(image),\"link\":\"yourapp://page1\"}"),
             ("{\(image),\"link\":\"about:blank\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
             ("{\(image),\"link\":\"blob:https://e.example/x\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
-            ("{\(image),\"link\":\"mailto:a@e.example\"}", ["story_link_scheme_not_allowed@/pw_stories/pages/0/link"], "{\(image)}"),
+            // The Pushwoosh SDK opens any URL with a scheme, so only the denied schemes are removed.
+            ("{\(image),\"link\":\"mailto:a@e.example\"}", [], "{\(image),\"link\":\"mailto:a@e.example\"}"),
+            ("{\(image),\"link\":\"tel:+15551234\",\"button_title\":\"Call\"}", [],
+             "{\(image),\"link\":\"tel:+15551234\",\"button_title\":\"Call\"}"),
+            ("{\(image),\"link\":\"sms:+15551234\"}", [], "{\(image),\"link\":\"sms:+15551234\"}"),
+            ("{\(image),\"link\":\"yourapp:open/offers\"}", [], "{\(image),\"link\":\"yourapp:open/offers\"}"),
             ("{\(image),\"link\":\"javascript:x\",\"button_title\":\"Go\"}",
              ["story_link_scheme_not_allowed@/pw_stories/pages/0/link", "story_button_title_removed@/pw_stories/pages/0/button_title"], "{\(image)}"),
             ("{\(image),\"button_title\":\"\(String(repeating: "b", count: 31))\"}", ["text_too_long@/pw_stories/pages/0/button_title"], nil),
@@ -125,12 +130,15 @@ final class StoryRuleTests: XCTestCase {
         }
     }
 
-    func testStoryAsJSONStringIsAcceptedAndSentBackAsAString() throws {
+    /// Issue 26: Pushwoosh's StoryPayloadParser reads 0 pages from a string `pw_stories`, so it is sent as the
+    /// object it holds.
+    func testStoryAsJSONStringIsSentAsAnObject() throws {
         let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"x"},"pw_stories":"{\"pages\":[{\"image\":\"https://m.example/1.jpg\"}]}"}"#))
         XCTAssertTrue(job.isStory)
         XCTAssertEqual(job.diagnostics.codes, ["story_json_string"])
+        XCTAssertEqual(job.diagnostics.first?.severity, .warning)
         let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
-        XCTAssertEqual(request.payload.value(at: "/pw_stories"), .string(#"{"pages":[{"image":"https://cdn.example.com/m/0.jpg"}]}"#))
+        XCTAssertEqual(request.payload.value(at: "/pw_stories"), PayloadHelpers.parse(#"{"pages":[{"image":"https://cdn.example.com/m/0.jpg"}]}"#))
     }
 
     /// Issue 17 item 5: the Pushwoosh SDK also reads the story from `u` or `userdata`, as an object or a JSON string.
@@ -139,14 +147,15 @@ final class StoryRuleTests: XCTestCase {
         let escaped = story.replacingOccurrences(of: "\"", with: "\\\"")
         let rendered = #"{"pages":[{"image":"https://cdn.example.com/m/0.jpg","title":"One"}]}"#
         let cases: [(String, String, JSONValue)] = [
-            (#"{"aps":{"category":"PW_STORIES"},"u":{"pw_stories":\#(story),"k":1}}"#, "/u",
+            (#"{"aps":{"alert":{},"category":"PW_STORIES"},"u":{"pw_stories":\#(story),"k":1}}"#, "/u",
              PayloadHelpers.parse(#"{"pw_stories":\#(rendered),"k":1}"#)),
-            (#"{"aps":{"category":"PW_STORIES"},"userdata":{"pw_stories":\#(story)}}"#, "/userdata",
+            (#"{"aps":{"alert":{},"category":"PW_STORIES"},"userdata":{"pw_stories":\#(story)}}"#, "/userdata",
              PayloadHelpers.parse(#"{"pw_stories":\#(rendered)}"#)),
-            (#"{"aps":{"category":"PW_STORIES"},"u":"{\"k\":1,\"pw_stories\":\#(escaped)}"}"#, "/u",
+            (#"{"aps":{"alert":{},"category":"PW_STORIES"},"u":"{\"k\":1,\"pw_stories\":\#(escaped)}"}"#, "/u",
              .string(#"{"k":1,"pw_stories":\#(rendered)}"#)),
-            (#"{"aps":{"category":"PW_STORIES"},"u":{"pw_stories":"\#(escaped)"}}"#, "/u",
-             .object(["pw_stories": .string(rendered)])),
+            // The container may be a string; the story inside it must be an object for the SDK to read it.
+            (#"{"aps":{"alert":{},"category":"PW_STORIES"},"u":{"pw_stories":"\#(escaped)"}}"#, "/u",
+             .object(["pw_stories": PayloadHelpers.parse(rendered)])),
         ]
         for (text, container, expected) in cases {
             let job = try XCTUnwrap(PayloadHelpers.job(text), text)

@@ -160,11 +160,32 @@ final class InvalidMediaTests: PipelineTestCase {
         XCTAssertEqual(only.status, .fallback)
         XCTAssertEqual(only.media.first?.errorCode, "media_url_invalid")
         XCTAssertNil(only.payloadValue(at: "/image_url"))
-        XCTAssertEqual(only.payloadValue(at: "/aps/alert/body"), .string("Open to see more"))
+        XCTAssertNil(only.payloadValue(at: "/aps/alert"), "a push without an alert never gets one")
 
         let mixed = try await enrichOne(enricher, #"{"id":"m","payload":{"aps":{"alert":"x"},"att":{"a":"ftp://m.example/a.jpg","b":"https://media.example.com/hero.jpg"}}}"#)
         XCTAssertEqual(mixed.status, .partial)
         XCTAssertEqual(mixed.media.map(\.status), [.failed, .rendered])
         XCTAssertNil(mixed.payloadValue(at: "/att/a"))
+    }
+
+    /// Issue 26: a job whose media all rendered but that lost some of what its author wrote (here a link the
+    /// device would refuse) is `partial`, not `enriched`; its retention counts from its scheduled send time.
+    func testAnyRemovalMakesTheJobPartialAndRetentionFollowsTheSendTime() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, """
+            {"id":"p1","payload":{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[
+              {"image":"https://media.example.com/story1.jpg","link":"javascript:alert(1)","button_title":"Go"}]}}}
+            """)
+        XCTAssertEqual(result.media.first?.status, .rendered)
+        XCTAssertEqual(result.status, .partial)
+        let now = Date()
+        let scheduled = now.addingTimeInterval(14 * 86_400)
+        let document = #"{"token":"t","ttl":3600,"send_at":\#(Int(scheduled.timeIntervalSince1970)),"payload":{"aps":{"alert":"x"}}}"#
+        guard case .jobs(let jobs) = PayloadParser().parse(Data(document.utf8)), let job = jobs.first else {
+            return XCTFail("the envelope should parse")
+        }
+        XCTAssertEqual(enricher.retention(for: job, now: now).timeIntervalSince1970,
+                       scheduled.addingTimeInterval(86_400).timeIntervalSince1970, accuracy: 1)
     }
 }

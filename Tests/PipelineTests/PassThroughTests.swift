@@ -32,7 +32,7 @@ final class PassThroughTests: PipelineTestCase {
         defer { fetcher.shutdown() }
         let expected: [String: (extension: String, mediaType: String)] = [
             "mp3": ("mp3", "audio/mpeg"), "m4a": ("m4a", "audio/mp4"), "aiff": ("aiff", "audio/aiff"),
-            "wav": ("wav", "audio/wav"), "mp4": ("mp4", "video/mp4"), "mov": ("mov", "video/quicktime"),
+            "wav": ("wav", "audio/wav"), "mp4": ("mp4", "video/mp4"),
             "m4v": ("m4v", "video/x-m4v"),
         ]
         for (format, (fileExtension, mediaType)) in expected.sorted(by: { $0.key < $1.key }) {
@@ -126,6 +126,33 @@ extension PassThroughTests {
             XCTAssertEqual(media.errorCode, "corrupt_media", name)
             XCTAssertTrue(media.errorMessage?.contains(reason) == true, "\(name): \(media.errorMessage ?? "")")
             XCTAssertEqual(result.status, .fallback, name)
+        }
+    }
+
+    /// Issue 26: a QuickTime movie is published as `.mp4` only when its compatible brands say MP4 (as iPhone exports
+    /// do); a QuickTime-only one is refused, since neither Apple's attachment types nor OneSignal take `.mov`.
+    func testQuickTimeIsPublishedAsMP4OnlyWhenItIsOne() async throws {
+        let (enricher, fetcher, _) = try makePassThroughEnricher()
+        defer { fetcher.shutdown() }
+        let cases: [(String, Data, AttachmentFormat?)] = [
+            ("iphone.mov", MediaSamples.isoMedia(brand: "qt  ", compatible: ["qt  ", "mp42", "isom"]), .mp4),
+            ("quicktime.mov", MediaSamples.isoMedia(brand: "qt  ", compatible: ["qt  "]), nil),
+        ]
+        for (name, bytes, expected) in cases {
+            try bytes.write(to: mediaDirectory.appendingPathComponent(name))
+            let result = try await enrichOne(enricher, """
+                {"aps":{"alert":{"body":"B"}},"image_url":"https://media.example.com/\(name)"}
+                """)
+            let media = try XCTUnwrap(result.media.first, name)
+            if let expected {
+                XCTAssertEqual(media.status, .passedThrough, name)
+                XCTAssertEqual(media.published?.format, expected, name)
+                XCTAssertTrue(media.published?.publicURL.hasSuffix(".mp4") == true, name)
+            } else {
+                XCTAssertEqual(media.status, .failed, name)
+                XCTAssertEqual(media.errorCode, "unsupported_format", name)
+                XCTAssertTrue(media.errorMessage?.contains("remux it as .mp4") == true, media.errorMessage ?? "")
+            }
         }
     }
 }

@@ -6,7 +6,7 @@ public enum MediaSamples {
     /// The published name (`AttachmentFormat` raw value) → sample bytes.
     public static let all: [String: Data] = [
         "mp3": mp3(), "m4a": isoMedia(brand: "M4A "), "aiff": aiff(), "wav": wav(),
-        "mp4": isoMedia(brand: "isom"), "mov": isoMedia(brand: "qt  "), "m4v": isoMedia(brand: "M4V "),
+        "mp4": isoMedia(brand: "isom"), "mov": isoMedia(brand: "qt  ", compatible: ["qt  "]), "m4v": isoMedia(brand: "M4V "),
     ]
 
     /// An ID3v2.4 tag (empty, syncsafe size 0) followed by MPEG-1 Layer III frames (128 kbit/s, 44.1 kHz,
@@ -22,10 +22,11 @@ public enum MediaSamples {
         Data([0xFF, 0xFB, 0x90, 0x64]) + Data(count: 413)
     }
 
-    /// An ISO base media file: `ftyp` (major `brand`, minor 0x200, compatible `isom` and `brand`), an empty
-    /// `moov` and an `mdat` padding the file to at least `size` bytes.
-    public static func isoMedia(brand: String, size: Int = 256) -> Data {
-        var ftyp = Data(brand.utf8) + bigEndian(0x200) + Data("isom".utf8) + Data(brand.utf8)
+    /// An ISO base media file: `ftyp` (major `brand`, minor 0x200, `compatible` brands, by default `isom` and
+    /// `brand`), an empty `moov` and an `mdat` padding the file to at least `size` bytes.
+    public static func isoMedia(brand: String, compatible: [String]? = nil, size: Int = 256) -> Data {
+        var ftyp = Data(brand.utf8) + bigEndian(0x200)
+        for compatibleBrand in compatible ?? ["isom", brand] { ftyp += Data(compatibleBrand.utf8) }
         ftyp = box("ftyp", ftyp)
         let moov = box("moov", box("mvhd", Data(count: 100)))
         let padding = max(0, size - ftyp.count - moov.count - 8)

@@ -62,6 +62,11 @@ public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable 
 
     /// Whether `bytes` start the way this format starts (`AttachmentSniffer`). Costs a look at the first bytes.
     public func matchesSignature(of bytes: Data) -> Bool {
-        AttachmentSniffer.format(ofFileStartingWith: [UInt8](bytes.prefix(AttachmentSniffer.decisiveLength))) == self
+        AttachmentSniffer.format(ofFileStartingWith: [UInt8](bytes.prefix(ISOMediaBrands.brandInspectionLength))) == self
     }
+
+    /// False for QuickTime movies that are not also MP4 (`ISOMediaBrands`): neither Apple's documented attachment
+    /// types nor OneSignal's take `.mov`, so the device would drop it. They are sniffed (for the video byte cap)
+    /// and refused with `unsupported_format`.
+    public var isPublished: Bool { self != .mov }
 }

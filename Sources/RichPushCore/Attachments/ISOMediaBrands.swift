@@ -12,12 +12,22 @@ package enum ISOMediaBrands {
         "qt  ": .mov,
     ]
 
+    /// Bytes that hold the `ftyp` box of any real file, compatible brands included (a few dozen in practice).
+    package static let brandInspectionLength = 256
+
     /// The format of a file whose first bytes are `head`: an `ftyp` box of at least 16 bytes (size, type, major
-    /// brand, minor version) whose major brand is in the table; nil otherwise.
+    /// brand, minor version) whose major brand is in the table; nil otherwise. A QuickTime major brand (`qt  `) is
+    /// MP4 when `head` holds the box's compatible brands and one of them is an MP4 brand (iPhone and editor exports
+    /// list `isom` or `mp42`): such a file is an MP4 that devices and OneSignal accept. Without one, it stays `mov`.
     static func format(ofFileStartingWith head: [UInt8]) -> AttachmentFormat? {
         guard head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) else { return nil }
         let size = head[0..<4].reduce(0) { $0 << 8 | Int($1) }
         guard size >= 16 else { return nil }
-        return formats[String(decoding: head[8..<12], as: UTF8.self)]
+        let major = formats[String(decoding: head[8..<12], as: UTF8.self)]
+        guard major == .mov else { return major }
+        let compatible = stride(from: 16, to: min(size, head.count) - 3, by: 4).map {
+            String(decoding: head[$0..<$0 + 4], as: UTF8.self)
+        }
+        return compatible.contains { formats[$0] == .mp4 } ? .mp4 : .mov
     }
 }
