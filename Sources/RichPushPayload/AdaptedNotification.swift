@@ -12,4 +12,6 @@ struct AdaptedNotification {
     /// Pointer of the notification object in the input document ("" for the root; a Pushwoosh request's
     /// `/request/notifications/N`), for findings about its own keys.
     var inputPointer = ""
+    /// Where the payload's parts came from in the document, to hand the sender its own request back.
+    var requestMap = SenderRequestMap()
 }

@@ -65,10 +65,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case textTooLong = "text_too_long"
     case tooManyActions = "too_many_actions"
     case actionInvalid = "action_invalid"
-    case badgeIncrementUnresolved = "badge_increment_unresolved"
     case localizedTextFlattened = "localized_text_flattened"
-    case dataJSONString = "data_json_string"
-    case credentialDropped = "credential_dropped"
     case emptyNotificationList = "empty_notification_list"
     case mediaURLInvalid = "media_url_invalid"
     case mediaValueNotURL = "media_value_not_url"
@@ -108,7 +105,7 @@ extension DiagnosticCode {
         .storyMalformed, .storyRemoved, .storyTooManyPages, .storyPageNotObject, .storyPageImageInvalid,
         .storyPageDropped, .storyLinkSchemeNotAllowed, .storyButtonTitleRemoved,
         .linkSchemeNotAllowed, .actionInvalid, .tooManyActions, .mediaURLInvalid, .mediaFailed, .mediaSkipped,
-        .mediaMissing, .mediaRestoredToFit, .payloadShortened, .silentContentRemoved, .badgeIncrementUnresolved,
+        .mediaMissing, .mediaRestoredToFit, .payloadShortened, .silentContentRemoved,
     ]
 
     /// What the author should do about it, in one sentence; the JSON reports carry it as `fix`. The table in
@@ -130,10 +127,7 @@ extension DiagnosticCode {
         case .textTooLong: return "Shorten the text."
         case .tooManyActions: return "Send at most 2."
         case .actionInvalid: return "Give each action an https or app-scheme url."
-        case .badgeIncrementUnresolved: return "Send an absolute badge, or resolve it upstream."
         case .localizedTextFlattened: return "Send one push per language."
-        case .dataJSONString: return "Send data as an object."
-        case .credentialDropped: return "None needed."
         case .emptyNotificationList: return "Add at least one notification."
         case .mediaURLInvalid: return "Write an absolute https:// URL."
         case .mediaValueNotURL: return "None needed if the app resolves it; write an https:// URL to have it fetched."

@@ -58,13 +58,22 @@ struct FirebaseAdapter {
             if !rest.isEmpty { result.target["apns"] = .object(rest) }
         }
         var aps = result.payload["aps"]?.objectValue ?? JSONObject()
+        // Where the sender's request gets what the device payload changes: APNs fields in `message.apns.payload`,
+        // the image where it was written, alert text FCM filled from `notification` back there.
+        var map = SenderRequestMap()
+        map.map("/aps", to: "/message/apns/payload/aps")
+        let payloadHasImage = result.payload["fcm_options"]?.objectValue?["image"] != nil
+        if fcmOptions["image"] != nil, !payloadHasImage { map.map("/fcm_options/image", to: "/message/apns/fcm_options/image") }
         if let notificationValue = message["notification"] {
             if case .object(let notification) = notificationValue {
                 var rest = JSONObject()
                 for (key, value) in notification where InputKeyMapping.firebaseNotification[key] == nil { rest[key] = value }
                 if !rest.isEmpty { result.target["notification"] = .object(rest) }
-                fillAlert(&aps, from: notification)
-                if fcmOptions["image"] == nil, let image = notification["image"] { fcmOptions["image"] = image }
+                for key in fillAlert(&aps, from: notification) { map.map("/aps/alert/" + key, to: "/message/notification/" + key) }
+                if fcmOptions["image"] == nil, let image = notification["image"] {
+                    fcmOptions["image"] = image
+                    if !payloadHasImage { map.map("/fcm_options/image", to: "/message/notification/image") }
+                }
             } else {
                 diagnostics.add(.warning, .wrongType, "/message/notification", "message.notification must be an object; it was kept in target")
                 result.target["notification"] = notificationValue
@@ -83,7 +92,10 @@ struct FirebaseAdapter {
                 // A member that would overwrite a payload key is kept in target rather than lost.
                 var clashing = JSONObject()
                 for (key, value) in object {
-                    if payload[key] == nil { payload[key] = value } else { clashing[key] = value }
+                    guard payload[key] == nil else { clashing[key] = value; continue }
+                    payload[key] = value
+                    // FCM takes only strings in `data`: a story written back there stays JSON text.
+                    map.map("/" + JSONPointer.escape(key), to: "/message/data/" + JSONPointer.escape(key), encoding: .jsonText)
                 }
                 if !clashing.isEmpty { result.target["data"] = .object(clashing) }
             } else {
@@ -91,7 +103,11 @@ struct FirebaseAdapter {
                 result.target["data"] = data
             }
         }
+        for key in result.payload.keys where key != "aps" {
+            map.map("/" + JSONPointer.escape(key), to: "/message/apns/payload/" + JSONPointer.escape(key))
+        }
         result.payload = payload
+        result.requestMap = map
         return result
     }
 
@@ -123,24 +139,27 @@ struct FirebaseAdapter {
         return unknown
     }
 
-    /// FCM shows `notification.title` / `body` unless the APNs payload sets its own alert text.
-    private func fillAlert(_ aps: inout JSONObject, from notification: JSONObject) {
+    /// FCM shows `notification.title` / `body` unless the APNs payload sets its own alert text. Returns the alert
+    /// keys it filled.
+    private func fillAlert(_ aps: inout JSONObject, from notification: JSONObject) -> [String] {
         var alert: JSONObject
         switch aps["alert"] {
         case .object(let object)?: alert = object
         case .string(let body)?: alert = ["body": .string(body)]
         case nil: alert = JSONObject()
-        default: return
+        default: return []
         }
         var updated = JSONObject()
         for key in ["title", "body"] {
             if alert[key] == nil, let value = notification[key], value.stringValue != nil { updated[key] = value }
         }
-        guard !updated.isEmpty else { return }
+        guard !updated.isEmpty else { return [] }
+        let filled = updated.keys
         for (key, value) in alert { updated[key] = value }
         var ordered = JSONObject()
         for key in ["title", "subtitle", "body"] { ordered[key] = updated[key] }
         for (key, value) in updated where ordered[key] == nil { ordered[key] = value }
         aps["alert"] = .object(ordered)
+        return filled
     }
 }

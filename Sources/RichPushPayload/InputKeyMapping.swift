@@ -27,11 +27,11 @@ public enum InputKeyMapping {
         "content": "aps.alert.body",
         "ios_title": "aps.alert.title (an object of APNs alert keys merges into aps.alert)",
         "ios_subtitle": "aps.alert.subtitle",
-        "ios_badges": "aps.badge (a \"+N\"/\"-N\" increment goes to target)",
+        "ios_badges": "aps.badge (a \"+N\"/\"-N\" increment: aps.pw_badge, applied by the SDK)",
         "ios_sound": "aps.sound",
         "ios_category_custom": "aps.category",
         "ios_root_params": "merged into the payload root",
-        "data": "its members join the payload root",
+        "data": "u, a string holding the JSON object (where the SDK reads custom data)",
         "ios_ttl": "apns-expiration (send_date + ios_ttl)",
         "link": "the payload's l",
         "ios_attachment": "the payload's attachment",
@@ -41,22 +41,23 @@ public enum InputKeyMapping {
     /// Keys of a Pushwoosh `request` object besides its notifications' own.
     public static let pushwooshRequest: [String: String] = [
         "notifications": "one job each",
-        "auth": "dropped: the API token is never copied (credential_dropped)",
+        "auth": "kept only in the result's request: the API token, never in target, logs or reports",
     ]
 
     /// Pushfa-style send request root keys.
     public static let pushfa: [String: String] = [
         "title": "aps.alert.title",
         "body": "aps.alert.body",
-        "image_url": "the payload's image_url (media)",
+        "image_url": "the payload's image (media; the SDK's name)",
         "image": "the payload's image (media)",
-        "link_url": "the payload's link_url (link checked)",
+        "link_url": "the payload's url (link checked; the SDK's name)",
         "url": "the payload's url (link checked)",
         "actions": "the payload's actions (each url checked)",
         "collapse_id": "apns-collapse-id",
         "silent": "a background push",
         "ttl": "apns-expiration (send time + ttl)",
-        "additional_data": "its members join the payload root",
+        "additional_data": "the payload's additional_data object",
+        "api_private_key": "kept only in the result's request: a backend credential",
         "ackUrl": "the payload's ackUrl",
         "clickAckUrl": "the payload's clickAckUrl",
         "messageId": "the payload's messageId",
@@ -104,6 +105,28 @@ public enum InputKeyMapping {
         "apns-expiration": "apns-expiration",
     ]
 
+    /// OneSignal create-notification body keys (`OneSignalAdapter`); every other key goes to target.
+    public static let oneSignal: [String: String] = [
+        "app_id": "kept only in the result's request: the app's OneSignal id",
+        "headings": "aps.alert.title (en, else the first language)",
+        "subtitle": "aps.alert.subtitle (en, else the first language)",
+        "contents": "aps.alert.body (en, else the first language)",
+        "ios_attachments": "the payload's att (media)",
+        "data": "the payload's custom.a",
+        "url": "the payload's custom.u (link checked)",
+        "ios_category": "aps.category",
+        "ios_sound": "aps.sound",
+        "ios_badgeType": "with ios_badgeCount, aps.badge when SetTo",
+        "ios_badgeCount": "aps.badge when ios_badgeType is SetTo",
+        "thread_id": "aps.thread-id",
+        "mutable_content": "aps.mutable-content",
+        "content_available": "aps.content-available",
+        "collapse_id": "apns-collapse-id",
+        "ttl": "apns-expiration (send time + ttl)",
+        "priority": "apns-priority (5 or 10)",
+        "send_after": "the send time (and target, verbatim)",
+    ]
+
     /// The mapped keys of an input object of `shape` (its root object; for Pushwoosh, one notification).
     public static func mappedKeys(for shape: InputShape) -> [String: String] {
         switch shape {
@@ -112,6 +135,7 @@ public enum InputKeyMapping {
         case .pushwoosh: return pushwoosh
         case .pushfa: return pushfa
         case .firebase: return firebase
+        case .oneSignal: return oneSignal
         }
     }
 }

@@ -4,6 +4,8 @@ public enum InputShape: String, Sendable, Codable, CaseIterable {
     case apns, envelope, pushwoosh, pushfa
     /// An FCM HTTP v1 send body, `{"message": {...}}`.
     case firebase = "fcm"
+    /// A OneSignal create-notification body (`app_id`, `contents`, `ios_attachments`, ...).
+    case oneSignal = "onesignal"
 }
 
 /// The `apns-push-type` header value.

@@ -28,6 +28,10 @@ public struct NotificationJob: Sendable {
     /// `filter`, `platforms`, `send_date`, `campaign`, request keys such as `application`; Pushfa `sendTime`,
     /// `subscriber_ids`, `label`/`values`, `only_last_device`, `topic`, aliases). Whoever sends the result needs them.
     public var target: JSONObject
+    /// The whole input document this job came from (shared by every notification of a Pushwoosh request), and where
+    /// in it this job's payload came from: `SenderRequest` hands the sender its own request back from them.
+    public var document: JSONValue = .null
+    public var requestMap = SenderRequestMap()
 
     /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else the send time plus
     /// `timeToLive` (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until

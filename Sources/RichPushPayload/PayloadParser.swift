@@ -9,9 +9,11 @@ import RichPushCore
 /// 3. a `message` object → FCM HTTP v1 body;
 /// 4. a `payload` plus `token`/`device_token`/`tokens`/`id`/`topic`, or a `payload` object holding `aps` → job
 ///    envelope;
-/// 5. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
-/// 6. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
-/// 7. otherwise the document is rejected with `unknown_shape`: guessing would turn an unknown body into a push
+/// 5. a OneSignal create-notification key (`app_id`, `contents`, `headings`, `ios_attachments`,
+///    `include_subscription_ids`, ...) → OneSignal;
+/// 6. any Pushwoosh key (`content`, `ios_title`, `ios_root_params`, `platforms`, ...) → Pushwoosh notification;
+/// 7. any Pushfa key (`title`, `body`, `image_url`, `link_url`, `platform`, ...) → Pushfa request;
+/// 8. otherwise the document is rejected with `unknown_shape`: guessing would turn an unknown body into a push
 ///    that means something else.
 ///
 /// Duplicate keys keep the last value and get a `duplicate_key` warning.
@@ -34,6 +36,11 @@ public struct PayloadParser: Sendable {
         "ackUrl", "clickAckUrl", "collapse_id", "ttl", "get_delivery_status", "subscriber_ids", "only_last_device",
     ]
     static let envelopeMarkers = ["token", "device_token", "tokens", "id", "topic"]
+    /// Keys only a OneSignal create-notification body has.
+    static let oneSignalKeys: Set<String> = [
+        "app_id", "contents", "headings", "ios_attachments", "include_subscription_ids", "include_player_ids",
+        "include_aliases", "included_segments", "include_external_user_ids",
+    ]
 
     /// Parses bytes (one JSON document).
     public func parse(_ data: Data) -> ParseOutcome {
@@ -64,6 +71,7 @@ public struct PayloadParser: Sendable {
         }
         // A payload object holding `aps` is an envelope even without addressing keys.
         if root["payload"]?.objectValue?["aps"] != nil { return .envelope }
+        if root.keys.contains(where: PayloadParser.oneSignalKeys.contains) { return .oneSignal }
         if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return .pushwoosh }
         if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return .pushfa }
         return nil
@@ -82,22 +90,24 @@ public struct PayloadParser: Sendable {
         diagnostics.items = leading
         guard let shape = detectShape(root) else {
             diagnostics.reject(.unknownShape, "",
-                               "no aps, FCM message, envelope, Pushwoosh or Pushfa keys found, so what this push means is unknown; add \"aps\", or force the shape with --shape")
+                               "no aps, FCM message, envelope, OneSignal, Pushwoosh or Pushfa keys found, so what this push means is unknown; add \"aps\", or force the shape with --shape")
             return .rejected(diagnostics.items)
         }
         let adapted: AdaptedNotification?
         switch shape {
         // A custom "silent" key inside an APNs payload is the app's own data: APNs has no such key, so it changes
         // nothing (only the envelope's own `silent`, beside `payload`, asks for a background push).
-        case .apns: adapted = AdaptedNotification(payload: root)
+        case .apns: adapted = AdaptedNotification(payload: root, requestMap: SenderRequestMap(payloadPointer: ""))
         case .envelope: adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics)
         case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
         case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
         case .firebase: adapted = FirebaseAdapter().adapt(root, diagnostics: &diagnostics)
+        case .oneSignal: adapted = OneSignalAdapter(options: options).adapt(root, diagnostics: &diagnostics)
         }
-        guard let adapted, let job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
+        guard let adapted, var job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
             return .rejected(diagnostics.items)
         }
+        job.document = value
         return .jobs([job])
     }
 
@@ -116,13 +126,7 @@ public struct PayloadParser: Sendable {
         // Keys beside `request` and the request's own keys (`application`, ...) address every notification.
         var requestExtras = JSONObject()
         for (key, value) in document where key != "request" { requestExtras[key] = value }
-        for (key, value) in request where key != "notifications" {
-            if key == "auth" {
-                shared.add(.info, .credentialDropped, "/request/auth", "the API token in \"auth\" is not copied into any output")
-            } else {
-                requestExtras[key] = value
-            }
-        }
+        for (key, value) in request where InputKeyMapping.pushwooshRequest[key] == nil { requestExtras[key] = value }
         var jobs: [NotificationJob] = []
         var allDiagnostics = shared
         for (index, entry) in entries.enumerated() {
@@ -137,6 +141,7 @@ public struct PayloadParser: Sendable {
             let job = makeJob(adapted, shape: .pushwoosh, diagnostics: &diagnostics)
             allDiagnostics.append(contentsOf: diagnostics)
             if var job, !diagnostics.rejects {
+                job.document = .object(document)
                 job.diagnostics = shared.items + job.diagnostics
                 jobs.append(job)
             }
@@ -191,9 +196,11 @@ public struct PayloadParser: Sendable {
             media = MediaDiscovery(options: options).references(
                 in: payload, story: story, attachmentVariant: adapted.variantName ?? "attachment", diagnostics: &diagnostics)
         }
-        return NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
-                               isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
-                               payload: payload, headers: headers, deviceToken: adapted.deviceToken,
-                               target: adapted.target, story: story)
+        var job = NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
+                                  isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
+                                  payload: payload, headers: headers, deviceToken: adapted.deviceToken,
+                                  target: adapted.target, story: story)
+        job.requestMap = adapted.requestMap
+        return job
     }
 }

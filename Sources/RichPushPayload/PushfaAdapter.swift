@@ -1,9 +1,10 @@
 import RichPushCore
 /// Maps a Pushfa-style send request onto an APNs payload.
 ///
-/// `title`/`body` → `aps.alert`; `image_url`, `image`, `link_url`, `url`, `actions`, `ackUrl`, `clickAckUrl`,
-/// `messageId` stay as root custom keys (the names the extension reads); `additional_data` members become root
-/// custom keys; `collapse_id`, `ttl` and `silent` become headers; `get_delivery_status: true` sets
+/// `title`/`body` → `aps.alert`; `image_url` (or `image`) → root `image` and `link_url` (or `url`) → root `url`, the
+/// names the Pushfa SDK's device table reads; `actions`, `ackUrl`, `clickAckUrl`, `messageId` stay as root custom
+/// keys; `additional_data` stays one object under `additional_data`; `api_private_key` (backend only) is kept in the
+/// sender's request alone, never in the payload or `target`; `collapse_id`, `ttl` and `silent` become headers; `get_delivery_status: true` sets
 /// `mutable-content`; `platform` must be "ios" or absent; `id` becomes the job id. `token`/`device_token` becomes
 /// the device token and is kept in `target`. Everything else (`sendTime`, `subscriber_ids`, `label`, `values`,
 /// `only_last_device`, `topic`, aliases, ...) goes to `target`. `InputKeyMapping.pushfa` lists every mapped key.
@@ -47,29 +48,40 @@ struct PushfaAdapter {
         // The Pushfa SDK reports delivery from its service extension, which only runs with mutable-content.
         if request["get_delivery_status"]?.isTruthy == true { aps["mutable-content"] = .number("1") }
         root["aps"] = .object(aps)
-        // `url` and `image` are the seed's reference-table names for `link_url` and `image_url`: kept the same way.
-        for key in ["image_url", "image", "link_url", "url"] {
-            guard let value = request[key] else { continue }
-            if value.stringValue != nil { root[key] = value } else {
-                diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a URL string; it was ignored")
+        // The device table of the Pushfa SDK reads `image` and `url`; the send API names them `image_url` and
+        // `link_url` (either name is accepted, the API's first).
+        for (device, keys) in [("image", ["image_url", "image"]), ("url", ["link_url", "url"])] {
+            for key in keys {
+                guard let value = request[key] else { continue }
+                guard value.stringValue != nil else {
+                    diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a URL string; it was ignored")
+                    continue
+                }
+                if root[device] == nil {
+                    root[device] = value
+                    result.requestMap.map("/" + device, to: "/" + key)
+                } else {
+                    diagnostics.add(.warning, .duplicateKey, "/" + key, "\(key) names the same field as \(keys[0]); \(keys[0]) was used")
+                }
             }
         }
-        if let actions = request["actions"] { root["actions"] = .array(validActions(actions, diagnostics: &diagnostics)) }
+        if let actions = request["actions"] {
+            root["actions"] = .array(validActions(actions, diagnostics: &diagnostics))
+            result.requestMap.map("/actions", to: "/actions")
+        }
         for key in ["ackUrl", "clickAckUrl", "messageId"] {
             if let value = request[key] { root[key] = value }
         }
         if let additional = request["additional_data"] {
-            if case .object(let object) = additional {
-                // A member that would overwrite a mapped key is kept in target rather than lost.
-                var clashing = JSONObject()
-                for (key, value) in object {
-                    if root[key] == nil { root[key] = value } else { clashing[key] = value }
-                }
-                if !clashing.isEmpty { result.target["additional_data"] = .object(clashing) }
+            // The SDK reads custom data as one object under `additional_data`.
+            if case .object = additional {
+                root["additional_data"] = additional
+                result.requestMap.map("/additional_data", to: "/additional_data")
             } else {
                 diagnostics.add(.warning, .wrongType, "/additional_data", "additional_data must be an object of custom keys; it was ignored")
             }
         }
+        for (device, key) in [("title", "title"), ("body", "body")] { result.requestMap.map("/aps/alert/" + device, to: "/" + key) }
         if let collapse = request["collapse_id"] {
             if let text = collapse.identifierText { result.headers.collapseID = text } else {
                 diagnostics.add(.warning, .wrongType, "/collapse_id", "collapse_id must be a string; it was ignored")

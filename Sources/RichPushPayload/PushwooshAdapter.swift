@@ -1,21 +1,25 @@
 import Foundation
 import RichPushCore
 
-/// Maps one Pushwoosh `notifications[]` entry onto an APNs payload.
+/// Maps one Pushwoosh `notifications[]` entry onto the payload Pushwoosh delivers to the device, as the Pushwoosh
+/// SDK reads it (`PWMessage.m`, `PWNotificationServiceProcessor.m`, `StoryPayloadParser.swift`):
 ///
+/// - `pw_msg: "1"` at the root: the SDK's `isPushwooshMessage:` test, without which its service extension does
+///   nothing (not even the attachment).
 /// - `content` → `aps.alert.body`; `ios_title` → `aps.alert.title`; `ios_subtitle` → `aps.alert.subtitle`.
-///   A language map (`{"en": "...", "de": "..."}`) is flattened to "en", else its first entry (info).
-///   An `ios_title` object holding APNs alert keys (`title-loc-key`, ...) is merged into `aps.alert`.
-/// - `ios_badges`: a number (or digit string) → `aps.badge`. "+N"/"-N" increments need the device's current
-///   count, which only Pushwoosh knows, so they are left out of `aps` and kept in `target` (info).
+///   A language map (`{"en": "...", "de": "..."}`) shows "en", else its first entry (info); the request keeps the
+///   map. An `ios_title` object holding APNs alert keys (`title-loc-key`, ...) is merged into `aps.alert`.
+/// - `ios_badges`: a number (or digit string) → `aps.badge`; a "+N"/"-N" increment → `aps.pw_badge`, which the
+///   SDK applies to the device's own count.
 /// - `ios_sound` → `aps.sound`, `ios_category_custom` → `aps.category`, `ios_silent` → silent push,
-///   `ios_attachment` → root `attachment` (the key the Pushwoosh SDK reads), `link` → root `l`,
+///   `ios_attachment` → root `attachment` (the key the SDK's extension downloads), `link` → root `l`,
 ///   `ios_ttl` → time to live.
-/// - `data` → its members become root custom keys (so `pw_stories` sits at the root where the content
-///   extension reads it). Real Pushwoosh wraps custom data in `u` as a JSON string; a `data` string holding a
-///   JSON object is unpacked the same way (info), any other string is kept at `u` as is.
+/// - `data` → `u`, a string holding the JSON object, the only place the SDK reads custom data (and one of the
+///   places `StoryPayloadParser` finds `pw_stories`). A `data` string is sent as it is.
 /// - `ios_root_params` is deep-merged into the root last (objects merge key by key, including `aps`).
 /// - Every other key (`send_date`, `platforms`, `devices`, ...) goes to `target` unchanged.
+///
+/// `requestMap` says where each of these came from, so the sender's own request gets the rewritten media back.
 struct PushwooshAdapter {
     static let knownKeys = Set(InputKeyMapping.pushwoosh.keys)
 
@@ -57,10 +61,9 @@ struct PushwooshAdapter {
             switch badges {
             case .number:
                 aps["badge"] = badges
-            case .string(let text) where text.hasPrefix("+") || text.hasPrefix("-"):
-                target["ios_badges"] = badges
-                diagnostics.add(.info, .badgeIncrementUnresolved, base + "/ios_badges",
-                                "badge increment \"\(text)\" needs the device's current count, which only Pushwoosh tracks; aps.badge was not set and the value is kept in the result's target")
+            case .string(let text) where (text.hasPrefix("+") || text.hasPrefix("-")) && Int(text.dropFirst()) != nil:
+                // The SDK adds it to the device's own count (PWNotificationServiceProcessor.m).
+                aps["pw_badge"] = badges
             case .string(let text) where Int(text) != nil:
                 aps["badge"] = .number(String(Int(text) ?? 0))
             default:
@@ -88,18 +91,16 @@ struct PushwooshAdapter {
             }
         }
         root["aps"] = .object(aps)
+        root["pw_msg"] = .string("1")
+        var map = SenderRequestMap()
         if let data = notification["data"] {
             switch data {
-            case .object(let object):
-                for (key, value) in object { root[key] = value }
-            case .string(let text):
-                if case .object(let object)? = try? JSONParser.parse(Data(text.utf8), maximumDepth: options.maximumDepth) {
-                    for (key, value) in object { root[key] = value }
-                    diagnostics.add(.info, .dataJSONString, base + "/data",
-                                    "data was a JSON string; its members were unpacked into the payload root")
-                } else {
-                    root["u"] = data
-                }
+            case .object:
+                root["u"] = .string(String(decoding: data.serialized(), as: UTF8.self))
+                map.map("/u", to: base + "/data")
+            case .string:
+                root["u"] = data
+                map.map("/u", to: base + "/data")
             default:
                 diagnostics.add(.warning, .wrongType, base + "/data", "data must be an object of custom keys; it was ignored")
             }
@@ -115,7 +116,22 @@ struct PushwooshAdapter {
                 diagnostics.add(.warning, .wrongType, base + "/ios_root_params", "ios_root_params must be an object; it was ignored")
             }
         }
-        var result = AdaptedNotification(payload: root)
+        // The sender's own fields for what the device payload may change; a language map is not one (it stays).
+        map.map("/attachment", to: base + "/ios_attachment")
+        map.map("/l", to: base + "/link")
+        for (device, key) in [("body", "content"), ("title", "ios_title"), ("subtitle", "ios_subtitle")] {
+            if notification[key]?.stringValue != nil {
+                map.map("/aps/alert/" + device, to: base + "/" + key)
+            } else {
+                map.keepSenders("/aps/alert/" + device)
+            }
+        }
+        map.map("/aps/category", to: base + "/ios_category_custom")
+        map.map("/aps/mutable-content", to: base + "/ios_root_params/aps/mutable-content")
+        for key in notification["ios_root_params"]?.objectValue?.keys ?? [] {
+            map.map("/" + JSONPointer.escape(key), to: base + "/ios_root_params/" + JSONPointer.escape(key))
+        }
+        var result = AdaptedNotification(payload: root, requestMap: map)
         result.inputPointer = base
         result.headers = headers
         result.target = target

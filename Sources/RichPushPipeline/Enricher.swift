@@ -58,9 +58,9 @@ public struct Enricher: Sendable {
             // The common shape: no child task to wait for.
             var result = await enrich(jobs[0], deadline: deadline)
             result.line = line
-            return [result]
+            return withSenderRequest(jobs, [result])
         case .jobs(let jobs):
-            return await withTaskGroup(of: (Int, JobResult).self) { group in
+            let results = await withTaskGroup(of: (Int, JobResult).self) { group in
                 for (index, job) in jobs.enumerated() {
                     group.addTask { (index, await enrich(job, deadline: deadline)) }
                 }
@@ -72,6 +72,19 @@ public struct Enricher: Sendable {
                     return result
                 }
             }
+            return withSenderRequest(jobs, results)
+        }
+    }
+
+    /// `results` with the document's request, rewritten from every job's device payload (`SenderRequest`).
+    private func withSenderRequest(_ jobs: [NotificationJob], _ results: [JobResult]) -> [JobResult] {
+        guard let document = jobs.first?.document else { return results }
+        let request = SenderRequest.rewrite(
+            document, rendered: zip(jobs, results).map { ($0, $1.apns?.payload) }, storyKey: configuration.payload.storyKey)
+        return results.map { result in
+            var result = result
+            result.request = request
+            return result
         }
     }
 

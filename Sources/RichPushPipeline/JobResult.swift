@@ -29,6 +29,11 @@ public struct JobResult: Sendable {
     /// Pushwoosh `devices`/`users`/`filter`/`send_date`, Pushfa targeting keys, unknown envelope keys. Nil only
     /// when the document could not be parsed into a job.
     public var target: JSONObject?
+    /// The sender's own document, in its own shape, ready to post to the API it was written for (`SenderRequest`):
+    /// only media URLs and the fields the shape needs changed. The same value for every job of one document; nil
+    /// when the document could not be parsed. It keeps the sender's credentials (`auth`, `api_private_key`), so it
+    /// goes only to the sender: never into logs, `validate` reports or the preview.
+    public var request: JSONValue?
     /// The request to send to APNs; absent when the job is rejected.
     public var apns: APNsRequest?
     public var media: [MediaResult] = []
@@ -63,14 +68,19 @@ public struct JobResult: Sendable {
         self.line = line
     }
 
-    /// The JSON object printed by `process`, written by `consume` and reported by `validate --format json`, keys in
-    /// a fixed order: id, line, status, target, apns, media, diagnostics, timings.
-    public var json: JSONValue {
+    /// The JSON object printed by `process` and written by `consume`, keys in a fixed order: id, line, status,
+    /// target, request, apns, media, diagnostics, timings.
+    public var json: JSONValue { json(includingRequest: true) }
+
+    /// The result's JSON; without `request` for a job whose document's request is written once beside it (a
+    /// Pushwoosh request's jobs), and for reports that must not carry the sender's credentials (`validate`).
+    public func json(includingRequest: Bool) -> JSONValue {
         var object = JSONObject()
         object["id"] = id.map(JSONValue.string) ?? .null
         if let line { object["line"] = .number(String(line)) }
         object["status"] = .string(status.rawValue)
         object["target"] = target.map(JSONValue.object) ?? .null
+        if includingRequest { object["request"] = request ?? .null }
         if let apns {
             var headers = JSONObject()
             for header in apns.headers { headers[header.name] = .string(header.value) }

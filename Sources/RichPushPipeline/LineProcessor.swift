@@ -106,15 +106,17 @@ public struct LineProcessor: Sendable {
         return summary
     }
 
-    /// One job gives its own result object; a document holding many jobs gives `{line, status, jobs: [...]}`
-    /// with the most severe status, so that every input line still yields exactly one output line.
+    /// One job gives its own result object; a document holding many jobs gives `{line, status, request, jobs: [...]}`
+    /// with the most severe status and the document's one request, so that every input line still yields exactly
+    /// one output line.
     public static func output(for results: [JobResult], line: Int?) -> (JSONValue, JobStatus) {
         if results.count == 1, let only = results.first { return (only.json, only.status) }
         let status = results.map(\.status).max() ?? .rejected
         var object = JSONObject()
         if let line { object["line"] = .number(String(line)) }
         object["status"] = .string(status.rawValue)
-        object["jobs"] = .array(results.map(\.json))
+        object["request"] = results.first?.request ?? .null
+        object["jobs"] = .array(results.map { $0.json(includingRequest: false) })
         return (.object(object), status)
     }
 }

@@ -79,7 +79,8 @@ enum ValidateCommand: Command {
     static func jsonReport(file: String, results: [JobResult]) -> JSONValue {
         var report = JSONObject()
         report["file"] = .string(file)
-        report["results"] = .array(results.map(\.json))
+        // The sender's request keeps its credentials; a report shows what the device gets instead.
+        report["results"] = .array(results.map { $0.json(includingRequest: false) })
         return .object(report)
     }
 

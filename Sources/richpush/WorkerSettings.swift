@@ -43,7 +43,7 @@ struct WorkerSettings {
         OptionDefinition("max-video-bytes", .value, valueName: "SIZE", help: "Largest video source (MP4, MOV, M4V), passed through. Default 50MB."),
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
         OptionDefinition("negative-ttl", .value, valueName: "DURATION", help: "How long a failed source is remembered. Default 5m."),
-        OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh, pushfa or fcm. Default: detect; an unrecognized document is rejected (unknown_shape)."),
+        OptionDefinition("shape", .value, valueName: "SHAPE", help: "Force the input shape: apns, envelope, pushwoosh, pushfa, fcm or onesignal. Default: detect; an unrecognized document is rejected (unknown_shape)."),
         OptionDefinition("topic", .value, valueName: "BUNDLE_ID", help: "apns-topic for jobs whose input names none (the app's bundle id; VoIP pushes get .voip)."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
@@ -131,7 +131,7 @@ struct WorkerSettings {
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
             guard let shape = InputShape(rawValue: raw) else {
-                throw .invalidValue(option: "shape", value: raw, expected: "apns, envelope, pushwoosh, pushfa or fcm")
+                throw .invalidValue(option: "shape", value: raw, expected: "apns, envelope, pushwoosh, pushfa, fcm or onesignal")
             }
             self.shape = shape
         }

@@ -89,6 +89,8 @@ final class ConsumeCommandTests: XCTestCase {
                 XCTAssertEqual((object["target"] as? [String: Any])?["token"] as? String, "tok" + id.dropFirst())
                 let headers = (object["apns"] as? [String: Any])?["headers"] as? [String: Any]
                 XCTAssertEqual(headers?["apns-topic"] as? String, "com.example.app")
+                // And the envelope itself comes back, ready to hand on.
+                XCTAssertEqual((object["request"] as? [String: Any])?["token"] as? String, "tok" + id.dropFirst())
             } else {
                 XCTAssertEqual(object["status"] as? String, "rejected")
                 rejected += 1

@@ -77,6 +77,45 @@ final class DeviceSDKContractTests: XCTestCase {
         }
     }
 
+    /// Each shape's attachment reaches the SDK that reads that shape's device payload, on the cache: Pushwoosh's
+    /// extension (only for a `pw_msg` push, from `attachment`, custom data from the `u` string), Firebase's
+    /// (`fcm_options.image`), and the `image` key AppAmbit's parser and the Pushfa SDK read.
+    func testEveryShapesAttachmentReachesItsSDK() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.contractRunner.path) else {
+            throw XCTSkip("the device SDK contract runner is not at \(Self.contractRunner.path)")
+        }
+        let directory = try makeTemporaryDirectory("sdk-contract")
+        let image = "https://media.example.com/hero.jpg"
+        let documents = [
+            #"{"content":"Back in stock","ios_attachment":"\#(image)","data":{"order":7,"tags":["a"]},"ios_badges":"+1"}"#,
+            #"{"request":{"auth":"SECRET","notifications":[{"content":"One","ios_attachment":"\#(image)"},{"content":"Two","ios_attachment":"\#(image)","data":{"n":2}}]}}"#,
+            #"{"message":{"token":"fcm","notification":{"title":"T","body":"B","image":"\#(image)"}}}"#,
+            #"{"title":"T","body":"B","image_url":"\#(image)","additional_data":{"order":7}}"#,
+            #"{"aps":{"alert":{"title":"T","body":"B"}},"image":"\#(image)"}"#,
+        ]
+        let output = try CommandRunner.run(
+            ["process", "--local-origin", "https://media.example.com/=" + fixture("media").path,
+             "--cache-dir", directory.appendingPathComponent("cache").path, "--public-base-url", Self.publicBase],
+            input: documents.joined(separator: "\n") + "\n")
+        XCTAssertEqual(output.status, 0, output.standardError)
+        let read = try readBySDKs(output.standardOutput)
+        XCTAssertEqual(read.count, 6, "one device payload per job: \(read)")
+        func onCache(_ value: Any?) -> Bool { (value as? String)?.hasPrefix(Self.publicBase + "/objects/") == true }
+        for index in 0..<3 {
+            XCTAssertEqual(read[index]["pushwoosh_message"] as? Bool, true, "Pushwoosh job \(index)")
+            XCTAssertTrue(onCache(read[index]["pushwoosh_attachment"]), "Pushwoosh job \(index): \(read[index])")
+        }
+        XCTAssertEqual(read[0]["pushwoosh_custom_data"] as? NSDictionary, ["order": 7, "tags": ["a"]] as NSDictionary)
+        XCTAssertEqual(read[2]["pushwoosh_custom_data"] as? NSDictionary, ["n": 2] as NSDictionary)
+        XCTAssertTrue(onCache(read[3]["firebase_image"]), "FCM: \(read[3])")
+        for index in 4..<6 {
+            let appAmbit = try XCTUnwrap(read[index]["appambit"] as? [String: Any])
+            XCTAssertTrue(onCache(appAmbit["image"]), "image key: \(read[index])")
+            XCTAssertEqual(appAmbit["download_extension"] as? String, "jpg")
+        }
+        XCTAssertFalse(output.standardError.contains("SECRET"), "the API token never reaches the log")
+    }
+
     /// Runs the contract reader on result lines; one JSON object per device payload.
     private func readBySDKs(_ results: String) throws -> [[String: Any]] {
         let process = Process()

@@ -96,6 +96,9 @@ final class ServeCommandTests: XCTestCase {
         let line = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(processed.lines[0].utf8)) as? [String: Any])
         XCTAssertEqual(
             (enriched.json?["apns"] as? NSDictionary), (line["apns"] as? NSDictionary), "serve and process give the same APNs request")
+        XCTAssertEqual(
+            (enriched.json?["request"] as? NSDictionary), (line["request"] as? NSDictionary), "and the same request for the sender")
+        XCTAssertEqual((enriched.json?["request"] as? [String: Any])?["id"] as? String, "s1")
 
         // A media failure is still a 200, with the fallback status.
         let broken = #"{"aps":{"alert":"x"},"image_url":"https://media.example.com/broken.jpg"}"#
@@ -123,6 +126,9 @@ final class ServeCommandTests: XCTestCase {
         let validated = try curl("/v1/validate", method: "POST", body: Data(broken.utf8))
         XCTAssertEqual(validated.status, 200)
         XCTAssertEqual(validated.json?["valid"] as? Bool, false, "a broken image is a finding for an author")
+        let reported = (validated.json?["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]
+        XCTAssertEqual(reported?.count, 1)
+        XCTAssertNil(reported?.first?["request"], "a report never carries the sender's request (its credentials)")
 
         XCTAssertEqual(try curl("/nowhere").status, 404)
         let wrongMethod = try curl("/v1/enrich")

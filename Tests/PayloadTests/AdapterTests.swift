@@ -15,13 +15,16 @@ final class AdapterTests: XCTestCase {
         """#
         let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.shape, .pushwoosh)
+        // What the Pushwoosh SDK reads: pw_msg, custom data in `u` (an object while the job is worked on, since it
+        // holds the story; a string again in the rendered payload).
         XCTAssertEqual(PayloadHelpers.text(.object(job.payload)),
-                       #"{"aps":{"alert":{"title":"Title","subtitle":"Sub","body":"Body"},"badge":3,"sound":"other.caf","category":"NEWS","thread-id":"t1"},"campaign":"c1","pw_stories":{"pages":[{"image":"https://m.example/p.jpg"}]},"attachment":"https://m.example/a.jpg","l":"https://example.com/x","root_extra":true}"#)
+                       #"{"aps":{"alert":{"title":"Title","subtitle":"Sub","body":"Body"},"badge":3,"sound":"other.caf","category":"NEWS","thread-id":"t1"},"pw_msg":"1","u":{"campaign":"c1","pw_stories":{"pages":[{"image":"https://m.example/p.jpg"}]}},"attachment":"https://m.example/a.jpg","l":"https://example.com/x","root_extra":true}"#)
         XCTAssertEqual(job.headers.timeToLive, 3600)
         XCTAssertEqual(job.target.keys, ["send_date", "platforms"])
         XCTAssertTrue(job.isStory)
-        XCTAssertEqual(job.media.map(\.pointer), ["/attachment", "/pw_stories/pages/0/image"])
-        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
+        XCTAssertEqual(job.media.map(\.pointer), ["/attachment", "/u/pw_stories/pages/0/image"])
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
+        XCTAssertEqual(request.payload.value(at: "/u"), .string(#"{"campaign":"c1","pw_stories":{"pages":[{"image":"https://cdn.example.com/m/1.jpg"}]}}"#))
         XCTAssertEqual(request.header("apns-expiration"), String(1_800_000_000 + 3600))
     }
 
@@ -29,16 +32,22 @@ final class AdapterTests: XCTestCase {
         let job = try XCTUnwrap(PayloadHelpers.job(#"{"content":{"de":"Hallo","en":"Hello"},"ios_badges":"+1"}"#))
         XCTAssertEqual(job.payload["aps"]?.value(at: "/alert/body"), .string("Hello"))
         XCTAssertNil(job.payload["aps"]?.value(at: "/badge"))
-        XCTAssertEqual(job.target["ios_badges"], .string("+1"))
-        XCTAssertEqual(Set(job.diagnostics.codes), ["badge_increment_unresolved", "localized_text_flattened"])
+        // Issue 26: the SDK applies aps.pw_badge to the device's own count.
+        XCTAssertEqual(job.payload["aps"]?.value(at: "/pw_badge"), .string("+1"))
+        XCTAssertNil(job.target["ios_badges"])
+        XCTAssertEqual(job.diagnostics.codes, ["localized_text_flattened"])
     }
 
-    func testPushwooshDataAsJSONStringIsUnpacked() throws {
-        let job = try XCTUnwrap(PayloadHelpers.job(#"{"content":"x","data":"{\"k\":1}"}"#))
-        XCTAssertEqual(job.payload["k"], .number("1"))
-        XCTAssertTrue(job.diagnostics.codes.contains("data_json_string"))
-        let plain = try XCTUnwrap(PayloadHelpers.job(#"{"content":"x","data":"not json"}"#))
-        XCTAssertEqual(plain.payload["u"], .string("not json"))
+    /// Issue 26: Pushwoosh's SDK reads custom data only from `u`, a string holding a JSON object.
+    func testPushwooshDataIsSentAsUString() throws {
+        let object = try XCTUnwrap(PayloadHelpers.job(#"{"content":"x","data":{"k":1,"deep":{"a":[1,2]}}}"#))
+        XCTAssertEqual(object.payload["u"], .string(#"{"k":1,"deep":{"a":[1,2]}}"#))
+        XCTAssertNil(object.payload["k"])
+        XCTAssertEqual(object.payload["pw_msg"], .string("1"))
+        for text in [#"{\"k\":1}"#, "not json"] {
+            let job = try XCTUnwrap(PayloadHelpers.job(#"{"content":"x","data":""# + text + #""}"#))
+            XCTAssertEqual(job.payload["u"], PayloadHelpers.parse(#"""# + text + #"""#), text)
+        }
     }
 
     func testPushfaMapping() throws {
@@ -50,8 +59,9 @@ final class AdapterTests: XCTestCase {
         """#
         let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.id, "p-1")
+        // The Pushfa SDK's device table: image, url, additional_data as one object.
         XCTAssertEqual(PayloadHelpers.text(.object(job.payload)),
-                       #"{"aps":{"alert":{"title":"Sale","body":"Half price"}},"image_url":"https://m.example/i.png","link_url":"https://shop.example/s","actions":[{"title":"Buy","url":"https://shop.example/buy"},{"title":"Later","url":"https://shop.example/later"}],"ackUrl":"https://t.example/ack","clickAckUrl":"https://t.example/click","order":7}"#)
+                       #"{"aps":{"alert":{"title":"Sale","body":"Half price"}},"image":"https://m.example/i.png","url":"https://shop.example/s","actions":[{"title":"Buy","url":"https://shop.example/buy"},{"title":"Later","url":"https://shop.example/later"}],"ackUrl":"https://t.example/ack","clickAckUrl":"https://t.example/click","additional_data":{"order":7}}"#)
         XCTAssertEqual(job.target.keys, ["sendTime", "alias"])
         XCTAssertEqual(job.headers.collapseID, "sale")
         XCTAssertEqual(job.headers.timeToLive, 60)

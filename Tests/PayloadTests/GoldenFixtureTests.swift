@@ -65,7 +65,9 @@ final class GoldenFixtureTests: XCTestCase {
         let stories = try rendered("pushwoosh-stories.json")
         guard case .rendered(let story, _)? = stories.first?.1 else { return XCTFail("stories not rendered") }
         XCTAssertEqual(story.payload.value(at: "/aps/category"), .string("PW_STORIES"))
-        XCTAssertEqual(story.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 3)
+        // Pushwoosh `data` reaches the device as `u`, a JSON string, where the SDK reads the story.
+        let custom = try XCTUnwrap(story.payload.value(at: "/u")?.stringValue)
+        XCTAssertEqual(try JSONParser.parse(Data(custom.utf8)).value(at: "/pw_stories/pages")?.arrayValue?.count, 3)
 
         let broken = try rendered("envelope-broken-image.json")
         guard case .rendered(let fallback, _)? = broken.first?.1 else { return XCTFail("broken image push held back") }

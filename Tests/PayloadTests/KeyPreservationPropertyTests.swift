@@ -40,6 +40,10 @@ final class KeyPreservationPropertyTests: XCTestCase {
             switch APNsRenderer().render(job, media: PayloadHelpers.renderedMedia(for: job), now: PayloadHelpers.fixedNow) {
             case .rendered(let request, _):
                 outputs.append(request.payload)
+                // Pushwoosh custom data reaches the device inside `u`, a string holding the JSON object.
+                if let custom = request.payload.value(at: "/u")?.stringValue, let parsed = try? JSONParser.parse(Data(custom.utf8)) {
+                    outputs.append(parsed)
+                }
                 outputs.append(.object(request.target))
             case .rejected(let diagnostics):
                 return XCTFail("render rejected \(diagnostics): \(text)", file: file, line: line)

@@ -265,7 +265,7 @@ final class RendererTests: XCTestCase {
         let job = try XCTUnwrap(PayloadHelpers.job(#"{"title":"t","body":"b","image_url":"https://m.example/1.jpg","silent":true,"ttl":0}"#))
         XCTAssertEqual(job.media, [])
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: [:]))
-        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"content-available":1},"image_url":"https://m.example/1.jpg"}"#)
+        XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"content-available":1},"image":"https://m.example/1.jpg"}"#)
         XCTAssertEqual(request.headers, [APNsHeader(name: "apns-push-type", value: "background"),
                                          APNsHeader(name: "apns-priority", value: "5"),
                                          APNsHeader(name: "apns-expiration", value: "0")])

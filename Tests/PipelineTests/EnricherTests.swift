@@ -142,7 +142,7 @@ final class ResultTargetTests: PipelineTestCase {
         defer { fetcher.shutdown() }
         let result = try await enrichOne(enricher, #"{"id":"e","token":"abcd","topic":"com.example.app","payload":{"aps":{"alert":"hi"}}}"#)
         guard case .object(let json) = result.json else { return XCTFail("not an object") }
-        XCTAssertEqual(json.keys, ["id", "status", "target", "apns", "media", "diagnostics", "timings"])
+        XCTAssertEqual(json.keys, ["id", "status", "target", "request", "apns", "media", "diagnostics", "timings"])
         XCTAssertEqual(json["target"], .object(["token": .string("abcd")]))
         XCTAssertEqual(result.json.value(at: "/apns/headers/apns-topic"), .string("com.example.app"))
 
