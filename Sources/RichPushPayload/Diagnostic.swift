@@ -69,6 +69,8 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case dataJSONString = "data_json_string"
     case credentialDropped = "credential_dropped"
     case emptyNotificationList = "empty_notification_list"
+    case tooManyNotifications = "too_many_notifications"
+    case diagnosticsOmitted = "diagnostics_omitted"
     case mediaURLInvalid = "media_url_invalid"
     case linkSchemeNotAllowed = "link_scheme_not_allowed"
     // Stories
@@ -133,6 +135,8 @@ extension DiagnosticCode {
         case .dataJSONString: return "Send data as an object."
         case .credentialDropped: return "None needed."
         case .emptyNotificationList: return "Add at least one notification."
+        case .tooManyNotifications: return "Split the request, or raise --max-notifications."
+        case .diagnosticsOmitted: return "Fix the findings listed; the rest are of the same kind."
         case .mediaURLInvalid: return "Write an absolute https:// URL."
         case .linkSchemeNotAllowed: return "Use https:// or an app link such as myapp://."
         case .storyMalformed: return "Fix pw_stories."

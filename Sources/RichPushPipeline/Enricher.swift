@@ -38,7 +38,8 @@ public struct Enricher: Sendable {
 
     /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
     ///
-    /// A Pushwoosh `request` body holds many notifications and gives many results; every other shape gives one.
+    /// A Pushwoosh `request` body holds many notifications (at most `PayloadOptions.maximumNotificationsPerRequest`)
+    /// and gives many results, enriched at most `notificationConcurrency` at a time; every other shape gives one.
     /// A document over `maximumDocumentBytes` gives one `line_too_long` result without being parsed (readers may
     /// hand over only its first `maximumDocumentBytes + 1` bytes).
     public func enrich(document: Data, line: Int? = nil, deadline: ContinuousClock.Instant? = nil) async -> [JobResult] {
@@ -60,17 +61,19 @@ public struct Enricher: Sendable {
             result.line = line
             return [result]
         case .jobs(let jobs):
-            return await withTaskGroup(of: (Int, JobResult).self) { group in
-                for (index, job) in jobs.enumerated() {
-                    group.addTask { (index, await enrich(job, deadline: deadline)) }
-                }
-                var results = [JobResult?](repeating: nil, count: jobs.count)
-                for await (index, result) in group { results[index] = result }
-                return results.compactMap { result in
-                    var result = result
-                    result?.line = line
-                    return result
-                }
+            // A request's notifications share the width a document gets (`notificationConcurrency`, from
+            // --concurrency), not one task each: a hundred notifications would otherwise fetch and decode at once.
+            var results = [JobResult?](repeating: nil, count: jobs.count)
+            await withBoundedConcurrency(over: Array(jobs.indices), width: configuration.notificationConcurrency) { index in
+                await enrich(jobs[index], deadline: deadline)
+            } onEach: { index, result in
+                results[index] = result
+                return true
+            }
+            return results.compactMap { result in
+                var result = result
+                result?.line = line
+                return result
             }
         }
     }
@@ -100,6 +103,8 @@ public struct Enricher: Sendable {
            jobResult.diagnostics.contains(where: { $0.code == DiagnosticCode.mediaRestoredToFit.rawValue }) {
             jobResult.status = .partial
         }
+        // The renderer's findings join the parser's, which are capped already; cap the whole list once more.
+        jobResult.diagnostics = jobResult.diagnostics.cappedPerCode(configuration.payload.maximumDiagnosticsPerCode)
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
         jobResult.timings.finish(since: started)
         return jobResult
