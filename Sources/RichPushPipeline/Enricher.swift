@@ -45,6 +45,8 @@ public struct Enricher: Sendable {
     public func enrich(document: Data, line: Int? = nil, deadline: ContinuousClock.Instant? = nil) async -> [JobResult] {
         let started = ContinuousClock.now
         let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
+        // Every notification of the document fetches as one owner: one request's stalls cannot take a whole host.
+        let owner = FetchOwner()
         guard document.count <= configuration.maximumDocumentBytes else {
             var result = JobResult(rejectedDocument: [.lineTooLong(limit: configuration.maximumDocumentBytes)], line: line)
             result.timings.finish(since: started)
@@ -57,7 +59,7 @@ public struct Enricher: Sendable {
             return [result]
         case .jobs(let jobs) where jobs.count == 1:
             // The common shape: no child task to wait for.
-            var result = await enrich(jobs[0], deadline: deadline)
+            var result = await enrich(jobs[0], deadline: deadline, owner: owner)
             result.line = line
             return [result]
         case .jobs(let jobs):
@@ -65,7 +67,7 @@ public struct Enricher: Sendable {
             // --concurrency), not one task each: a hundred notifications would otherwise fetch and decode at once.
             var results = [JobResult?](repeating: nil, count: jobs.count)
             await withBoundedConcurrency(over: Array(jobs.indices), width: configuration.notificationConcurrency) { index in
-                await enrich(jobs[index], deadline: deadline)
+                await enrich(jobs[index], deadline: deadline, owner: owner)
             } onEach: { index, result in
                 results[index] = result
                 return true
@@ -79,11 +81,12 @@ public struct Enricher: Sendable {
     }
 
     /// Renders the job's media concurrently, stops at `deadline`, and rewrites the payload from what finished.
-    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant) async -> JobResult {
+    /// The fetches count as `owner`'s (`FetchOwner`): at most half of a host's connections at once.
+    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant, owner: FetchOwner = FetchOwner()) async -> JobResult {
         let started = ContinuousClock.now
         let retainUntil = retention(for: job, now: Date())
         let results = await renderMedia(
-            of: job, with: media, retainUntil: retainUntil, started: started, deadline: deadline)
+            of: job, with: media, retainUntil: retainUntil, started: started, deadline: deadline, owner: owner)
         let mediaFinished = ContinuousClock.now
         for media in results where media.isLocalFault {
             configuration.log.log(.error, "local_fault", [
@@ -134,14 +137,16 @@ public struct Enricher: Sendable {
     private func prewarm<Stage: MediaStage>(
         source: String, variant: String, with media: Stage, retainUntil: Date, deadline: ContinuousClock.Instant
     ) async -> MediaResult {
-        await media.render(media.item(source: source, pointer: "", variantName: variant), retainUntil: retainUntil, deadline: deadline)
+        await media.render(
+            media.item(source: source, pointer: "", variantName: variant), retainUntil: retainUntil, deadline: deadline,
+            owner: FetchOwner())
     }
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
     /// them when the deadline passes; a job whose media are all warm creates no task and no timer.
     private func renderMedia<Stage: MediaStage>(
         of job: NotificationJob, with media: Stage, retainUntil: Date, started: ContinuousClock.Instant,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant, owner: FetchOwner
     ) async -> [MediaResult] {
         var distinct = Set<Work>()
         var finished: [Work: MediaResult] = [:]
@@ -164,7 +169,7 @@ public struct Enricher: Sendable {
 
         await withTaskGroup(of: (Work, MediaResult)?.self) { group in
             for (work, item) in pending {
-                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline)) }
+                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: owner)) }
             }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: .continuous)

@@ -40,4 +40,26 @@ final class PipelineAmplificationTests: PipelineTestCase {
             XCTAssertLessThanOrEqual(peak, width, "at most \(width) notifications' fetches at once")
         }
     }
+
+    /// Each document fetches as one owner: a request of stalling notifications leaves half the host's connections,
+    /// so another document's images on the same host render before their deadline.
+    func testStallingDocumentDoesNotStarveAnotherOnTheSameHost() async throws {
+        let origin = try LoopbackOrigin.shared()
+        origin.fileRoot = Self.mediaDirectory
+        let (enricher, fetcher, _) = try makeEnricher(allowNetworks: ["127.0.0.1/32"])
+        defer { fetcher.shutdown() }
+        let run = UUID().uuidString
+        let stalls = (0..<10).map { #"{"content":"s\#($0)","ios_attachment":"\#(origin.url("/stall/\(run)-\($0)"))"}"# }
+        let stalling = Data(#"{"request":{"notifications":[\#(stalls.joined(separator: ","))]}}"#.utf8)
+        let stalled = Task { await enricher.enrich(document: stalling, deadline: .now + .seconds(8)) }
+        try await Task.sleep(for: .milliseconds(300))
+        let pages = ["story1.jpg", "story2.jpg", "hero.jpg", "story1.jpg", "story2.jpg", "hero.jpg"].enumerated().map { index, name in
+            #"{"image":"\#(origin.url("/file/\(run)-\(index)/\(name)"))","title":"P\#(index)"}"#
+        }
+        let story = #"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
+        let results = await enricher.enrich(document: Data(story.utf8), deadline: .now + .seconds(4))
+        XCTAssertEqual(results.first?.status, .enriched, "\(results.first?.media.map { $0.errorMessage ?? "ok" } ?? [])")
+        stalled.cancel()
+        _ = await stalled.value
+    }
 }
