@@ -53,6 +53,13 @@ public struct PayloadOptions: Sendable {
     /// Root keys whose presence keeps `mutable-content` on, so the extension runs and reports delivery.
     public var deliveryTrackingKeys: [String]
     public var maximumDepth: Int
+    /// Notifications one Pushwoosh request may hold (`--max-notifications`); a longer request is rejected with
+    /// `too_many_notifications`. Each notification is a job with its own result and media, so this bounds the work
+    /// and the output of one document.
+    public var maximumNotificationsPerRequest: Int
+    /// Findings of one code listed per result; the rest are counted in one `diagnostics_omitted` finding
+    /// (`Array.cappedPerCode`), so a result stays proportional to what is wrong, not to how often.
+    public var maximumDiagnosticsPerCode: Int
 
     public init(strict: Bool = false, forcedShape: InputShape? = nil, topic: String? = nil,
                 mediaKeys: [String] = PayloadOptions.defaultMediaKeys, storyCategory: String = "PW_STORIES",
@@ -64,7 +71,8 @@ public struct PayloadOptions: Sendable {
                 maximumButtonTitleLength: Int = 30, storyDurationRange: ClosedRange<Int> = 1...30,
                 maximumPushfaTitleLength: Int = 35, maximumPushfaBodyLength: Int = 150, maximumActions: Int = 2,
                 maximumPayloadBytes: Int = 4096, maximumVoIPPayloadBytes: Int = 5120,
-                deliveryTrackingKeys: [String] = ["messageId", "ackUrl"], maximumDepth: Int = 64) {
+                deliveryTrackingKeys: [String] = ["messageId", "ackUrl"], maximumDepth: Int = 64,
+                maximumNotificationsPerRequest: Int = 100, maximumDiagnosticsPerCode: Int = 10) {
         self.strict = strict
         self.forcedShape = forcedShape
         self.topic = topic
@@ -89,6 +97,8 @@ public struct PayloadOptions: Sendable {
         self.maximumVoIPPayloadBytes = maximumVoIPPayloadBytes
         self.deliveryTrackingKeys = deliveryTrackingKeys
         self.maximumDepth = maximumDepth
+        self.maximumNotificationsPerRequest = maximumNotificationsPerRequest
+        self.maximumDiagnosticsPerCode = maximumDiagnosticsPerCode
     }
 
     /// Whether `url` is an absolute http or https URL with a host, and without blanks or control characters (a NUL

@@ -18,7 +18,9 @@ import RichPushCore
 ///
 /// Duplicate keys keep the last value and get a `duplicate_key` warning.
 /// A Pushwoosh request with any invalid notification is rejected as a whole (the diagnostics say which one),
-/// because a sender retries the request as one unit.
+/// because a sender retries the request as one unit; so is one with more than `maximumNotificationsPerRequest`
+/// notifications (`too_many_notifications`). Findings about the whole request (duplicate keys, a dropped `auth`)
+/// go with its first job only, and every list of findings holds at most `maximumDiagnosticsPerCode` of each code.
 /// Cost: linear in the document size, plus one pass per configured media key.
 public struct PayloadParser: Sendable {
     public let options: PayloadOptions
@@ -50,15 +52,36 @@ public struct PayloadParser: Sendable {
         } catch {
             return .rejected([Diagnostic(.error, .invalidJSON, "", error.description)])
         }
-        let duplicates = result.duplicateKeyPointers.map {
+        // Only the listed ones are made: a megabyte of duplicates is 170,000 of them.
+        let pointers = result.duplicateKeyPointers
+        var duplicates = pointers.prefix(options.maximumDiagnosticsPerCode).map {
             Diagnostic(.warning, .duplicateKey, $0, "this key appears more than once in its object; the last value was used, so remove the others")
         }
-        return parse(result.value, leading: duplicates)
+        if pointers.count > options.maximumDiagnosticsPerCode {
+            duplicates.append(.omitted(count: pointers.count - options.maximumDiagnosticsPerCode, of: DiagnosticCode.duplicateKey.rawValue,
+                                       shown: options.maximumDiagnosticsPerCode, severity: .warning))
+        }
+        return capped(parse(result.value, leading: duplicates))
     }
 
     /// Parses an already-parsed document.
     public func parse(_ value: JSONValue) -> ParseOutcome {
-        parse(value, leading: [])
+        capped(parse(value, leading: []))
+    }
+
+    /// Every list of findings with at most `maximumDiagnosticsPerCode` of each code (`cappedPerCode`).
+    private func capped(_ outcome: ParseOutcome) -> ParseOutcome {
+        let limit = options.maximumDiagnosticsPerCode
+        switch outcome {
+        case .rejected(let diagnostics):
+            return .rejected(diagnostics.cappedPerCode(limit))
+        case .jobs(let jobs):
+            return .jobs(jobs.map { job in
+                var job = job
+                job.diagnostics = job.diagnostics.cappedPerCode(limit)
+                return job
+            })
+        }
     }
 
     /// Which shape a document would be read as, without parsing it further; nil when it is not recognized.
@@ -123,6 +146,11 @@ public struct PayloadParser: Sendable {
             shared.reject(.emptyNotificationList, "/request/notifications", "the request has no notifications; add at least one")
             return .rejected(shared.items)
         }
+        guard entries.count <= options.maximumNotificationsPerRequest else {
+            shared.reject(.tooManyNotifications, "/request/notifications",
+                          "the request has \(entries.count) notifications; at most \(options.maximumNotificationsPerRequest) are accepted in one request (--max-notifications), so split it")
+            return .rejected(shared.items)
+        }
         // Keys beside `request` and the request's own keys (`application`, ...) address every notification.
         var requestExtras = JSONObject()
         for (key, value) in document where key != "request" { requestExtras[key] = value }
@@ -142,7 +170,9 @@ public struct PayloadParser: Sendable {
             allDiagnostics.append(contentsOf: diagnostics)
             if var job, !diagnostics.rejects {
                 job.document = .object(document)
-                job.diagnostics = shared.items + job.diagnostics
+                // Findings about the whole document go with the first result only: copied into every result, a
+                // request's output grew with notifications times findings.
+                if jobs.isEmpty { job.diagnostics = shared.items + job.diagnostics }
                 jobs.append(job)
             }
         }

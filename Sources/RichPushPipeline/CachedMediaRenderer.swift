@@ -60,7 +60,7 @@ struct CachedMediaRenderer: MediaStage {
         return result(for: outcome, item: item, milliseconds: 0)
     }
 
-    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult {
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult {
         let started = ContinuousClock.now
         func elapsed() -> Int { Int((ContinuousClock.now - started) / .milliseconds(1)) }
         let fetcher = self.fetcher
@@ -72,7 +72,7 @@ struct CachedMediaRenderer: MediaStage {
             ) { stale in
                 try await Self.produce(
                     source: source, variant: variant, acceptedKinds: acceptedKinds, stale: stale, deadline: deadline,
-                    fetcher: fetcher, imaging: imaging)
+                    owner: owner, fetcher: fetcher, imaging: imaging)
             }
             return result(for: outcome, item: item, milliseconds: elapsed())
         } catch {
@@ -116,13 +116,13 @@ struct CachedMediaRenderer: MediaStage {
     /// else goes through the image pipeline (GIF is validated there and passes through too).
     private static func produce(
         source: String, variant: ImageVariant, acceptedKinds: Set<AttachmentKind>, stale: CachedObject?,
-        deadline: ContinuousClock.Instant, fetcher: Fetcher, imaging: ImagePipeline
+        deadline: ContinuousClock.Instant, owner: FetchOwner, fetcher: Fetcher, imaging: ImagePipeline
     ) async throws -> CacheProduction {
         let fetched: FetchedMedia
         do {
             fetched = try await fetcher.fetch(FetchRequest(
                 url: source, deadline: deadline, ifNoneMatch: stale?.etag, ifModifiedSince: stale?.lastModified,
-                acceptedKinds: acceptedKinds))
+                acceptedKinds: acceptedKinds, owner: owner))
         } catch {
             if error.isPermanent { return .failure(code: error.code, message: error.description) }
             throw CacheError.producerFailed(code: error.code, message: error.description)

@@ -38,12 +38,15 @@ public struct Enricher: Sendable {
 
     /// Parses one input document (any supported shape) and enriches every job in it under one deadline.
     ///
-    /// A Pushwoosh `request` body holds many notifications and gives many results; every other shape gives one.
+    /// A Pushwoosh `request` body holds many notifications (at most `PayloadOptions.maximumNotificationsPerRequest`)
+    /// and gives many results, enriched at most `notificationConcurrency` at a time; every other shape gives one.
     /// A document over `maximumDocumentBytes` gives one `line_too_long` result without being parsed (readers may
     /// hand over only its first `maximumDocumentBytes + 1` bytes).
     public func enrich(document: Data, line: Int? = nil, deadline: ContinuousClock.Instant? = nil) async -> [JobResult] {
         let started = ContinuousClock.now
         let deadline = deadline ?? started.advanced(by: configuration.jobDeadline)
+        // Every notification of the document fetches as one owner: one request's stalls cannot take a whole host.
+        let owner = FetchOwner()
         guard document.count <= configuration.maximumDocumentBytes else {
             var result = JobResult(rejectedDocument: [.lineTooLong(limit: configuration.maximumDocumentBytes)], line: line)
             result.timings.finish(since: started)
@@ -56,21 +59,23 @@ public struct Enricher: Sendable {
             return [result]
         case .jobs(let jobs) where jobs.count == 1:
             // The common shape: no child task to wait for.
-            var result = await enrich(jobs[0], deadline: deadline)
+            var result = await enrich(jobs[0], deadline: deadline, owner: owner)
             result.line = line
             return withSenderRequest(jobs, [result])
         case .jobs(let jobs):
-            let results = await withTaskGroup(of: (Int, JobResult).self) { group in
-                for (index, job) in jobs.enumerated() {
-                    group.addTask { (index, await enrich(job, deadline: deadline)) }
-                }
-                var results = [JobResult?](repeating: nil, count: jobs.count)
-                for await (index, result) in group { results[index] = result }
-                return results.compactMap { result in
-                    var result = result
-                    result?.line = line
-                    return result
-                }
+            // A request's notifications share the width a document gets (`notificationConcurrency`, from
+            // --concurrency), not one task each: a hundred notifications would otherwise fetch and decode at once.
+            var slots = [JobResult?](repeating: nil, count: jobs.count)
+            await withBoundedConcurrency(over: Array(jobs.indices), width: configuration.notificationConcurrency) { index in
+                await enrich(jobs[index], deadline: deadline, owner: owner)
+            } onEach: { index, result in
+                slots[index] = result
+                return true
+            }
+            let results = slots.compactMap { result in
+                var result = result
+                result?.line = line
+                return result
             }
             return withSenderRequest(jobs, results)
         }
@@ -89,11 +94,12 @@ public struct Enricher: Sendable {
     }
 
     /// Renders the job's media concurrently, stops at `deadline`, and rewrites the payload from what finished.
-    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant) async -> JobResult {
+    /// The fetches count as `owner`'s (`FetchOwner`): at most half of a host's connections at once.
+    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant, owner: FetchOwner = FetchOwner()) async -> JobResult {
         let started = ContinuousClock.now
         let retainUntil = retention(for: job, now: Date())
         let results = await renderMedia(
-            of: job, with: media, retainUntil: retainUntil, started: started, deadline: deadline)
+            of: job, with: media, retainUntil: retainUntil, started: started, deadline: deadline, owner: owner)
         let mediaFinished = ContinuousClock.now
         for media in results where media.isLocalFault {
             configuration.log.log(.error, "local_fault", [
@@ -115,6 +121,8 @@ public struct Enricher: Sendable {
         }) {
             jobResult.status = .partial
         }
+        // The renderer's findings join the parser's, which are capped already; cap the whole list once more.
+        jobResult.diagnostics = jobResult.diagnostics.cappedPerCode(configuration.payload.maximumDiagnosticsPerCode)
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))
         jobResult.timings.finish(since: started)
         return jobResult
@@ -146,14 +154,16 @@ public struct Enricher: Sendable {
     private func prewarm<Stage: MediaStage>(
         source: String, variant: String, with media: Stage, retainUntil: Date, deadline: ContinuousClock.Instant
     ) async -> MediaResult {
-        await media.render(media.item(source: source, pointer: "", variantName: variant), retainUntil: retainUntil, deadline: deadline)
+        await media.render(
+            media.item(source: source, pointer: "", variantName: variant), retainUntil: retainUntil, deadline: deadline,
+            owner: FetchOwner())
     }
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
     /// them when the deadline passes; a job whose media are all warm creates no task and no timer.
     private func renderMedia<Stage: MediaStage>(
         of job: NotificationJob, with media: Stage, retainUntil: Date, started: ContinuousClock.Instant,
-        deadline: ContinuousClock.Instant
+        deadline: ContinuousClock.Instant, owner: FetchOwner
     ) async -> [MediaResult] {
         var distinct = Set<Work>()
         var finished: [Work: MediaResult] = [:]
@@ -176,7 +186,7 @@ public struct Enricher: Sendable {
 
         await withTaskGroup(of: (Work, MediaResult)?.self) { group in
             for (work, item) in pending {
-                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline)) }
+                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: owner)) }
             }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: .continuous)

@@ -21,6 +21,9 @@ public struct EnricherConfiguration: Sendable {
     /// The largest input document accepted (a `process` line, a stream entry's `job`); a longer one is rejected
     /// with `line_too_long` before it is parsed. A push is at most about 5 KB of payload plus its envelope.
     public var maximumDocumentBytes: Int
+    /// Notifications of one Pushwoosh request enriched at once (`--concurrency`); the rest wait for a free place.
+    /// Each costs its media's fetches (bodies up to the byte cap) and renders, so this, not the request, bounds them.
+    public var notificationConcurrency: Int
     /// How long an object stays retained for a job that carries no `apns-expiration`: APNs keeps pushes up to 30 days.
     public var defaultRetention: Duration
 
@@ -32,8 +35,10 @@ public struct EnricherConfiguration: Sendable {
         defaultRetention: Duration = .seconds(30 * 86_400),
         maximumDocumentBytes: Int = 1 << 20,
         renderMemoryBudget: RenderMemoryBudget = .processWide,
-        log: any LogSink = DiscardingLogSink()
+        log: any LogSink = DiscardingLogSink(),
+        notificationConcurrency: Int = 16
     ) {
+        self.notificationConcurrency = max(1, notificationConcurrency)
         self.renderMemoryBudget = renderMemoryBudget
         self.log = log
         self.maximumDocumentBytes = maximumDocumentBytes

@@ -1,6 +1,7 @@
 import Foundation
 import RichPushCore
 import RichPushPayload
+import RichPushHTTP
 
 /// The enricher's media stage: what becomes of each distinct (source, variant) of a job. `CachedMediaRenderer`
 /// fetches and renders into the cache; `UnfetchedMedia` fetches nothing, for `validate --no-fetch`. The rules around
@@ -18,7 +19,8 @@ protocol MediaStage: Sendable {
     /// The result available without a task or a wait (a warm cache); nil when the item must be rendered.
     func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult?
 
-    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult
+    /// Renders `item`; its fetches count against `owner`'s connections to the source's host.
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult
 }
 
 /// The media stage of a structure check: every reference answers at once that it was not fetched, so the payload
@@ -38,7 +40,7 @@ struct UnfetchedMedia: MediaStage {
 
     func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? { result(for: item) }
 
-    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant) async -> MediaResult {
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult {
         result(for: item)
     }
 

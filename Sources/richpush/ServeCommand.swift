@@ -12,7 +12,7 @@ enum ServeCommand: Command {
         OptionDefinition("request-timeout", .value, valueName: "DURATION", help: "Close a connection idle this long (slow clients included). Default 30s."),
         OptionDefinition("max-connections", .value, valueName: "N", help: "Open connections at most. Default 1024."),
         OptionDefinition("max-in-flight", .value, valueName: "N", help: "Requests being enriched at once; more get 503 with Retry-After. Default 16 x --concurrency."),
-    ]
+    ] + PreviewLimits.options
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
@@ -25,13 +25,14 @@ enum ServeCommand: Command {
         }
         configuration.maximumConnections = try options.integer("max-connections", range: 1...100_000) ?? configuration.maximumConnections
         configuration.maximumRequestsInFlight = try options.integer("max-in-flight", range: 1...100_000) ?? 16 * settings.concurrency
+        let previewLimits = try PreviewLimits(options)
 
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let metrics = JobMetrics(fetcher: fetcher)
         let routes = ServeRoutes(
             enricher: enricher, store: store, metrics: metrics, logger: settings.logger, concurrency: settings.concurrency,
-            strict: settings.strict, payloadOptions: settings.payloadOptions)
+            strict: settings.strict, payloadOptions: settings.payloadOptions, previewLimits: previewLimits)
         let server: HTTPServer
         do {
             server = try HTTPServer(configuration: configuration) { request in await routes.respond(to: request) }

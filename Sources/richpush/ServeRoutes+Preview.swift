@@ -5,18 +5,22 @@ extension ServeRoutes {
     /// `POST /v1/preview`, what the page at `/` posts: one document in any shape, NDJSON (`application/x-ndjson`,
     /// one job per line) or a URL list (`text/uri-list`, previewed as a story with a page per URL). Answers the
     /// `StoryPreview` document of its `validate` report, with the rendered images inlined. Documents are enriched one
-    /// after another; each answer holds every rendered image of its jobs in base64.
+    /// after another. `PreviewLimits` bounds the answer: at most `--preview-max-lines` lines (else 413), and at most
+    /// `--preview-inline-images` image bytes inlined, none for a body of more than one line.
     func preview(_ request: HTTPRequest) async -> HTTPResponse {
         // Each document with its line number (NDJSON only), as `validate` reads a file.
         var documents: [(data: Data, line: Int?)]
         switch request.contentType {
         case "text/uri-list":
-            guard let story = URLListStory.document(from: request.body) else {
+            let urls = URLListStory.urls(in: request.body)
+            if let refusal = previewLimits.refusal(lines: urls.count) { return refusal }
+            guard let story = URLListStory.document(from: urls) else {
                 return .error(400, code: "empty_url_list", message: "the URL list holds no URL")
             }
             documents = [(story, nil)]
         case "application/x-ndjson":
             let lines = LineSplitter.lines(of: request.body, maximumLineBytes: enricher.configuration.maximumDocumentBytes)
+            if let refusal = previewLimits.refusal(lines: lines.count) { return refusal }
             documents = lines.enumerated().map { index, line in (line, index + 1) }
         default:
             documents = [(request.body, nil)]
@@ -27,7 +31,9 @@ extension ServeRoutes {
         }
         let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
         let report = ValidateCommand.jsonReport(file: "request", results: results)
-        let preview = await StoryPreview.build(reports: [report], valid: !failed, payloadOptions: payloadOptions, store: store)
+        let preview = await StoryPreview.build(
+            reports: [report], valid: !failed, payloadOptions: payloadOptions, store: store,
+            maximumImageBytes: previewLimits.imageBytes(forLines: documents.count))
         return HTTPResponse(status: 200, contentType: "application/json", body: preview.json.serialized())
     }
 }

@@ -11,6 +11,7 @@ struct ServeRoutes: Sendable {
     let concurrency: Int
     let strict: Bool
     let payloadOptions: PayloadOptions
+    let previewLimits: PreviewLimits
 
     /// The story preview page with its form, built once.
     private static let previewPage = Data(PreviewPage.html().utf8)

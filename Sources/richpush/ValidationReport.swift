@@ -15,37 +15,40 @@ enum ValidationReport {
             + (failed > 0 ? " (\(failed) failed)" : "")
     }
 
+    /// The report of one file. Every line goes through `TerminalText.escaped`, since ids, pointers, messages, URLs
+    /// and payload text come from the input and must not reach the terminal as control characters.
     static func text(file: String, results: [JobResult], fetched: Bool) -> String {
-        var text = "\(file)\n"
+        var text = ""
+        func add(_ line: String) { text += TerminalText.escaped(line) + "\n" }
+        add(file)
         for result in results {
             var heading = "  job"
             if let id = result.id { heading += " \(id)" }
             if let line = result.line { heading += " (line \(line))" }
-            text += "\(heading): \(result.status.rawValue)\n"
+            add("\(heading): \(result.status.rawValue)")
             for diagnostic in result.diagnostics {
                 let pointer = diagnostic.pointer.isEmpty ? "/" : diagnostic.pointer
-                text += "    \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))"
-                text += "\(pointer): \(diagnostic.message) [\(diagnostic.code)]\n"
+                add("    \(diagnostic.severity.rawValue.padding(toLength: 8, withPad: " ", startingAt: 0))"
+                    + "\(pointer): \(diagnostic.message) [\(diagnostic.code)]")
             }
             for media in result.media {
-                text += "    media   \(media.pointer): \(URLRedaction.redact(media.source))\n"
+                add("    media   \(media.pointer): \(URLRedaction.redact(media.source))")
                 if let published = media.published {
                     let size = String(format: "%.1f KB", Double(published.bytes) / 1024)
                     let dimensions = published.size.map { " \($0.width)x\($0.height)" } ?? ""
-                    text += "            \(media.status.rawValue)\(dimensions) \(published.format.rawValue)"
-                    text += " \(size) in \(media.milliseconds) ms -> \(published.publicURL)\n"
+                    add("            \(media.status.rawValue)\(dimensions) \(published.format.rawValue)"
+                        + " \(size) in \(media.milliseconds) ms -> \(published.publicURL)")
                 } else {
-                    text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode?.rawValue ?? "")\n"
+                    add("            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode?.rawValue ?? "")")
                 }
             }
             if let apns = result.apns {
                 let limit = apns.headers.first(where: { $0.name == "apns-push-type" })?.value == "voip" ? 5120 : 4096
-                text += "    payload \(apns.byteCount) / \(limit) bytes"
-                text += fetched ? "\n" : " (media not fetched: URLs left as written)\n"
-                for header in apns.headers { text += "      \(header.name): \(header.value)\n" }
+                add("    payload \(apns.byteCount) / \(limit) bytes" + (fetched ? "" : " (media not fetched: URLs left as written)"))
+                for header in apns.headers { add("      \(header.name): \(header.value)") }
                 let pretty = String(decoding: apns.payload.serialized(pretty: true), as: UTF8.self)
                 for line in pretty.split(separator: "\n", omittingEmptySubsequences: false) {
-                    text += "      \(line)\n"
+                    add("      \(line)")
                 }
             }
         }

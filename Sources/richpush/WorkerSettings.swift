@@ -27,7 +27,7 @@ struct WorkerSettings {
 
     static let options: [OptionDefinition] = [
         configuration,
-        OptionDefinition("concurrency", .value, valueName: "N", help: "Jobs (or media items) in flight at once. Default 16."),
+        OptionDefinition("concurrency", .value, valueName: "N", help: "Jobs (or media items) in flight at once, and the notifications of one Pushwoosh request enriched at once. Default 16."),
         OptionDefinition("deadline", .value, valueName: "DURATION", help: "Hard per-job deadline, e.g. 25s or 800ms; at most 30s (the service extension's limit). Default 25s."),
         OptionDefinition("allow-long-deadline", .flag, help: "Accept a --deadline over 30s (for prewarm jobs that no device waits for)."),
         cacheDirectory,
@@ -36,6 +36,7 @@ struct WorkerSettings {
         OptionDefinition("local-origin", .repeatedValue, valueName: "PREFIX=DIR", help: "Serve URLs starting with PREFIX from files in DIR."),
         OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
         OptionDefinition("allow-host", .repeatedValue, valueName: "HOST", help: "Fetch only from these hosts (default: any public host)."),
+        OptionDefinition("max-notifications", .value, valueName: "N", help: "Notifications one Pushwoosh request may hold; a longer request is rejected (too_many_notifications). Default 100."),
         OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest image source accepted (GIF included), e.g. 10MB. Default 10MB."),
         OptionDefinition("render-memory", .value, valueName: "SIZE", help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline. Default: a quarter of the machine's (or the cgroup's) memory, 64MB to 2GB."),
@@ -69,6 +70,7 @@ struct WorkerSettings {
     var maximumAudioBytes = AttachmentKind.audio.appleByteLimit
     var maximumVideoBytes = AttachmentKind.video.appleByteLimit
     var maximumLineBytes = 1024 * 1024
+    var maximumNotifications = PayloadOptions().maximumNotificationsPerRequest
     /// The one budget every render of this process reserves its pixel memory in (`--render-memory`).
     var renderMemoryBudget = RenderMemoryBudget.processWide
     var negativeTTL: Duration = .seconds(300)
@@ -126,6 +128,7 @@ struct WorkerSettings {
         maximumAudioBytes = try options.byteCount("max-audio-bytes") ?? maximumAudioBytes
         maximumVideoBytes = try options.byteCount("max-video-bytes") ?? maximumVideoBytes
         maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
+        maximumNotifications = try options.integer("max-notifications", range: 1...10_000) ?? maximumNotifications
         if let capacity = try options.byteCount("render-memory") { renderMemoryBudget = RenderMemoryBudget(capacity: capacity) }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
@@ -186,6 +189,7 @@ struct WorkerSettings {
         options.forcedShape = shape
         options.topic = topic
         options.includesSourceKeys = sourceKeys
+        options.maximumNotificationsPerRequest = maximumNotifications
         // Our own cached objects are never fetched again, so a result fed back in comes out the same.
         options.ownMediaBaseURL = publicBaseURL
         if let defaultTitle { options.defaultTitle = defaultTitle }
@@ -219,7 +223,8 @@ struct WorkerSettings {
         imageLimits.maximumSourceBytes = maximumSourceBytes
         return EnricherConfiguration(
             jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
-            maximumDocumentBytes: maximumLineBytes, renderMemoryBudget: renderMemoryBudget, log: logger)
+            maximumDocumentBytes: maximumLineBytes, renderMemoryBudget: renderMemoryBudget, log: logger,
+            notificationConcurrency: concurrency)
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

@@ -191,6 +191,42 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(try curl("/", method: "HEAD", extra: ["-I"]).status, 200)
     }
 
+    /// A preview answer inlines every rendered image in base64; the issue's 84 KB body answered 189 MB. Lines per
+    /// request and image bytes per answer are bounded, and a multi-line body inlines no image.
+    func testPreviewAnswersAreBounded() throws {
+        try start(["--preview-max-lines", "3", "--preview-inline-images", "60KB"])
+        let job = { (id: Int, image: String) in
+            #"{"id":"\#(id)","payload":{"aps":{"alert":"a"},"attachment":"https://media.example.com/\#(image)"}}"#
+        }
+        let tooMany = (0..<4).map { job($0, "hero.jpg") }.joined(separator: "\n")
+        let refused = try curl("/v1/preview", method: "POST", body: Data(tooMany.utf8), contentType: "application/x-ndjson")
+        XCTAssertEqual(refused.status, 413, refused.body)
+        XCTAssertEqual((refused.json?["error"] as? [String: Any])?["code"] as? String, "too_many_lines")
+        let urls = (1...4).map { "https://media.example.com/story\(($0 - 1) % 3 + 1).jpg" }.joined(separator: "\n")
+        XCTAssertEqual(try curl("/v1/preview", method: "POST", body: Data(urls.utf8), contentType: "text/uri-list").status, 413)
+
+        // Two lines: both rendered and reported, no image inlined.
+        let two = [job(1, "hero.jpg"), job(2, "story1.jpg")].joined(separator: "\n")
+        let lines = try curl("/v1/preview", method: "POST", body: Data(two.utf8), contentType: "application/x-ndjson")
+        XCTAssertEqual(lines.status, 200, lines.body)
+        XCTAssertEqual((lines.json?["images"] as? [String: String])?.count, 0)
+        XCTAssertEqual(lines.json?["images_omitted"] as? Int, 2)
+
+        // One story of three pages: images inlined up to 60 KB, the rest counted.
+        let story = #"{"aps":{"alert":{"title":"T","body":"B"}},"pw_stories":{"pages":["# +
+            (1...3).map { #"{"image":"https://media.example.com/story\#($0).jpg","title":"P\#($0)"}"# }.joined(separator: ",") + "]}}"
+        let answer = try curl("/v1/preview", method: "POST", body: Data(story.utf8), contentType: "application/json")
+        XCTAssertEqual(answer.status, 200, answer.body)
+        let images = try XCTUnwrap(answer.json?["images"] as? [String: String])
+        let inlined = try images.values.reduce(0) { total, url in
+            total + (try XCTUnwrap(Data(base64Encoded: String(url.drop { $0 != "," }.dropFirst())))).count
+        }
+        let omitted = try XCTUnwrap(answer.json?["images_omitted"] as? Int)
+        XCTAssertLessThanOrEqual(inlined, 60 * 1024)
+        XCTAssertGreaterThan(omitted, 0, "three rendered story pages do not fit in 60 KB")
+        XCTAssertEqual(images.count + omitted, 3)
+    }
+
     func testOversizedBodiesMalformedHTTPAndSlowClients() throws {
         try start(["--max-body", "1KB", "--request-timeout", "1s"])
         let big = Data(repeating: 0x61, count: 4096)

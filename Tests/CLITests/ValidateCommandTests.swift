@@ -47,6 +47,22 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(pointers.contains("/pw_stories/pages/1/link"), "\(pointers)")
     }
 
+    /// Ids, pointers, messages and URLs come from the input: ESC, CR and LF in them must reach the terminal as
+    /// visible escapes, never as control characters that clear the screen or forge a `summary:` line.
+    func testTextReportEscapesControlCharacters() throws {
+        let forged = #"\r\nsummary: 0 errors, 0 warnings, 0 media\u001b[2J\u009b31m"#
+        let file = try write("hostile.json", """
+            {"id":"job\(forged)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"attachment":"https://media.example.com/a\(forged).jpg"},"k\(forged)":1,"k\(forged)":2}
+            """)
+        let output = try CommandRunner.run(["validate", "--no-fetch", file])
+        let text = output.standardOutput
+        XCTAssertFalse(text.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x0D || $0.value == 0x9B }, text)
+        let summaries = text.components(separatedBy: .newlines).filter { $0.hasPrefix("summary:") }
+        XCTAssertEqual(summaries.count, 1, text)
+        XCTAssertTrue(text.contains(#"job\r\nsummary: 0 errors, 0 warnings, 0 media\u{1B}[2J\u{9B}31m"#), text)
+        XCTAssertTrue(text.contains(#"duplicate_key"#), text)
+    }
+
     func testWarningsFailOnlyWithStrict() throws {
         let file = try write("pushfa.json", """
             {"title":"This title is far longer than the thirty-five characters Pushfa allows","body":"Body","platform":"ios"}

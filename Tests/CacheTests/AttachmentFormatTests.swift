@@ -87,7 +87,7 @@ final class AttachmentFormatTests: XCTestCase {
     func testAFileStorePublishesVideoUnderItsExtension() async throws {
         let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
-        let bytes = MediaSamples.isoMedia(brand: "qt  ", size: 1000)
+        let bytes = MediaSamples.isoMedia(brand: "qt  ", compatible: ["qt  "], size: 1000)
         let cacheKey = key("https://video.example/clip")
         let outcome = try await store.object(
             for: cacheKey, sourceURL: "https://video.example/clip", variant: "attachment", retainUntil: nil,

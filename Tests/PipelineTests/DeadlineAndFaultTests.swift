@@ -80,6 +80,22 @@ final class DeadlineAndFaultTests: PipelineTestCase {
         XCTAssertEqual(origin.totalCount(onSecondary: true), secondaryBefore, "no request reached 127.0.0.2")
     }
 
+    /// A blocked fetch must not tell the sender what a name resolves to (a DNS oracle for internal names): the
+    /// message keeps the URL as given and says only that the address is internal.
+    func testBlockedAddressMessageDoesNotRevealTheResolvedAddress() async throws {
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let source = "http://localhost:\(origin.primary.port)/bytes/8/100"
+        let job = #"{"id":"oracle","payload":{"aps":{"alert":{"title":"T","body":"B"}},"attachment":"\#(source)"}}"#
+        let result = try await enrichOne(enricher, job)
+        let media = try XCTUnwrap(result.media.first)
+        XCTAssertEqual(media.errorCode, "blocked_address")
+        let message = try XCTUnwrap(media.errorMessage)
+        XCTAssertEqual(message, "\(source): blocked internal address (private, loopback or reserved)")
+        let printed = String(decoding: result.json.serialized(), as: UTF8.self)
+        XCTAssertFalse(printed.contains("127.0.0.1") || printed.contains("::1"), printed)
+    }
+
     func testSourceSharedByConcurrentJobsIsFetchedOnce() async throws {
         let (enricher, fetcher, _) = try makeEnricher(allowNetworks: ["127.0.0.1/32"])
         defer { fetcher.shutdown() }

@@ -23,7 +23,8 @@ class PipelineTestCase: XCTestCase {
     func makeEnricher(
         allowNetworks: [String] = [],
         deadline: Duration = .seconds(10),
-        cacheDirectory: URL? = nil
+        cacheDirectory: URL? = nil,
+        adjust: (inout EnricherConfiguration) -> Void = { _ in }
     ) throws -> (Enricher, Fetcher, FileMediaStore) {
         var fetch = FetchConfiguration()
         fetch.localOrigins = [try LocalOrigin(parsing: "https://media.example.com/=\(Self.mediaDirectory.path)")]
@@ -31,7 +32,9 @@ class PipelineTestCase: XCTestCase {
         let fetcher = try Fetcher(configuration: fetch)
         let root = cacheDirectory ?? temporaryDirectory.appendingPathComponent("cache", isDirectory: true)
         let store = try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: Self.publicBase))
-        let enricher = Enricher(configuration: EnricherConfiguration(jobDeadline: deadline), store: store, fetcher: fetcher)
+        var configuration = EnricherConfiguration(jobDeadline: deadline)
+        adjust(&configuration)
+        let enricher = Enricher(configuration: configuration, store: store, fetcher: fetcher)
         return (enricher, fetcher, store)
     }
 

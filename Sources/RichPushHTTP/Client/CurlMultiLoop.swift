@@ -32,9 +32,16 @@ final class CurlMultiLoop: @unchecked Sendable {
     private var earliestExpiry = ContinuousClock.Instant.now
 
     private let handles: EasyHandlePool
+    private let maximumTransfersPerOwnerHost: Int
+    /// Poll-thread only: transfers given to libcurl per owner and host, and those waiting for one of them to end.
+    /// libcurl queues a host's transfers past its cap in one line, so without this one job's stalled sources
+    /// could hold every connection while another job's images waited behind them until the stall timeout.
+    private var attachedPerOwnerHost: [OwnerHostKey: Int] = [:]
+    private var waitingPerOwnerHost: [OwnerHostKey: [CurlTransfer]] = [:]
 
-    init(maximumConnectionsPerHost: Int, handles: EasyHandlePool) throws(FetchError) {
+    init(maximumConnectionsPerHost: Int, maximumTransfersPerOwnerHost: Int, handles: EasyHandlePool) throws(FetchError) {
         self.handles = handles
+        self.maximumTransfersPerOwnerHost = max(1, maximumTransfersPerOwnerHost)
         guard curlGlobalInit == CURLE_OK, let multi = curl_multi_init() else {
             throw .invalidConfiguration(reason: "libcurl could not be initialised")
         }
@@ -91,7 +98,7 @@ final class CurlMultiLoop: @unchecked Sendable {
             }
             for transfer in additions { attach(transfer) }
             // A transfer not attached yet is caught by `attach` through its cancel flag; one already finished is left alone.
-            for transfer in cancellations where transfer.isAttached {
+            for transfer in cancellations where transfer.isAttached || transfer.isWaiting {
                 detach(transfer, with: .failure(TransferFailure(error: .cancelled(url: transfer.url))))
             }
             if isShuttingDown { break }
@@ -101,6 +108,12 @@ final class CurlMultiLoop: @unchecked Sendable {
             let nextCheck = enforceDeadlines(now: .now)
             curl_multi_poll(multi, nil, 0, nextCheck, nil)
         }
+        // Waiting transfers first, so that detaching an active one starts none of them.
+        for transfer in waitingPerOwnerHost.values.joined() {
+            transfer.isWaiting = false
+            transfer.finish(.failure(TransferFailure(error: .cancelled(url: transfer.url))))
+        }
+        waitingPerOwnerHost = [:]
         for transfer in Array(active.values) {
             detach(transfer, with: .failure(TransferFailure(error: .cancelled(url: transfer.url))))
         }
@@ -120,23 +133,51 @@ final class CurlMultiLoop: @unchecked Sendable {
             transfer.finish(.failure(TransferFailure(error: .cancelled(url: transfer.url))))
             return
         }
+        if let key = transfer.ownerHostKey, attachedPerOwnerHost[key, default: 0] >= maximumTransfersPerOwnerHost {
+            waitingPerOwnerHost[key, default: []].append(transfer)
+            transfer.isWaiting = true
+            earliestExpiry = min(earliestExpiry, transfer.deadline)
+            return
+        }
         guard let easy = transfer.easy, curl_multi_add_handle(multi, easy) == CURLM_OK else {
             transfer.finish(.failure(TransferFailure(error: .internalFailure(url: transfer.url, reason: "libcurl refused the transfer"))))
             return
         }
         transfer.isAttached = true
+        if let key = transfer.ownerHostKey { attachedPerOwnerHost[key, default: 0] += 1 }
         active[transfer.key] = transfer
         earliestExpiry = min(earliestExpiry, transfer.deadline, ContinuousClock.now + transfer.policy.stallTimeout)
     }
 
-    /// Removes a transfer from the multi handle (aborting it if still running) and completes it.
+    /// Removes a transfer from the multi handle (aborting it if still running) or from its wait, and completes it;
+    /// a place it frees goes to its owner's next waiting transfer to the same host.
     private func detach(_ transfer: CurlTransfer, with outcome: TransferOutcome) {
         if transfer.isAttached, let easy = transfer.easy {
             active.removeValue(forKey: transfer.key)
             curl_multi_remove_handle(multi, easy)
             transfer.isAttached = false
+            if let key = transfer.ownerHostKey {
+                attachedPerOwnerHost[key, default: 1] -= 1
+                if attachedPerOwnerHost[key] == 0 { attachedPerOwnerHost.removeValue(forKey: key) }
+                startWaiting(for: key)
+            }
+        } else if transfer.isWaiting, let key = transfer.ownerHostKey {
+            transfer.isWaiting = false
+            waitingPerOwnerHost[key]?.removeAll { $0 === transfer }
+            if waitingPerOwnerHost[key]?.isEmpty == true { waitingPerOwnerHost.removeValue(forKey: key) }
         }
         transfer.finish(outcome)
+    }
+
+    /// Gives the owner's waiting transfers to libcurl, in arrival order, while the owner has places on the host.
+    private func startWaiting(for key: OwnerHostKey) {
+        while attachedPerOwnerHost[key, default: 0] < maximumTransfersPerOwnerHost,
+              let next = waitingPerOwnerHost[key]?.first {
+            waitingPerOwnerHost[key]?.removeFirst()
+            if waitingPerOwnerHost[key]?.isEmpty == true { waitingPerOwnerHost.removeValue(forKey: key) }
+            next.isWaiting = false
+            attach(next)
+        }
     }
 
     private func collectCompletions() {
@@ -176,6 +217,14 @@ final class CurlMultiLoop: @unchecked Sendable {
             } else {
                 // Its stall clock starts when its connection opens, at the earliest now.
                 next = min(next, now + transfer.policy.stallTimeout)
+            }
+        }
+        // A waiting transfer has no connection to stall on, only its deadline.
+        for transfer in Array(waitingPerOwnerHost.values.joined()) {
+            if now >= transfer.deadline {
+                detach(transfer, with: .failure(TransferFailure(error: .deadlineExceeded(url: transfer.url))))
+            } else {
+                next = min(next, transfer.deadline)
             }
         }
         earliestExpiry = next

@@ -23,6 +23,10 @@ final class CurlTransfer: @unchecked Sendable {
     var continuation: CheckedContinuation<TransferOutcome, Never>?
     var isFinished = false
     var isAttached = false
+    /// Poll-thread only: queued behind its owner's other transfers to the same host, not yet given to libcurl.
+    var isWaiting = false
+    /// Its owner and host, when the request has an owner (`FetchRequest.owner`).
+    private(set) var ownerHostKey: OwnerHostKey?
 
     // Written by callbacks on the poll thread.
     var body: BodyAccumulator
@@ -51,6 +55,7 @@ final class CurlTransfer: @unchecked Sendable {
          buffers: BodyBufferPool) throws(FetchError) {
         try self.init(url: request.url, deadline: request.deadline, policy: policy, handles: handles, buffers: buffers)
         byteCap = SniffedByteCap(limits: configuration.byteLimits(accepting: request.acceptedKinds))
+        ownerHostKey = OwnerHostKey(owner: request.owner, url: request.url)
         try configure { transfer, easy in
             transfer.configureCommon(easy, configuration: configuration)
                 && transfer.configureMedia(easy, request: request, configuration: configuration)

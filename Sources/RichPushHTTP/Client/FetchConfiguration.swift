@@ -27,6 +27,9 @@ public struct FetchConfiguration: Sendable {
     public var acceptEncoding: Bool
     /// Per-host connection cap of the shared connection pool.
     public var maximumConnectionsPerHost: Int
+    /// Connections one job (`FetchRequest.owner`) may hold to one host: half the per-host cap, at least one. A job's
+    /// stalled sources then leave the other half to other jobs until the stall timeout frees them.
+    public var maximumConnectionsPerHostPerOwner: Int { max(1, maximumConnectionsPerHost / 2) }
     /// Sent as `User-Agent` on every request.
     public var userAgent: String
     /// Retry once (connection reset, 429, 502, 503, 504) when the deadline allows.

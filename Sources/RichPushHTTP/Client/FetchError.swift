@@ -4,6 +4,8 @@ import RichPushCore
 /// Every case names the URL it concerns. Descriptions strip the query string and any user-info, because
 /// campaign URLs often carry signatures or tokens there.
 public enum FetchError: RichPushError, Equatable {
+    /// The URL (or a redirect hop) resolved to a denied address. `ip` is kept for tests and debugging only: the
+    /// description never names it, or a blocked fetch would tell a sender what an internal name resolves to.
     case blockedAddress(url: String, ip: String)
     case blockedHost(url: String)
     case httpStatus(url: String, code: Int)
@@ -82,8 +84,8 @@ public enum FetchError: RichPushError, Equatable {
 
     public var description: String {
         switch self {
-        case .blockedAddress(let url, let ip):
-            "\(URLRedaction.redact(url)): connection to \(ip) blocked (private, loopback or reserved address)"
+        case .blockedAddress(let url, _):
+            "\(URLRedaction.redact(url)): blocked internal address (private, loopback or reserved)"
         case .blockedHost(let url):
             "\(URLRedaction.redact(url)): host is not in the allowed host list"
         case .httpStatus(let url, let code):

@@ -10,10 +10,14 @@ public struct FetchRequest: Sendable {
     /// The kinds of media this reference may be (`AttachmentSniffer` on the first bytes); another kind fails with
     /// `media_kind_not_accepted` as soon as its first bytes arrive. A story page accepts images only.
     public var acceptedKinds: Set<AttachmentKind>
+    /// The job the fetch is for; its transfers to one host share `maximumConnectionsPerHostPerOwner` connections and
+    /// the rest wait their turn. Nil: only the per-host limit applies.
+    public var owner: FetchOwner?
 
     public init(url: String, deadline: ContinuousClock.Instant, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil,
-                acceptedKinds: Set<AttachmentKind> = Set(AttachmentKind.allCases)) {
+                acceptedKinds: Set<AttachmentKind> = Set(AttachmentKind.allCases), owner: FetchOwner? = nil) {
         self.url = url
+        self.owner = owner
         self.acceptedKinds = acceptedKinds
         self.deadline = deadline
         self.ifNoneMatch = ifNoneMatch

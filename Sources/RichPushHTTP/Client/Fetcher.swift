@@ -4,7 +4,8 @@ import RichPushCore
 /// Fetches untrusted media URLs under a hard deadline, a byte cap and an SSRF guard.
 ///
 /// Owns one libcurl multi handle on a dedicated thread; hundreds of concurrent `fetch` calls share it and its
-/// connection pool (HTTP/1.1 keep-alive and HTTP/2 multiplexing, at most `maximumConnectionsPerHost` per host).
+/// connection pool (HTTP/1.1 keep-alive and HTTP/2 multiplexing, at most `maximumConnectionsPerHost` per host, and
+/// at most `maximumConnectionsPerHostPerOwner` of them for one job's transfers).
 /// Each fetch costs one easy handle and the body in memory (≤ the cap of its kind: `maximumBytes` for images,
 /// `maximumAudioBytes`, `maximumVideoBytes`, chosen by its first bytes); the thread is idle in
 /// `curl_multi_poll` when nothing is in flight.
@@ -26,7 +27,9 @@ public final class Fetcher: Sendable {
             decodesContent: configuration.acceptEncoding)
         let handles = EasyHandlePool(capacity: 256)
         self.handles = handles
-        loop = try CurlMultiLoop(maximumConnectionsPerHost: configuration.maximumConnectionsPerHost, handles: handles)
+        loop = try CurlMultiLoop(
+            maximumConnectionsPerHost: configuration.maximumConnectionsPerHost,
+            maximumTransfersPerOwnerHost: configuration.maximumConnectionsPerHostPerOwner, handles: handles)
     }
 
     deinit { loop.shutdown() }

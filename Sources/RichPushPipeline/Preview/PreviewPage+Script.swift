@@ -137,7 +137,7 @@ extension PreviewPage {
                 image.src = source;
                 screen.appendChild(image);
               } else {
-                screen.appendChild(element("div", "placeholder", (fetched ? "Image not in the cache: " : "Not fetched (--no-fetch): ") + (slot.page.image_source || slot.page.image || "")));
+                screen.appendChild(element("div", "placeholder", (fetched ? "Image not inlined (answer size limit) or not in the cache: " : "Not fetched (--no-fetch): ") + (slot.page.image_source || slot.page.image || "")));
               }
               var progress = element("div", "progress");
               for (var step = 0; step < count; step++) progress.appendChild(element("i", step === slot.position ? "current" : ""));

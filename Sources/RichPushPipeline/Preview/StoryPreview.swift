@@ -17,7 +17,8 @@ import RichPushCache
 /// base64 (a third larger) inside the JSON, at most about 5 MB for a ten-page story with an attachment, and each
 /// preview reads its objects again instead of letting the browser cache them, which suits an author's tool.
 public struct StoryPreview: Sendable {
-    /// The preview document: `{"valid", "fetched", "reports": [...], "payload_limits": [[...]], "images": {...}}`.
+    /// The preview document: `{"valid", "fetched", "reports": [...], "payload_limits": [[...]], "images": {...},
+    /// "images_omitted": N}`.
     public let json: JSONValue
 
     /// Builds the document from `reports` (each one file's `validate --format json` report). With a `store`, the
@@ -25,12 +26,19 @@ public struct StoryPreview: Sendable {
     /// inlined (one lookup and one read per distinct object); without one (`--no-fetch`), `images` is empty and the
     /// page shows placeholders, never the original URLs, so the page loads nothing from the network and names no
     /// signed URL.
+    ///
+    /// `maximumImageBytes` bounds the image bytes inlined (before base64, which adds a third): an image that would
+    /// pass it is left out, the page shows its placeholder, and `images_omitted` counts it. `serve` passes its
+    /// `--preview-inline-images`, so one answer stays bounded whatever the request asks to render.
     public static func build(
-        reports: [JSONValue], valid: Bool, payloadOptions: PayloadOptions, store: (any MediaStore)?
+        reports: [JSONValue], valid: Bool, payloadOptions: PayloadOptions, store: (any MediaStore)?,
+        maximumImageBytes: Int = .max
     ) async -> StoryPreview {
         var redactedReports: [JSONValue] = []
         var limits: [JSONValue] = []
         var images = JSONObject()
+        var remainingImageBytes = maximumImageBytes
+        var omitted = 0
         for report in reports {
             redactedReports.append(MediaURLRedaction(report: report).redact(report))
             let results = report.objectValue?["results"]?.arrayValue ?? []
@@ -38,10 +46,14 @@ public struct StoryPreview: Sendable {
             guard let store else { continue }
             for result in results {
                 for media in result.objectValue?["media"]?.arrayValue ?? [] {
-                    guard let cachedURL = media.objectValue?["cached_url"]?.stringValue, images[cachedURL] == nil,
-                        let dataURL = await dataURL(of: cachedURL, in: store)
-                    else { continue }
-                    images[cachedURL] = .string(dataURL)
+                    guard let cachedURL = media.objectValue?["cached_url"]?.stringValue, images[cachedURL] == nil else { continue }
+                    switch await inlinedImage(of: cachedURL, in: store, maximumBytes: remainingImageBytes) {
+                    case .inlined(let dataURL, let bytes):
+                        images[cachedURL] = .string(dataURL)
+                        remainingImageBytes -= bytes
+                    case .overBudget: omitted += 1
+                    case .unavailable: break
+                    }
                 }
             }
         }
@@ -51,18 +63,32 @@ public struct StoryPreview: Sendable {
         document["reports"] = .array(redactedReports)
         document["payload_limits"] = .array(limits)
         document["images"] = .object(images)
+        document["images_omitted"] = .number(String(omitted))
         return StoryPreview(json: .object(document))
     }
 
     /// The object behind `cachedURL` as `data:image/…;base64,…`, or nil when the URL names no cache object of the
     /// store (another host, a refused path) or the object is gone.
     public static func dataURL(of cachedURL: String, in store: any MediaStore) async -> String? {
+        if case .inlined(let dataURL, _) = await inlinedImage(of: cachedURL, in: store, maximumBytes: .max) { return dataURL }
+        return nil
+    }
+
+    private enum InlinedImage {
+        case inlined(dataURL: String, bytes: Int)
+        case overBudget
+        case unavailable
+    }
+
+    /// Reads the object only when it fits in `maximumBytes`: the size is known from its metadata first.
+    private static func inlinedImage(of cachedURL: String, in store: any MediaStore, maximumBytes: Int) async -> InlinedImage {
         guard let path = CachedObjectPath(cachedURL: cachedURL),
             let object = try? await store.lookup(path.key), object.fileExtension == path.fileExtension,
-            store.publicURL(for: object) == cachedURL,
-            let data = try? await store.contents(of: object)
-        else { return nil }
-        return "data:image/\(object.format);base64," + data.base64EncodedString()
+            store.publicURL(for: object) == cachedURL
+        else { return .unavailable }
+        guard object.bytes <= maximumBytes else { return .overBudget }
+        guard let data = try? await store.contents(of: object), data.count <= maximumBytes else { return .unavailable }
+        return .inlined(dataURL: "data:image/\(object.format);base64," + data.base64EncodedString(), bytes: data.count)
     }
 
     /// The APNs limit that applies to a result: the VoIP limit for `apns-push-type: voip`, else the alert limit.

@@ -10,10 +10,19 @@ import RichPushCache
 public enum URLListStory {
     /// The story document, or nil when the list holds no URL.
     public static func document(from text: Data) -> Data? {
-        let urls = String(decoding: text, as: UTF8.self)
+        document(from: urls(in: text))
+    }
+
+    /// The URLs of a list, in order, without blank and comment lines.
+    public static func urls(in text: Data) -> [String] {
+        String(decoding: text, as: UTF8.self)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+    }
+
+    /// The story document with a page per URL, or nil when there is none.
+    public static func document(from urls: [String]) -> Data? {
         guard !urls.isEmpty else { return nil }
         let pages = urls.enumerated().map { index, url -> JSONValue in
             .object(["image": .string(url), "title": .string("Page \(index + 1)")])

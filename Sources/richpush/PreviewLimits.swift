@@ -1,0 +1,37 @@
+import Foundation
+import RichPush
+
+/// The bounds of one `POST /v1/preview` answer. Every rendered image is inlined as base64, so without them a body
+/// of many lines answered about 160 KB per line and enriched its lines one after another for minutes.
+struct PreviewLimits: Sendable {
+    /// Documents (`application/x-ndjson` lines) or URLs (`text/uri-list` lines) one request may hold; more get 413
+    /// `too_many_lines` before anything is fetched.
+    var maximumLines = 10
+    /// Rendered image bytes inlined in one answer (base64 adds a third); images past it are left out and counted in
+    /// `images_omitted`. 0 inlines none. A body of more than one line inlines none, whatever this says.
+    var maximumImageBytes = 8 * 1024 * 1024
+
+    static let options: [OptionDefinition] = [
+        OptionDefinition("preview-max-lines", .value, valueName: "N", help: "Lines (NDJSON documents or URLs) one /v1/preview request may hold; more get 413. Default 10."),
+        OptionDefinition("preview-inline-images", .value, valueName: "SIZE", help: "Rendered image bytes inlined in one /v1/preview answer, 0 for none; a multi-line body inlines none. Default 8MB."),
+    ]
+
+    init() {}
+
+    init(_ options: ParsedOptions) throws(UsageError) {
+        maximumLines = try options.integer("preview-max-lines", range: 1...10_000) ?? maximumLines
+        maximumImageBytes = try options.byteCount("preview-inline-images", allowsZero: true) ?? maximumImageBytes
+    }
+
+    /// The image bytes an answer to `lines` documents may inline: none for a multi-line body.
+    func imageBytes(forLines lines: Int) -> Int {
+        lines > 1 ? 0 : maximumImageBytes
+    }
+
+    /// The 413 for a body over `maximumLines`, or nil when it fits.
+    func refusal(lines: Int) -> HTTPResponse? {
+        guard lines > maximumLines else { return nil }
+        return .error(413, code: "too_many_lines",
+                      message: "the body has \(lines) lines; a preview takes at most \(maximumLines) (--preview-max-lines), so send fewer")
+    }
+}
