@@ -47,8 +47,10 @@ final class HEIFTests: XCTestCase {
 
     func testProbeReadsThePrimaryImageFromTheMetaBox() throws {
         let photo = try ImageProbe.probe(try ImagingHelpers.data("imaging/photo.heic"))
-        XCTAssertEqual(photo, ImageProbe(format: .heic, width: 64, height: 48, hasAlpha: false, isAnimated: false,
-                                         orientation: 1, hasICCProfile: false))
+        var expected = ImageProbe(format: .heic, width: 64, height: 48, hasAlpha: false, isAnimated: false,
+                                  orientation: 1, hasICCProfile: false)
+        expected.codedPixels = 64 * 64   // heif-enc codes it as one 64x64 tile of a 64x48 grid
+        XCTAssertEqual(photo, expected)
         XCTAssertEqual(try ImageProbe.probe(try ImagingHelpers.data("imaging/photo.avif")).format, .avif)
         let alpha = try ImageProbe.probe(try ImagingHelpers.data("imaging/alpha.heic"))
         XCTAssertEqual([alpha.width, alpha.height], [32, 32])

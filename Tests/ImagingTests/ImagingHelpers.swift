@@ -89,6 +89,22 @@ enum ImagingHelpers {
         return bytes + [0x3B]
     }
 
+    /// `bytes` with the one occurrence of `pattern` replaced (a box field of a fixture, patched in place); fails the
+    /// test when the pattern is missing or not unique, so a regenerated fixture cannot silently test nothing.
+    static func patching(_ bytes: Data, _ pattern: [UInt8], with replacement: [UInt8],
+                         file: StaticString = #filePath, line: UInt = #line) -> Data {
+        precondition(pattern.count == replacement.count, "a patch keeps every offset")
+        let source = [UInt8](bytes)
+        let matches = (0...(source.count - pattern.count)).filter { source[$0..<$0 + pattern.count].elementsEqual(pattern) }
+        guard matches.count == 1, let at = matches.first else {
+            XCTFail("\(pattern) occurs \(matches.count) times", file: file, line: line)
+            return bytes
+        }
+        var patched = source
+        patched.replaceSubrange(at..<at + pattern.count, with: replacement)
+        return Data(patched)
+    }
+
     /// CPU time the calling thread has used.
     static func threadCPUTime() -> Duration {
         var time = timespec()
