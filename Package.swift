@@ -27,7 +27,8 @@ let package = Package(
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
         // (libpng, libjpeg) and variadic curl_easy_setopt.
-        .target(name: "CRichPushImage", dependencies: ["CPNG", "CJPEG"]),
+        // ...and a decode worker libheif runs in (fork, a child that must not touch the Swift runtime).
+        .target(name: "CRichPushImage", dependencies: ["CPNG", "CJPEG", "CHeif"]),
         .target(name: "CRichPushCurl", dependencies: ["CCurl"]),
         // The variadic MHD_start_daemon.
         .target(name: "CRichPushHTTPServer", dependencies: ["CMicroHTTPD"]),

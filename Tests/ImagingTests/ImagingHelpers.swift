@@ -105,6 +105,28 @@ enum ImagingHelpers {
         return Data(patched)
     }
 
+    /// CPU time of this process's children that have ended and been reaped (getrusage RUSAGE_CHILDREN): a HEIF
+    /// decode worker's CPU shows here once it is reaped, and never while it runs.
+    static func reapedChildrenCPUTime() -> Duration {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        let user = Duration.seconds(usage.ru_utime.tv_sec) + .microseconds(usage.ru_utime.tv_usec)
+        return user + .seconds(usage.ru_stime.tv_sec) + .microseconds(usage.ru_stime.tv_usec)
+    }
+
+    /// The process IDs whose parent is this process (running, or ended and not yet reaped), from /proc.
+    static func childProcesses() -> [Int] {
+        let me = Int(getpid())
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int? in
+            guard let pid = Int(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (name)": the state, then the parent's ID.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int(fields[1]) == me ? pid : nil
+        }
+    }
+
     /// CPU time the calling thread has used.
     static func threadCPUTime() -> Duration {
         var time = timespec()
