@@ -62,9 +62,14 @@ static void decode_in_child(struct heif_image_handle *handle, int channels, size
                             size_t memory_bytes, pid_t parent, uint8_t *mapping) {
     // Signals the parent handles (its Swift handlers) must not run here; a crash is still fatal, as the kernel
     // resets a blocked synchronous signal to its default action.
+    // SIGXCPU, RLIMIT_CPU's signal, is the one left to its default action: it ends the child (without a core).
     sigset_t all;
     sigfillset(&all);
+    sigdelset(&all, SIGXCPU);
+    signal(SIGXCPU, SIG_DFL);
     sigprocmask(SIG_SETMASK, &all, NULL);
+    struct rlimit no_core = { 0, 0 };
+    setrlimit(RLIMIT_CORE, &no_core);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent) _exit(1);
     // Only the mapping is needed: the parent's sockets and files are closed so they close when the parent says.

@@ -10,20 +10,24 @@ import RichPushCore
 /// headers). libheif then parses the file on the calling thread, and decodes it in a forked worker process
 /// (`richpush_heif_decode_isolated`): libheif 1.15 cannot cancel a decode, so when the deadline passes or the
 /// caller cancels, the worker is killed and reaped within about 5 ms, and the render thread and the core are
-/// free at once. The worker also runs under an RLIMIT_CPU of the time left and an RLIMIT_AS of the estimated
-/// decode memory plus `workerMemoryAllowance`.
+/// free at once. The worker also runs under an RLIMIT_CPU of the time left (in case this process dies first) and
+/// an RLIMIT_AS of the estimated decode memory plus `workerMemoryAllowance`.
 ///
 /// Cost: one full-size decode (libheif cannot scale while decoding): about 10x a same-size JPEG decode (a 12 MP
 /// HEIC takes 380-520 ms here), plus the YCbCr planes libheif holds while it converts (1.5 bytes a pixel) beside
 /// the RGB output, which the worker copies into a shared mapping and this process copies again into its own
-/// buffer. The fork adds about 1 ms (docs: README, HEIC and AVIF).
+/// buffer. The worker adds about 1-1.5 ms a decode (fork, exit, reap), and on a large picture the page faults
+/// of its fresh memory and of the mapping (10-25% of a 12 MP decode); see README, HEIC and AVIF.
 enum HEIFDecoder {
     /// Registers libheif's built-in decoders once per process (libheif asks callers to do this).
     private static let initialized: Bool = withLibheif { heif_init(nil).code == heif_error_Ok }
 
-    /// Address space the worker may add to what it inherits, beyond the image's planes: the decoders' own tables
-    /// and buffers (dav1d's and libde265's are a few MB at most for one picture).
-    static let workerMemoryAllowance = 256 << 20
+    /// Address space the worker may add to what it inherits, beyond the image's planes: the decoders' tables,
+    /// buffers and thread stacks (8 MB of address space each; dav1d starts threads of its own). The limit is a
+    /// backstop against a runaway allocation, not a tight bound: glibc falls back to the heap space the worker
+    /// inherited when a mapping is refused, and a decoder starved of a thread (libde265 then waits for ever, seen
+    /// with an 8 MB allowance) is ended by the deadline like any other decode.
+    static let workerMemoryAllowance = 1 << 30
 
     /// Whether this libheif has a decoder for `format` (HEIC: HEVC, AVIF: AV1).
     static func canDecode(_ format: ImageFormat) -> Bool {
