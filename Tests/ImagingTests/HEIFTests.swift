@@ -241,4 +241,25 @@ final class HEIFTests: XCTestCase {
             ImagingHelpers.childProcesses().isEmpty
         }
     }
+
+    /// The outage: HEIF decodes past their deadline kept every render thread busy, so valid jobs queued
+    /// behind them failed at their own deadline. Now the threads are free at the bombs' deadline and a small image
+    /// queued behind one bomb per render thread (each with 100 ms left) renders within its 300 ms (before, the threads
+    /// were busy until the 12 MP decodes ended, 0.4-0.7 s).
+    func testDecodesPastTheirDeadlineLeaveTheRenderThreadsToTheNextJob() async throws {
+        let bomb = try ImagingHelpers.data("imaging/large_grid.heic"), valid = try ImagingHelpers.data("imaging/photo.heic")
+        let pipeline = ImagePipeline()
+        let threads = ProcessInfo.processInfo.activeProcessorCount
+        let bombs = (0..<threads).map { _ in
+            Task { try await pipeline.render(bomb, as: .attachment, deadline: .now + .milliseconds(100)) }
+        }
+        try await Task.sleep(for: .milliseconds(10))   // the bombs are on the render threads first
+        let rendered = try await pipeline.render(valid, as: .attachment, deadline: .now + .milliseconds(300))
+        XCTAssertEqual([rendered.width, rendered.height], [64, 48])
+        for bomb in bombs {
+            let result = await bomb.result
+            XCTAssertThrowsError(try result.get()) { error in XCTAssertEqual(error as? ImageError, .deadlineExceeded) }
+        }
+        XCTAssertEqual(ImagingHelpers.childProcesses(), [])
+    }
 }
