@@ -57,6 +57,45 @@ static void report(shared_report *shared, int status, int error_code, const char
     __atomic_store_n(&shared->status, status, __ATOMIC_RELEASE);
 }
 
+// Decodes into the mapping and reports through its first page; frees what it allocated (the fuzzer's in-process
+// mode runs it under LeakSanitizer).
+static void decode_into(struct heif_image_handle *handle, int channels, size_t capacity, uint8_t *mapping) {
+    shared_report *shared = (shared_report *)mapping;
+    struct heif_decoding_options *options = heif_decoding_options_alloc();
+    if (!options) { report(shared, 2, heif_error_Memory_allocation_error, "libheif options could not be created"); return; }
+    options->convert_hdr_to_8bit = 1;
+    options->ignore_transformations = 0;
+    struct heif_image *image = NULL;
+    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
+                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
+                                                options);
+    heif_decoding_options_free(options);
+    if (error.code != heif_error_Ok || !image) {
+        report(shared, 2, error.code == heif_error_Ok ? heif_error_Decoder_plugin_error : (int)error.code,
+               error.code == heif_error_Ok ? "libheif returned no image" : error.message);
+        if (image) heif_image_release(image);
+        return;
+    }
+    int width = heif_image_get_width(image, heif_channel_interleaved);
+    int height = heif_image_get_height(image, heif_channel_interleaved);
+    int stride = 0;
+    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
+    size_t row_bytes = (size_t)(width > 0 ? width : 0) * (size_t)channels;
+    shared->width = width;
+    shared->height = height;
+    if (width <= 0 || height <= 0 || !plane || heif_image_get_bits_per_pixel(image, heif_channel_interleaved) != channels * 8
+        || (size_t)stride < row_bytes) {
+        report(shared, 3, 0, "libheif returned an unexpected image layout");
+    } else if (row_bytes * (size_t)height > capacity) {
+        report(shared, 3, 0, "libheif returned an image larger than its header declares");
+    } else {
+        for (int row = 0; row < height; row++)
+            memcpy(mapping + report_bytes + (size_t)row * row_bytes, plane + (size_t)row * (size_t)stride, row_bytes);
+        report(shared, 1, 0, NULL);
+    }
+    heif_image_release(image);
+}
+
 __attribute__((noreturn))
 static void decode_in_child(struct heif_image_handle *handle, int channels, size_t capacity, long cpu_seconds,
                             size_t memory_bytes, pid_t parent, uint8_t *mapping) {
@@ -81,42 +120,13 @@ static void decode_in_child(struct heif_image_handle *handle, int channels, size
         struct rlimit space = { (rlim_t)(now + memory_bytes), (rlim_t)(now + memory_bytes) };
         setrlimit(RLIMIT_AS, &space);
     }
-
-    shared_report *shared = (shared_report *)mapping;
-    struct heif_decoding_options *options = heif_decoding_options_alloc();
-    if (!options) { report(shared, 2, heif_error_Memory_allocation_error, "libheif options could not be created"); _exit(0); }
-    options->convert_hdr_to_8bit = 1;
-    options->ignore_transformations = 0;
-    struct heif_image *image = NULL;
-    struct heif_error error = heif_decode_image(handle, &image, heif_colorspace_RGB,
-                                                channels == 4 ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB,
-                                                options);
-    if (error.code != heif_error_Ok || !image) {
-        report(shared, 2, error.code == heif_error_Ok ? heif_error_Decoder_plugin_error : (int)error.code,
-               error.code == heif_error_Ok ? "libheif returned no image" : error.message);
-        _exit(0);
-    }
-    int width = heif_image_get_width(image, heif_channel_interleaved);
-    int height = heif_image_get_height(image, heif_channel_interleaved);
-    int stride = 0;
-    const uint8_t *plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride);
-    size_t row_bytes = (size_t)(width > 0 ? width : 0) * (size_t)channels;
-    if (width <= 0 || height <= 0 || !plane || heif_image_get_bits_per_pixel(image, heif_channel_interleaved) != channels * 8
-        || (size_t)stride < row_bytes) {
-        report(shared, 3, 0, "libheif returned an unexpected image layout");
-        _exit(0);
-    }
-    shared->width = width;
-    shared->height = height;
-    if (row_bytes * (size_t)height > capacity) {
-        report(shared, 3, 0, "libheif returned an image larger than its header declares");
-        _exit(0);
-    }
-    for (int row = 0; row < height; row++)
-        memcpy(mapping + report_bytes + (size_t)row * row_bytes, plane + (size_t)row * (size_t)stride, row_bytes);
-    report(shared, 1, 0, NULL);
+    decode_into(handle, channels, capacity, mapping);
     _exit(0);
 }
+
+static int in_process_for_fuzzing = 0;
+
+void richpush_heif_decode_in_process_for_fuzzing(int enabled) { in_process_for_fuzzing = enabled; }
 
 // Waits for the child, asking `stop` every few milliseconds; kills it when `stop` says so. Always reaps it.
 // Returns 1 when it was stopped, 0 when it ended on its own (*status set), -1 when waiting failed.
@@ -154,6 +164,18 @@ int richpush_heif_decode_isolated(struct heif_image_handle *handle, int channels
     if (mapping == MAP_FAILED) {
         snprintf(outcome->message, sizeof outcome->message, "cannot map %zu bytes for the decoded image: %s", size, strerror(errno));
         return -1;
+    }
+    if (in_process_for_fuzzing) {
+        decode_into(handle, channels, capacity, mapping);
+        shared_report *shared = (shared_report *)mapping;
+        outcome->width = shared->width;
+        outcome->height = shared->height;
+        outcome->error_code = shared->error_code;
+        memcpy(outcome->message, shared->message, sizeof outcome->message);
+        if (shared->status != 1) { munmap(mapping, size); return -1; }
+        *pixels = mapping + report_bytes;
+        *mapping_size = size;
+        return 0;
     }
     pid_t parent = getpid();
     pthread_mutex_lock(&libheif_lock);

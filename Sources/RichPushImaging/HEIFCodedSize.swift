@@ -11,9 +11,13 @@ struct HEIFCodedSize: Equatable {
     var croppedWidth: Int
     var croppedHeight: Int
 
-    /// At most this many NAL units or OBUs are read from one item's data: a still picture has a few (parameter
-    /// sets, one slice or tile group per tile), and each is a header read, so the walk stays cheap.
-    static let maximumUnits = 1024
+    /// At most this many NAL units or OBUs are read from the items of one file (`units` counts them): a still
+    /// picture has a few per tile (parameter sets, one slice or tile group), 3,000 for 1024 tiles, and each is a
+    /// header read, so the walk stays cheap whatever the file holds.
+    static let maximumUnits = 16_384
+    /// The bytes of a parameter set that are read: the sizes come within the first hundred (after at most seven
+    /// sub-layers' profiles), so a long one costs no more than a short one.
+    static let parameterSetPrefix = 512
 
     var pixels: Int { width * height }
 
@@ -40,7 +44,8 @@ struct HEIFCodedSize: Equatable {
     /// Every SPS in an `hvcC` box's NAL arrays and in the item's length-prefixed NAL units. Corrupt when there is
     /// none (an `hvc1` item must carry its parameter sets in `hvcC`), when one does not parse, or when the data
     /// holds more than `maximumUnits` NAL units.
-    static func hevc(configuration hvcC: Range<Int>, data: Range<Int>?, in reader: ByteReader) throws(ImageError) -> [HEIFCodedSize] {
+    static func hevc(configuration hvcC: Range<Int>, data: Range<Int>?, in reader: ByteReader,
+                     units: inout Int) throws(ImageError) -> [HEIFCodedSize] {
         let start = hvcC.lowerBound
         guard hvcC.count >= 23, let lengthByte = reader.byte(start + 21), let arrayCount = reader.byte(start + 22) else {
             throw .corrupt(reason: "HEIF hvcC box is truncated")
@@ -48,12 +53,15 @@ struct HEIFCodedSize: Equatable {
         var sizes: [HEIFCodedSize] = []
         var offset = start + 23
         for _ in 0..<arrayCount {
-            guard let type = reader.byte(offset), let count = reader.uint16BigEndian(offset + 1) else {
+            guard offset + 3 <= hvcC.upperBound, let type = reader.byte(offset), let count = reader.uint16BigEndian(offset + 1) else {
                 throw .corrupt(reason: "HEIF hvcC NAL array is truncated")
             }
             offset += 3
             for _ in 0..<count {
-                guard let length = reader.uint16BigEndian(offset), offset + 2 + length <= hvcC.upperBound else {
+                units += 1
+                guard units <= maximumUnits else { throw .corrupt(reason: "HEIF items hold more than \(maximumUnits) NAL units") }
+                guard offset + 2 <= hvcC.upperBound, let length = reader.uint16BigEndian(offset),
+                      offset + 2 + length <= hvcC.upperBound else {
                     throw .corrupt(reason: "HEIF hvcC NAL unit is truncated")
                 }
                 if type & 0x3F == 33 { sizes.append(try sequenceParameterSet(reader, offset + 2..<offset + 2 + length)) }
@@ -66,10 +74,9 @@ struct HEIFCodedSize: Equatable {
         let lengthSize = lengthByte & 3 + 1
         guard lengthSize != 3 else { throw .corrupt(reason: "HEIF hvcC has a 3-byte NAL length size") }
         offset = data.lowerBound
-        var units = 0
         while offset + lengthSize <= data.upperBound {
             units += 1
-            guard units <= maximumUnits else { throw .corrupt(reason: "HEIF item has more than \(maximumUnits) NAL units") }
+            guard units <= maximumUnits else { throw .corrupt(reason: "HEIF items hold more than \(maximumUnits) NAL units") }
             var length = 0
             for index in 0..<lengthSize { length = length << 8 | (reader.byte(offset + index) ?? 0) }
             let unit = offset + lengthSize
@@ -85,7 +92,7 @@ struct HEIFCodedSize: Equatable {
     /// pic_width_in_luma_samples and pic_height_in_luma_samples of an SPS NAL unit, and its conformance window
     /// (H.265 7.3.2.2; the window's offsets count chroma samples, hence SubWidthC and SubHeightC).
     private static func sequenceParameterSet(_ reader: ByteReader, _ unit: Range<Int>) throws(ImageError) -> HEIFCodedSize {
-        var bits = HEIFBitReader.unescapingNAL(unit.map { UInt8(reader.byte($0) ?? 0) })
+        var bits = HEIFBitReader.unescapingNAL(unit.prefix(parameterSetPrefix).map { UInt8(reader.byte($0) ?? 0) })
         guard let parsed = parseSequenceParameterSet(&bits) else {
             throw .corrupt(reason: "HEIF HEVC sequence parameter set does not parse")
         }
@@ -130,23 +137,23 @@ struct HEIFCodedSize: Equatable {
 
     /// Every sequence header OBU in an `av1C` box's configOBUs and in the item's data. Corrupt when there is none
     /// (dav1d cannot decode without one), when one does not parse, or past `maximumUnits` OBUs.
-    static func av1(configuration av1C: Range<Int>, data: Range<Int>?, in reader: ByteReader) throws(ImageError) -> [HEIFCodedSize] {
+    static func av1(configuration av1C: Range<Int>, data: Range<Int>?, in reader: ByteReader,
+                    units: inout Int) throws(ImageError) -> [HEIFCodedSize] {
         guard av1C.count >= 4 else { throw .corrupt(reason: "HEIF av1C box is truncated") }
-        var sizes = try sequenceHeaders(in: (av1C.lowerBound + 4)..<av1C.upperBound, reader: reader)
-        if let data { sizes += try sequenceHeaders(in: data, reader: reader) }
+        var sizes = try sequenceHeaders(in: (av1C.lowerBound + 4)..<av1C.upperBound, reader: reader, units: &units)
+        if let data { sizes += try sequenceHeaders(in: data, reader: reader, units: &units) }
         guard !sizes.isEmpty else { throw .corrupt(reason: "HEIF AV1 item has no sequence header") }
         return sizes
     }
 
     /// Walks the OBUs in `range` (AV1 5.3: a header byte, an optional extension byte, a leb128 size when
     /// obu_has_size_field is set, else the OBU runs to the end) and parses each sequence header (type 1).
-    private static func sequenceHeaders(in range: Range<Int>, reader: ByteReader) throws(ImageError) -> [HEIFCodedSize] {
+    private static func sequenceHeaders(in range: Range<Int>, reader: ByteReader, units: inout Int) throws(ImageError) -> [HEIFCodedSize] {
         var sizes: [HEIFCodedSize] = []
         var offset = range.lowerBound
-        var units = 0
         while offset < range.upperBound {
             units += 1
-            guard units <= maximumUnits else { throw .corrupt(reason: "HEIF item has more than \(maximumUnits) OBUs") }
+            guard units <= maximumUnits else { throw .corrupt(reason: "HEIF items hold more than \(maximumUnits) OBUs") }
             // The OBU header and its size field fit in 10 bytes.
             let window = offset..<min(range.upperBound, offset + 10)
             var header = HEIFBitReader(window.map { UInt8(reader.byte($0) ?? 0) })
@@ -161,7 +168,7 @@ struct HEIFCodedSize: Equatable {
             let payload = offset + header.byteOffset
             guard payloadSize >= 0, payloadSize <= range.upperBound - payload else { break }   // dav1d reports it.
             if type == 1 {
-                var bits = HEIFBitReader((payload..<min(payload + payloadSize, payload + 512)).map { UInt8(reader.byte($0) ?? 0) })
+                var bits = HEIFBitReader((payload..<min(payload + payloadSize, payload + parameterSetPrefix)).map { UInt8(reader.byte($0) ?? 0) })
                 guard let size = parseSequenceHeader(&bits) else { throw .corrupt(reason: "HEIF AV1 sequence header does not parse") }
                 sizes.append(size)
             }

@@ -19,7 +19,7 @@ enum HEIFHeader {
     private static let codedTypes: [String: ImageFormat] = ["hvc1": .heic, "av01": .avif]
 
     static func probe(_ reader: ByteReader, sniffed: ImageFormat, limits: ImageLimits) throws(ImageError) -> ImageProbe {
-        guard let meta = try topLevelBox("meta", in: reader) else {
+        guard let meta = try metaBox(in: reader) else {
             throw .unsupportedFormat(detected: "\(sniffed.rawValue.uppercased()) without a still image (an image sequence)")
         }
         let items = try HEIFItemTable(reader, meta: meta)
@@ -57,6 +57,8 @@ enum HEIFHeader {
         var tiles = 0
         var codedPixels = 0
         var parsed: [[Int]: [HEIFCodedSize]] = [:]
+        /// NAL units and OBUs read so far (`HEIFCodedSize.maximumUnits`).
+        var units = 0
     }
 
     /// Whether the image has an ICC `colr` box; a grid without one takes its first tile's, as libheif does.
@@ -145,8 +147,8 @@ enum HEIFHeader {
         if let known = cost.parsed[key] {
             sizes = known
         } else {
-            sizes = isAV1 ? try HEIFCodedSize.av1(configuration: configuration.body, data: data, in: items.reader)
-                          : try HEIFCodedSize.hevc(configuration: configuration.body, data: data, in: items.reader)
+            sizes = isAV1 ? try HEIFCodedSize.av1(configuration: configuration.body, data: data, in: items.reader, units: &cost.units)
+                          : try HEIFCodedSize.hevc(configuration: configuration.body, data: data, in: items.reader, units: &cost.units)
             cost.parsed[key] = sizes
         }
         for size in sizes where !size.agrees(withWidth: width, height: height, isAV1: isAV1) {
@@ -155,9 +157,12 @@ enum HEIFHeader {
         return sizes.max { $0.pixels < $1.pixels }!
     }
 
-    /// The first top-level box of `type`, as the range of its contents.
-    private static func topLevelBox(_ type: String, in reader: ByteReader) throws(ImageError) -> Range<Int>? {
-        for box in try HEIFBox.children(of: 0..<reader.count, in: reader) where box.type == type { return box.body }
-        return nil
+    /// The contents of the file's `meta` box. HEIF has exactly one: libheif 1.15 reads the last one and this walk
+    /// would check another, so a second one is corrupt (heif fuzzing: a HEIC grid's meta box followed by an
+    /// AVIF's, which libheif decoded unchecked).
+    private static func metaBox(in reader: ByteReader) throws(ImageError) -> Range<Int>? {
+        let metas = try HEIFBox.children(of: 0..<reader.count, in: reader).filter { $0.type == "meta" }
+        guard metas.count <= 1 else { throw .corrupt(reason: "HEIF has \(metas.count) meta boxes, where one is allowed") }
+        return metas.first?.body
     }
 }

@@ -127,6 +127,36 @@ final class HEIFCodedSizeTests: XCTestCase {
         XCTAssertFalse(hidden.agrees(withWidth: 64, height: 64, isAV1: false))
     }
 
+    /// hvcC's SPS and the item data's NAL units are read as the decoder will see them: an SPS in the data counts
+    /// too (the decoder would use it), and the walk stops at `maximumUnits` units however many the file holds.
+    func testEverySequenceParameterSetInTheConfigurationAndTheDataIsRead() throws {
+        func hvcC(_ sps: [UInt8]) -> [UInt8] {
+            [UInt8](repeating: 0, count: 21) + [3, 1, 0x80 | 33, 0, 1] + [UInt8(sps.count >> 8), UInt8(sps.count & 255)] + sps
+        }
+        func unit(_ bytes: [UInt8]) -> [UInt8] { bigEndian32(UInt32(bytes.count)) + bytes }
+        let small = sequenceParameterSet(width: 64, height: 64, cropRight: 0, cropBottom: 0)
+        let large = sequenceParameterSet(width: 6000, height: 6000, cropRight: 0, cropBottom: 0)
+        let configuration = hvcC(small)
+        let data = unit([0x26, 0x01, 0xAF]) + unit(large)   // a slice, then a second SPS
+        let file = configuration + data
+        var units = 0
+        let sizes = try file.withUnsafeBytes { raw throws(ImageError) in
+            try HEIFCodedSize.hevc(configuration: 0..<configuration.count, data: configuration.count..<file.count,
+                                   in: ByteReader(bytes: raw), units: &units)
+        }
+        XCTAssertEqual(sizes.map { [$0.width, $0.height] }, [[64, 64], [6000, 6000]])
+        XCTAssertEqual(units, 3)
+
+        let many = configuration + [UInt8](repeating: 0, count: 4 * (HEIFCodedSize.maximumUnits + 1))   // empty units
+        units = 0
+        XCTAssertThrowsError(try many.withUnsafeBytes { raw throws(ImageError) in
+            try HEIFCodedSize.hevc(configuration: 0..<configuration.count, data: configuration.count..<many.count,
+                                   in: ByteReader(bytes: raw), units: &units)
+        }) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF items hold more than 16384 NAL units"))
+        }
+    }
+
     func testAV1SequenceHeaderSizeIsReadPastTimingAndOperatingPoints() {
         var bits = BitWriter()
         bits.write(0, 3); bits.write(0, 1); bits.write(0, 1)   // profile, still_picture, reduced header off

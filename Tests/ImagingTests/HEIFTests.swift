@@ -183,6 +183,19 @@ final class HEIFTests: XCTestCase {
         }
     }
 
+    /// The fifth, once the fuzzer decoded in process again beside the worker: a HEIC whose meta box is followed by
+    /// an AVIF's. The header walk checked the first and libheif 1.15 decodes the last, so none of the checks held
+    /// (and dav1d leaked 40 bytes on the AVIF's alpha plane). A second meta box is corrupt.
+    func testASecondMetaBoxIsCorruptBeforeLibheif() throws {
+        let bytes = try ImagingHelpers.data("fuzz/heif/leak-dav1d-second-meta-box.heic")
+        XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF has 2 meta boxes, where one is allowed"))
+        }
+        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF has 2 meta boxes, where one is allowed"))
+        }
+    }
+
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
         let bytes = try ImagingHelpers.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),

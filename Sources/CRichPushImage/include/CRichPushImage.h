@@ -123,5 +123,8 @@ int richpush_heif_decode_isolated(struct heif_image_handle *handle, int channels
                                   size_t memory_bytes, richpush_stop_check stop, void *stop_context,
                                   uint8_t **pixels, size_t *mapping_size, richpush_heif_outcome *outcome);
 void richpush_heif_release(uint8_t *pixels, size_t mapping_size);
+/// For the fuzzer only: decode on the calling thread instead of in a child (no deadline, no limits), so
+/// AddressSanitizer and LeakSanitizer see inside libheif and its decoders. Call before any decode.
+void richpush_heif_decode_in_process_for_fuzzing(int enabled);
 
 #endif
