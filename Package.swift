@@ -27,7 +27,8 @@ let package = Package(
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
         // (libpng, libjpeg) and variadic curl_easy_setopt.
-        .target(name: "CRichPushImage", dependencies: ["CPNG", "CJPEG"]),
+        // ...and a decode worker libheif runs in (fork, a child that must not touch the Swift runtime).
+        .target(name: "CRichPushImage", dependencies: ["CPNG", "CJPEG", "CHeif"]),
         .target(name: "CRichPushCurl", dependencies: ["CCurl"]),
         // The variadic MHD_start_daemon.
         .target(name: "CRichPushHTTPServer", dependencies: ["CMicroHTTPD"]),
@@ -59,7 +60,7 @@ let package = Package(
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestSupport"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
-        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging"]),
+        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging", "CRichPushImage"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
         .target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport"),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestSupport"]),

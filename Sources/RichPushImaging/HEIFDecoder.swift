@@ -1,26 +1,43 @@
 import CHeif
+import CRichPushImage
 import Foundation
 import RichPushCore
 
 /// libheif decoding of a HEIF file's primary image (HEIC through libde265, AVIF through dav1d) to 8-bit RGB or
 /// RGBA, with libheif's transformations (`clap`, `irot`, `imir`) applied and the ICC profile kept.
 ///
+/// The header is walked first (`HEIFHeader`: every size checked against the coded size in the HEVC and AV1
+/// headers). libheif then parses the file on the calling thread, and decodes it in a forked worker process
+/// (`richpush_heif_decode_isolated`): libheif 1.15 cannot cancel a decode, so when the deadline passes or the
+/// caller cancels, the worker is killed and reaped within about 5 ms, and the render thread and the core are
+/// free at once. The worker also runs under an RLIMIT_CPU of the time left (in case this process dies first) and
+/// an RLIMIT_AS of the estimated decode memory plus `workerMemoryAllowance`.
+///
 /// Cost: one full-size decode (libheif cannot scale while decoding): about 10x a same-size JPEG decode (a 12 MP
 /// HEIC takes 380-520 ms here), plus the YCbCr planes libheif holds while it converts (1.5 bytes a pixel) beside
-/// the RGB output. The decode is a single
-/// libheif call that cannot be interrupted (libheif 1.15's progress callbacks cannot cancel), so the deadline is
-/// checked before and after it, and its length is bounded by the pixel limits `HEIFHeader` checks from `ispe`.
+/// the RGB output, which the worker copies into a shared mapping and this process copies again into its own
+/// buffer. The worker adds about 1-1.5 ms a decode (fork, exit, reap), and on a large picture the page faults
+/// of its fresh memory and of the mapping (10-25% of a 12 MP decode); see README, HEIC and AVIF.
 enum HEIFDecoder {
     /// Registers libheif's built-in decoders once per process (libheif asks callers to do this).
-    private static let initialized: Bool = heif_init(nil).code == heif_error_Ok
+    private static let initialized: Bool = withLibheif { heif_init(nil).code == heif_error_Ok }
+
+    /// Address space the worker may add to what it inherits, beyond the image's planes: the decoders' tables,
+    /// buffers and thread stacks (8 MB of address space each; dav1d starts threads of its own). The limit is a
+    /// backstop against a runaway allocation, not a tight bound: glibc falls back to the heap space the worker
+    /// inherited when a mapping is refused, and a decoder starved of a thread (libde265 then waits for ever, seen
+    /// with an 8 MB allowance) is ended by the deadline like any other decode.
+    static let workerMemoryAllowance = 1 << 30
 
     /// Whether this libheif has a decoder for `format` (HEIC: HEVC, AVIF: AV1).
     static func canDecode(_ format: ImageFormat) -> Bool {
         _ = initialized
-        switch format {
-        case .heic: return heif_have_decoder_for_format(heif_compression_HEVC) != 0
-        case .avif: return heif_have_decoder_for_format(heif_compression_AV1) != 0
-        default: return false
+        return withLibheif {
+            switch format {
+            case .heic: heif_have_decoder_for_format(heif_compression_HEVC) != 0
+            case .avif: heif_have_decoder_for_format(heif_compression_AV1) != 0
+            default: false
+            }
         }
     }
 
@@ -34,61 +51,103 @@ enum HEIFDecoder {
             Result { () throws(ImageError) -> DecodedImage in
                 guard let base = raw.baseAddress, raw.count > 0 else { throw .corrupt(reason: "empty HEIF") }
                 // The header walk checks what libheif's handle does not show (grid canvases and tiles, the alpha
-                // plane), so the decoder is safe on its own; it reads the meta box only.
-                _ = try HEIFHeader.probe(ByteReader(bytes: raw), sniffed: format, limits: limits)
-                guard let context = heif_context_alloc() else { throw .corrupt(reason: "libheif context could not be created") }
-                defer { heif_context_free(context) }
-                // libheif's own limit (on every ispe, checked while parsing) backs up the header probe's.
-                heif_context_set_maximum_image_size_limit(context, Int32(clamping: limits.maximumSide))
-                // Tiles are decoded on the render thread itself: render threads already use every core.
-                heif_context_set_max_decoding_threads(context, 0)
-                try check(heif_context_read_from_memory_without_copy(context, base, raw.count, nil))
-                var handle: OpaquePointer?
-                try check(heif_context_get_primary_image_handle(context, &handle))
-                guard let handle else { throw .corrupt(reason: "HEIF has no primary image") }
-                defer { heif_image_handle_release(handle) }
-                return try decode(handle, limits: limits, budget: budget)
+                // plane, the coded sizes), so the decoder is safe on its own; it reads the headers only.
+                let probe = try HEIFHeader.probe(ByteReader(bytes: raw), sniffed: format, limits: limits)
+                let parsed = try withLibheif { () throws(ImageError) -> ParsedFile in
+                    try ParsedFile(base, count: raw.count, limits: limits)
+                }
+                defer { withLibheif { parsed.release() } }
+                return try decode(parsed, probe: probe, limits: limits, budget: budget)
             }
         }
         return try result.get()
     }
 
-    private static func decode(_ handle: OpaquePointer, limits: ImageLimits, budget: WorkBudget) throws(ImageError) -> DecodedImage {
-        try limits.check(width: Int(heif_image_handle_get_width(handle)), height: Int(heif_image_handle_get_height(handle)))
-        let hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
-        guard let options = heif_decoding_options_alloc() else { throw .corrupt(reason: "libheif options could not be created") }
-        defer { heif_decoding_options_free(options) }
-        options.pointee.convert_hdr_to_8bit = 1
-        options.pointee.ignore_transformations = 0
+    /// libheif's context and primary image handle, and what the handle says, read on the calling thread.
+    private struct ParsedFile {
+        let context: OpaquePointer
+        let handle: OpaquePointer
+        let width: Int, height: Int, hasAlpha: Bool
+        let iccProfile: [UInt8]?
+        let warnings: [String]
 
-        try budget.check()
-        var image: OpaquePointer?
-        try check(heif_decode_image(handle, &image, heif_colorspace_RGB,
-                                    hasAlpha ? heif_chroma_interleaved_RGBA : heif_chroma_interleaved_RGB, options))
-        guard let image else { throw .corrupt(reason: "libheif returned no image") }
-        defer { heif_image_release(image) }
-        try budget.check()
-
-        let channels = hasAlpha ? 4 : 3
-        let width = Int(heif_image_get_width(image, heif_channel_interleaved))
-        let height = Int(heif_image_get_height(image, heif_channel_interleaved))
-        var stride: Int32 = 0
-        guard width > 0, height > 0, heif_image_get_bits_per_pixel(image, heif_channel_interleaved) == Int32(channels * 8),
-              let plane = heif_image_get_plane_readonly(image, heif_channel_interleaved, &stride),
-              Int(stride) >= width * channels else {
-            throw .corrupt(reason: "libheif returned an unexpected image layout")
-        }
-        try limits.check(width: width, height: height)
-        var pixels = PixelBuffer(width: width, height: height, channels: channels)
-        let rowBytes = width * channels
-        pixels.pixels.withUnsafeMutableBufferPointer { destination in
-            for row in 0..<height {
-                (destination.baseAddress! + row * rowBytes).update(from: plane + row * Int(stride), count: rowBytes)
+        init(_ base: UnsafeRawPointer, count: Int, limits: ImageLimits) throws(ImageError) {
+            guard let context = heif_context_alloc() else { throw .corrupt(reason: "libheif context could not be created") }
+            var handle: OpaquePointer?
+            do throws(ImageError) {
+                // libheif's own limit (on every ispe, checked while parsing) backs up the header probe's.
+                heif_context_set_maximum_image_size_limit(context, Int32(clamping: limits.maximumSide))
+                // One decoding thread: the worker's RLIMIT_CPU then bounds one core's time.
+                heif_context_set_max_decoding_threads(context, 0)
+                try check(heif_context_read_from_memory_without_copy(context, base, count, nil))
+                try check(heif_context_get_primary_image_handle(context, &handle))
+                guard let handle else { throw .corrupt(reason: "HEIF has no primary image") }
+                (width, height) = (Int(heif_image_handle_get_width(handle)), Int(heif_image_handle_get_height(handle)))
+                hasAlpha = heif_image_handle_has_alpha_channel(handle) != 0
+                var warnings: [String] = []
+                iccProfile = HEIFDecoder.iccProfile(handle, warnings: &warnings)
+                self.warnings = warnings
+                self.context = context
+                self.handle = handle
+            } catch {
+                if let handle { heif_image_handle_release(handle) }
+                heif_context_free(context)
+                throw error
             }
         }
-        var warnings: [String] = []
-        let profile = iccProfile(handle, warnings: &warnings)
-        return DecodedImage(pixels: pixels, iccProfile: profile, warnings: warnings)
+
+        func release() {
+            heif_image_handle_release(handle)
+            heif_context_free(context)
+        }
+    }
+
+    private static func decode(_ parsed: ParsedFile, probe: ImageProbe, limits: ImageLimits,
+                               budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        try limits.check(width: parsed.width, height: parsed.height)
+        try budget.check()
+        let channels = parsed.hasAlpha ? 4 : 3
+        // The handle's size is the verified ispe after clap and irot: the decoded image is never larger.
+        let capacity = parsed.width * parsed.height * channels
+        let memory = (probe.codedPixels ?? parsed.width * parsed.height) * 3 + capacity * 2 + workerMemoryAllowance
+        let secondsLeft = (budget.deadline - ContinuousClock.now).components.seconds
+        let stopCheck = LibraryStopCheck(budget)
+        var pixels: UnsafeMutablePointer<UInt8>?
+        var mappingSize = 0
+        var outcome = richpush_heif_outcome()
+        let status = richpush_heif_decode_isolated(parsed.handle, Int32(channels), capacity, Int(min(secondsLeft + 2, 3600)),
+                                                   memory, LibraryStopCheck.callback, stopCheck.context,
+                                                   &pixels, &mappingSize, &outcome)
+        withExtendedLifetime(stopCheck) {}
+        let message = withUnsafeBytes(of: outcome.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        switch status {
+        case 0: break
+        case -2: throw stopCheck.stopReason
+        case -1 where outcome.error_code != 0: try check(heif_error_code(rawValue: UInt32(outcome.error_code)), message: message)
+        default: throw .corrupt(reason: "libheif: \(message)")
+        }
+        defer { richpush_heif_release(pixels, mappingSize) }
+        guard let pixels else { throw .corrupt(reason: "libheif returned no image") }
+        let width = Int(outcome.width), height = Int(outcome.height)
+        try limits.check(width: width, height: height)
+        var buffer = PixelBuffer(width: width, height: height, channels: channels)
+        buffer.pixels.withUnsafeMutableBufferPointer { destination in
+            destination.baseAddress!.update(from: pixels, count: width * height * channels)
+        }
+        return DecodedImage(pixels: buffer, iccProfile: parsed.iccProfile, warnings: parsed.warnings)
+    }
+
+    /// Runs `body` holding the lock every libheif call takes in this process (see `richpush_heif_lock`).
+    private static func withLibheif<Value>(_ body: () throws(ImageError) -> Value) throws(ImageError) -> Value {
+        richpush_heif_lock()
+        defer { richpush_heif_unlock() }
+        return try body()
+    }
+
+    private static func withLibheif<Value>(_ body: () -> Value) -> Value {
+        richpush_heif_lock()
+        defer { richpush_heif_unlock() }
+        return body()
     }
 
     /// The primary image's ICC profile (`colr` of type `prof` or `rICC`; iPhones store Display P3 this way), if
@@ -119,8 +178,12 @@ enum HEIFDecoder {
     /// corrupt (libheif's own security limits included: the header probe normally refuses those files first).
     private static func check(_ error: heif_error) throws(ImageError) {
         guard error.code != heif_error_Ok else { return }
-        let message = error.message.map { String(cString: $0) } ?? "unknown error"
-        if error.code == heif_error_Unsupported_feature || error.code == heif_error_Unsupported_filetype {
+        try check(error.code, message: error.message.map { String(cString: $0) } ?? "unknown error")
+    }
+
+    private static func check(_ code: heif_error_code, message: String) throws(ImageError) {
+        guard code != heif_error_Ok else { return }
+        if code == heif_error_Unsupported_feature || code == heif_error_Unsupported_filetype {
             throw .unsupportedFormat(detected: "HEIF feature libheif cannot decode (\(message))")
         }
         throw .corrupt(reason: "libheif: \(message)")

@@ -5,6 +5,10 @@ import RichPushCore
 /// plane (an `auxl` item) and ICC profile (`colr`), and enforces the limits on every item a decode of the primary
 /// image would decode: the primary image, its grid tiles and its alpha plane. EXIF orientation is never read: HEIF
 /// orients with `irot`/`imir`, which libheif applies while decoding, so the probe reports orientation 1.
+///
+/// `ispe` is only a claim: every coded item libheif would decode has its coded size read from its HEVC sequence
+/// parameter sets or AV1 sequence headers (`HEIFCodedSize`) and compared with its `ispe`, and a grid's descriptor
+/// with the grid's `ispe`; any disagreement is corrupt. The limits then hold for what the decoders really allocate.
 enum HEIFHeader {
     /// Most grid tiles accepted in one image (primary and alpha plane together). An iPhone's 12 MP photo has 48
     /// tiles of 512x512 and a 48 MP one 192; libheif decodes each tile with a new decoder, so a file of thousands
@@ -15,17 +19,17 @@ enum HEIFHeader {
     private static let codedTypes: [String: ImageFormat] = ["hvc1": .heic, "av01": .avif]
 
     static func probe(_ reader: ByteReader, sniffed: ImageFormat, limits: ImageLimits) throws(ImageError) -> ImageProbe {
-        guard let meta = try topLevelBox("meta", in: reader) else {
+        guard let meta = try metaBox(in: reader) else {
             throw .unsupportedFormat(detected: "\(sniffed.rawValue.uppercased()) without a still image (an image sequence)")
         }
         let items = try HEIFItemTable(reader, meta: meta)
         guard let primary = items.primary else { throw .corrupt(reason: "HEIF has no primary item (pitm)") }
         let format = try codedFormat(of: primary, in: items)
 
-        var tiles = 0
-        try checkDecodeCost(of: primary, in: items, limits: limits, tiles: &tiles)
+        var cost = DecodeCost()
+        try checkDecodeCost(of: primary, in: items, limits: limits, cost: &cost)
         let alpha = items.alphaPlane(of: primary)
-        if let alpha { try checkDecodeCost(of: alpha, in: items, limits: limits, tiles: &tiles) }
+        if let alpha { try checkDecodeCost(of: alpha, in: items, limits: limits, cost: &cost) }
 
         guard let codedSize = items.imageSize(primary) else { throw .corrupt(reason: "HEIF primary image has no ispe") }
         var (width, height) = codedSize
@@ -41,8 +45,20 @@ enum HEIFHeader {
                 (width, height) = (height, width)
             }
         }
-        return ImageProbe(format: format, width: width, height: height, hasAlpha: alpha != nil, isAnimated: false,
-                          orientation: 1, hasICCProfile: hasICCProfile(primary, in: items, reader: reader))
+        var probe = ImageProbe(format: format, width: width, height: height, hasAlpha: alpha != nil, isAnimated: false,
+                               orientation: 1, hasICCProfile: hasICCProfile(primary, in: items, reader: reader))
+        probe.codedPixels = cost.codedPixels
+        return probe
+    }
+
+    /// What the checks so far found libheif would decode: grid tiles (primary and alpha plane together), the
+    /// coded pixels of every picture, and the coded sizes already read (shared tile data is parsed once).
+    private struct DecodeCost {
+        var tiles = 0
+        var codedPixels = 0
+        var parsed: [[Int]: [HEIFCodedSize]] = [:]
+        /// NAL units and OBUs read so far (`HEIFCodedSize.maximumUnits`).
+        var units = 0
     }
 
     /// Whether the image has an ICC `colr` box; a grid without one takes its first tile's, as libheif does.
@@ -70,45 +86,83 @@ enum HEIFHeader {
 
     /// Checks the size of an item libheif will decode, and when it is a grid, its canvas and each of its tiles.
     private static func checkDecodeCost(of item: Int, in items: HEIFItemTable, limits: ImageLimits,
-                                        tiles: inout Int) throws(ImageError) {
+                                        cost: inout DecodeCost) throws(ImageError) {
         guard let (width, height) = items.imageSize(item) else { throw .corrupt(reason: "HEIF image item \(item) has no ispe") }
         try limits.check(width: width, height: height)
-        // libheif 1.15 hands an item without data to its decoder as is; dav1d refuses it and leaks (heif fuzzing).
         guard items.types[item] == "grid" else {
-            guard items.hasData(item) else { throw .corrupt(reason: "HEIF image item \(item) has no coded data") }
+            cost.codedPixels += try verifiedCodedSize(of: item, width: width, height: height, in: items, cost: &cost).pixels
             return
         }
-        // libheif allocates the canvas the grid descriptor asks for, whatever the ispe says.
+        // libheif allocates the canvas the grid descriptor asks for, so it must be the size the ispe claims.
         let layout = try items.gridLayout(of: item)
         try limits.check(width: layout.width, height: layout.height)
+        guard layout.width == width, layout.height == height else {
+            throw .corrupt(reason: "HEIF grid \(item) is \(layout.width)x\(layout.height) by its descriptor but \(width)x\(height) by its ispe")
+        }
         let references = items.references("dimg", from: item)
-        tiles += references.count
-        if tiles > maximumGridTiles {
-            throw .corrupt(reason: "HEIF grid has \(tiles) tiles, more than the \(maximumGridTiles) accepted")
+        cost.tiles += references.count
+        if cost.tiles > maximumGridTiles {
+            throw .corrupt(reason: "HEIF grid has \(cost.tiles) tiles, more than the \(maximumGridTiles) accepted")
         }
         guard references.count == layout.rows * layout.columns else {
             throw .corrupt(reason: "HEIF grid has \(references.count) tiles for \(layout.rows)x\(layout.columns)")
         }
         // The tiles cover the canvas and may overhang its right and bottom edges by less than one tile.
         var tilePixels = 0, tileWidth = 0, tileHeight = 0
+        var tileSizes: [(tile: Int, width: Int, height: Int)] = []
         for tile in references {
             guard items.types[tile].map({ codedTypes[$0] != nil }) == true else {
                 throw .corrupt(reason: "HEIF grid tile \(tile) is not a coded image")
             }
             guard let size = items.imageSize(tile) else { throw .corrupt(reason: "HEIF grid tile \(tile) has no ispe") }
-            guard items.hasData(tile) else { throw .corrupt(reason: "HEIF grid tile \(tile) has no coded data") }
             try limits.check(width: size.width, height: size.height)
             tilePixels += size.width * size.height
             (tileWidth, tileHeight) = (max(tileWidth, size.width), max(tileHeight, size.height))
+            tileSizes.append((tile, size.width, size.height))
         }
         if tilePixels > (layout.width + tileWidth) * (layout.height + tileHeight) {
             throw .corrupt(reason: "HEIF grid tiles hold \(tilePixels) pixels, more than its \(layout.width)x\(layout.height) canvas needs")
         }
+        // Each tile is a decoder run at its coded size: together they are the decode's cost, under the pixel limit.
+        for (tile, width, height) in tileSizes {
+            cost.codedPixels += try verifiedCodedSize(of: tile, width: width, height: height, in: items, cost: &cost).pixels
+        }
+        if cost.codedPixels > limits.maximumPixels {
+            throw .corrupt(reason: "HEIF grid tiles hold \(cost.codedPixels) coded pixels, more than the \(limits.maximumPixels)-pixel limit")
+        }
     }
 
-    /// The first top-level box of `type`, as the range of its contents.
-    private static func topLevelBox(_ type: String, in reader: ByteReader) throws(ImageError) -> Range<Int>? {
-        for box in try HEIFBox.children(of: 0..<reader.count, in: reader) where box.type == type { return box.body }
-        return nil
+    /// The largest picture a coded item (`hvc1`, `av01`) declares in its decoder configuration or its data, after
+    /// checking that each agrees with its `ispe` (`HEIFCodedSize.agrees`). Never decodes anything.
+    private static func verifiedCodedSize(of item: Int, width: Int, height: Int, in items: HEIFItemTable,
+                                          cost: inout DecodeCost) throws(ImageError) -> HEIFCodedSize {
+        // libheif 1.15 hands an item without data to its decoder as is; dav1d refuses it and leaks (heif fuzzing).
+        guard let data = items.dataRange(item) else { throw .corrupt(reason: "HEIF image item \(item) has no coded data") }
+        let isAV1 = items.types[item] == "av01"
+        guard let configuration = items.properties(of: item).first(where: { $0.type == (isAV1 ? "av1C" : "hvcC") }) else {
+            throw .corrupt(reason: "HEIF image item \(item) has no \(isAV1 ? "av1C" : "hvcC") decoder configuration")
+        }
+        let key = [configuration.body.lowerBound, configuration.body.upperBound, data.lowerBound, data.upperBound]
+        let sizes: [HEIFCodedSize]
+        if let known = cost.parsed[key] {
+            sizes = known
+        } else {
+            sizes = isAV1 ? try HEIFCodedSize.av1(configuration: configuration.body, data: data, in: items.reader, units: &cost.units)
+                          : try HEIFCodedSize.hevc(configuration: configuration.body, data: data, in: items.reader, units: &cost.units)
+            cost.parsed[key] = sizes
+        }
+        for size in sizes where !size.agrees(withWidth: width, height: height, isAV1: isAV1) {
+            throw .corrupt(reason: "HEIF image item \(item) is coded as \(size.width)x\(size.height) but its ispe says \(width)x\(height)")
+        }
+        return sizes.max { $0.pixels < $1.pixels }!
+    }
+
+    /// The contents of the file's `meta` box. HEIF has exactly one: libheif 1.15 reads the last one and this walk
+    /// would check another, so a second one is corrupt (heif fuzzing: a HEIC grid's meta box followed by an
+    /// AVIF's, which libheif decoded unchecked).
+    private static func metaBox(in reader: ByteReader) throws(ImageError) -> Range<Int>? {
+        let metas = try HEIFBox.children(of: 0..<reader.count, in: reader).filter { $0.type == "meta" }
+        guard metas.count <= 1 else { throw .corrupt(reason: "HEIF has \(metas.count) meta boxes, where one is allowed") }
+        return metas.first?.body
     }
 }

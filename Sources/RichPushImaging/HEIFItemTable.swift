@@ -7,7 +7,7 @@ struct HEIFItemTable {
     /// At most this many item references are read: a real file has a few per tile.
     static let maximumReferences = 100_000
 
-    private let reader: ByteReader
+    let reader: ByteReader
     private(set) var primary: Int?
     /// Item ID → item type (`hvc1`, `av01`, `grid`, `Exif`...).
     private(set) var types: [Int: String] = [:]
@@ -80,9 +80,9 @@ struct HEIFItemTable {
         return (rowsMinusOne + 1, columnsMinusOne + 1, width, height)
     }
 
-    /// Whether `item` has data to decode: a first extent within the file (or `idat`) of at least one byte.
-    func hasData(_ item: Int) -> Bool {
-        locations?.firstExtent(of: item, fileSize: reader.count, itemData: itemData) != nil
+    /// Where `item`'s data to decode starts: its first extent within the file (or `idat`), of at least one byte.
+    func dataRange(_ item: Int) -> Range<Int>? {
+        locations?.firstExtent(of: item, fileSize: reader.count, itemData: itemData)
     }
 
     func references(_ type: String, from item: Int) -> [Int] {

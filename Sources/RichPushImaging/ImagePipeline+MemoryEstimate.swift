@@ -5,7 +5,7 @@ extension ImagePipeline {
     /// alone: what `RenderMemoryBudget` reserves before the decode starts.
     ///
     /// It follows the same choices as `renderSynchronously`: the JPEG DCT scale, the PNG box shrink done while
-    /// decoding, libwebp's scaled decode; HEIC and AVIF decode at full size, with libheif's own planes on top.
+    /// decoding, libwebp's scaled decode; HEIC and AVIF decode at full size, with libheif's own planes (at the coded size `HEIFHeader` verified) on top.
     /// Counted: the decoded image twice (an opaque RGBA image is copied to RGB, a later box shrink copies it), the
     /// decoder's working buffers (a band of rows; an interlaced PNG's running sums), the Lanczos intermediate, and the output
     /// three times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap
@@ -42,8 +42,10 @@ extension ImagePipeline {
             let target = plan.fullScaledSize(sourceWidth: width, sourceHeight: height)
             if !probe.isAnimated && target.width < width { decoded = target }
         case .heic, .avif:
-            // libheif's YUV planes and its interleaved image, copied into ours.
-            working = width * height * (channels + 2)
+            // In the decode worker: the decoders' YUV planes at the coded size the probe verified (every tile, up
+            // to 2 bytes a pixel for 10-bit 4:2:0), libheif's interleaved image, and the shared mapping it is
+            // copied into (which ours is then copied from).
+            working = (probe.codedPixels ?? width * height) * 3 + width * height * channels * 2
         case .gif:
             break
         }

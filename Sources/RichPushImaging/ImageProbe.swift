@@ -14,6 +14,9 @@ public struct ImageProbe: Sendable, Hashable {
     public var hasICCProfile: Bool
     /// Adam7-interlaced (PNG only): its rows come in seven passes, so shrinking while decoding needs running sums.
     public internal(set) var isInterlaced = false
+    /// HEIC and AVIF only: the pixels libheif's decoders allocate for the image (every grid tile and the alpha
+    /// plane at their coded size, read from the HEVC and AV1 headers and checked against `ispe`).
+    public internal(set) var codedPixels: Int?
 
     public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
         self.format = format

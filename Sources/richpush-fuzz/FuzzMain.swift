@@ -1,3 +1,4 @@
+import CRichPushImage
 import Foundation
 
 /// `richpush-fuzz`: libFuzzer targets over the public API (see scripts/fuzz.sh), and a replayer for saved inputs.
@@ -15,6 +16,9 @@ struct FuzzMain {
             exit(2)
         }
         selectedTarget = target
+        // libheif runs on this thread, where the sanitizers see it (in a worker process its crashes and leaks
+        // would only be a failed decode).
+        richpush_heif_decode_in_process_for_fuzzing(1)
         var argc = CommandLine.argc
         var argv = CommandLine.unsafeArgv
         exit(LLVMFuzzerRunDriver(&argc, &argv, fuzzOne))

@@ -9,6 +9,10 @@ enum FuzzTarget: String, CaseIterable {
     /// The whole render path with small limits, fed JPEG-, PNG-, WebP-, GIF- or HEIF-shaped bytes (a GIF is
     /// validated by giflib and passed through).
     case jpeg, png, webp, gif, heif
+    /// HEIF's header walk alone (no libheif): the item table, item locations and the coded sizes read from `hvcC`
+    /// SPSs, `av1C` and the item data's parameter sets and sequence headers, so mutations reach the parsers at
+    /// probe speed instead of waiting for a decode.
+    case heifBoxes = "heif-boxes"
     /// JSON parsing, shape adapters, story rules and APNs rendering.
     case payload
     /// PNG decoding through the libdeflate fast path and through libpng alone: any difference in pixels or in
@@ -38,6 +42,8 @@ enum FuzzTarget: String, CaseIterable {
             render(Self.prefixed(bytes, with: Array("GIF89a".utf8)))
         case .heif:
             render(Self.withFileTypeBox(bytes))
+        case .heifBoxes:
+            _ = try? ImageProbe.probe(Self.withFileTypeBox(bytes), limits: Self.renderer.limits)
         case .pngPaths:
             let png = PNGDecodePathComparison.repairingChunkCRCs(
                 Self.prefixed(bytes, with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]))

@@ -89,6 +89,44 @@ enum ImagingHelpers {
         return bytes + [0x3B]
     }
 
+    /// `bytes` with the one occurrence of `pattern` replaced (a box field of a fixture, patched in place); fails the
+    /// test when the pattern is missing or not unique, so a regenerated fixture cannot silently test nothing.
+    static func patching(_ bytes: Data, _ pattern: [UInt8], with replacement: [UInt8],
+                         file: StaticString = #filePath, line: UInt = #line) -> Data {
+        precondition(pattern.count == replacement.count, "a patch keeps every offset")
+        let source = [UInt8](bytes)
+        let matches = (0...(source.count - pattern.count)).filter { source[$0..<$0 + pattern.count].elementsEqual(pattern) }
+        guard matches.count == 1, let at = matches.first else {
+            XCTFail("\(pattern) occurs \(matches.count) times", file: file, line: line)
+            return bytes
+        }
+        var patched = source
+        patched.replaceSubrange(at..<at + pattern.count, with: replacement)
+        return Data(patched)
+    }
+
+    /// CPU time of this process's children that have ended and been reaped (getrusage RUSAGE_CHILDREN): a HEIF
+    /// decode worker's CPU shows here once it is reaped, and never while it runs.
+    static func reapedChildrenCPUTime() -> Duration {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        let user = Duration.seconds(usage.ru_utime.tv_sec) + .microseconds(usage.ru_utime.tv_usec)
+        return user + .seconds(usage.ru_stime.tv_sec) + .microseconds(usage.ru_stime.tv_usec)
+    }
+
+    /// The process IDs whose parent is this process (running, or ended and not yet reaped), from /proc.
+    static func childProcesses() -> [Int] {
+        let me = Int(getpid())
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> Int? in
+            guard let pid = Int(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return nil }
+            // After "pid (name)": the state, then the parent's ID.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 1 && Int(fields[1]) == me ? pid : nil
+        }
+    }
+
     /// CPU time the calling thread has used.
     static func threadCPUTime() -> Duration {
         var time = timespec()

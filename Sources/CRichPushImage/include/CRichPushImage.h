@@ -96,4 +96,35 @@ int richpush_png_read_icc(richpush_png_decoder *decoder, uint8_t **profile, unsi
 /// (gigabytes, for a bomb) and read the trailing chunks. The caller checks the chunk list itself (CRCs, IEND).
 int richpush_png_read_rows(richpush_png_decoder *decoder, uint8_t **rows, int count);
 
+// MARK: HEIF decoding in a worker process
+
+struct heif_image_handle;
+
+typedef struct {
+    int width, height;   // of the decoded image (return 0)
+    int error_code;      // libheif's heif_error_code (return -1), or 0 when the failure is not libheif's
+    char message[256];   // why it failed (returns -1 and -3)
+} richpush_heif_outcome;
+
+/// Every libheif call in this process goes between these two: `richpush_heif_decode_isolated` forks while
+/// holding the same lock, so its child never inherits a lock another thread held inside libheif.
+void richpush_heif_lock(void);
+void richpush_heif_unlock(void);
+
+/// Decodes `handle` (of a context the caller parsed and keeps) to 8-bit interleaved RGB (`channels` 3) or RGBA (4)
+/// in a forked child that may use `cpu_seconds` of CPU (RLIMIT_CPU) and `memory_bytes` more address space than it
+/// starts with (RLIMIT_AS). The child writes the rows (width x channels bytes each, no padding) into a shared
+/// anonymous mapping with room for `capacity` bytes and _exits; this thread waits, asking `stop` (may be NULL)
+/// every 5 ms, and on a non-zero answer kills the child (SIGKILL) and reaps it before returning, so no CPU is
+/// left in use. Cost: one fork (page tables of the calling process) and the mapping's pages.
+/// Returns 0 with *pixels set (release with richpush_heif_release), -1 when libheif or the image failed
+/// (outcome), -2 when stopped, -3 when the child died (a limit, a crash; outcome->message says which).
+int richpush_heif_decode_isolated(struct heif_image_handle *handle, int channels, size_t capacity, long cpu_seconds,
+                                  size_t memory_bytes, richpush_stop_check stop, void *stop_context,
+                                  uint8_t **pixels, size_t *mapping_size, richpush_heif_outcome *outcome);
+void richpush_heif_release(uint8_t *pixels, size_t mapping_size);
+/// For the fuzzer only: decode on the calling thread instead of in a child (no deadline, no limits), so
+/// AddressSanitizer and LeakSanitizer see inside libheif and its decoders. Call before any decode.
+void richpush_heif_decode_in_process_for_fuzzing(int enabled);
+
 #endif
