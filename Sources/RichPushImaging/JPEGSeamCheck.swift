@@ -11,8 +11,10 @@
 /// the MCU grid (a horizon, a banner's bar) runs along one seam and scores low; a cast scores high. It cannot see
 /// damage in the first or last MCU row or the two MCU columns at either side, nor at 1/8 scale.
 ///
-/// Cost: three rows copied per row received, and per seam (one row in 16 at full size) four reads per sample and
-/// O(columns) arithmetic; memory: three rows and two seams of three floats per MCU column.
+/// Cost: per seam (one row in 16 at full size, 4:2:0) three rows copied, one branch-free pass over four rows'
+/// samples and O(columns) arithmetic per split column: at most a few percent of the CPU time of rendering the
+/// corpus JPEGs, within this machine's noise (docs/benchmarks.md). Memory: three rows, one row of sums, and two
+/// seams of three doubles per MCU column.
 struct JPEGSeamCheck {
     /// Scores at or above this are damage. Every valid JPEG of Fixtures/ and the conformance set, and the tests'
     /// synthetic images, scored at most 0.59 at every scale from 2/8 (the photos at most 0.42); the damaged files
@@ -70,8 +72,11 @@ struct JPEGSeamCheck {
                          nearBelow: base + ((y - 1) % 3) * rowLength, farBelow: row, index: (y - 1) / cellHeight)
                 }
             }
-            recent.withUnsafeMutableBufferPointer { recent in
-                (recent.baseAddress! + (y % 3) * rowLength).update(from: row, count: rowLength)
+            // Only the last two rows above a seam and the first below it are kept.
+            if (y + 2) % cellHeight < 3 {
+                recent.withUnsafeMutableBufferPointer { recent in
+                    (recent.baseAddress! + (y % 3) * rowLength).update(from: row, count: rowLength)
+                }
             }
         }
     }
@@ -79,23 +84,32 @@ struct JPEGSeamCheck {
     /// The steps across one seam, then the staircases between it and the seam before.
     private mutating func seam(farAbove: UnsafePointer<UInt8>, nearAbove: UnsafePointer<UInt8>,
                                nearBelow: UnsafePointer<UInt8>, farBelow: UnsafePointer<UInt8>, index: Int) {
+        // One pass over the samples in order (branch-free, so the compiler vectorises it), then sums per MCU and
+        // channel.
+        let samples = columns * cellWidth * 3
+        var contributions = [Int32](repeating: 0, count: samples)
+        contributions.withUnsafeMutableBufferPointer { contributions in
+            for offset in 0..<samples {
+                let above = Int32(nearAbove[offset]) - Int32(farAbove[offset])
+                let step = Int32(nearBelow[offset]) - Int32(nearAbove[offset])
+                let below = Int32(farBelow[offset]) - Int32(nearBelow[offset])
+                // Less the gradient the rows on both sides agree on (the smaller, when both run the same way), so
+                // a smooth ramp or a thin line beside the seam does not count as a step.
+                let smaller = abs(above) < abs(below) ? above : below
+                contributions[offset] = step - (above &* below > 0 ? smaller : 0)
+            }
+        }
         var steps = [Double](repeating: 0, count: columns * 3)
         for column in 0..<columns {
-            for channel in 0..<3 {
-                var sum = 0
-                for x in (column * cellWidth)..<(column * cellWidth + cellWidth) {
-                    let offset = x * 3 + channel
-                    let above = Int(nearAbove[offset]) - Int(farAbove[offset])
-                    let step = Int(nearBelow[offset]) - Int(nearAbove[offset])
-                    let below = Int(farBelow[offset]) - Int(nearBelow[offset])
-                    // Less the gradient the rows on both sides agree on (the smaller, when both run the same way),
-                    // so a smooth ramp or a thin line beside the seam does not count as a step.
-                    let gradient = (above > 0) == (below > 0) && above != 0 && below != 0
-                        ? (abs(above) < abs(below) ? above : below) : 0
-                    sum += step - gradient
-                }
-                steps[column * 3 + channel] = Double(sum) / Double(cellWidth)
+            var sums: (Int32, Int32, Int32) = (0, 0, 0)
+            for x in (column * cellWidth)..<(column * cellWidth + cellWidth) {
+                sums.0 += contributions[x * 3]
+                sums.1 += contributions[x * 3 + 1]
+                sums.2 += contributions[x * 3 + 2]
             }
+            steps[column * 3] = Double(sums.0) / Double(cellWidth)
+            steps[column * 3 + 1] = Double(sums.1) / Double(cellWidth)
+            steps[column * 3 + 2] = Double(sums.2) / Double(cellWidth)
         }
         if let previousSeam { score(upper: previousSeam, lower: steps, row: index - 1) }
         previousSeam = steps
