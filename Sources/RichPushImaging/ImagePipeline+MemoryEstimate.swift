@@ -7,7 +7,8 @@ extension ImagePipeline {
     /// It follows the same choices as `renderSynchronously`: the JPEG DCT scale, the PNG box shrink done while
     /// decoding, libwebp's scaled decode; HEIC and AVIF decode at full size, with libheif's own planes on top.
     /// Counted: the decoded image twice (an opaque RGBA image is copied to RGB, a later box shrink copies it), the
-    /// decoder's working buffers (a band of rows; an interlaced PNG's running sums; a progressive or multi-scan
+    /// decoder's working buffers (a band of rows; an interlaced PNG's running sums, or its even rows when it is
+    /// resized without a box shrink; a progressive or multi-scan
     /// JPEG's coefficients, `ImageProbe.wholeImageDecoderBytes`), the Lanczos intermediate, and the output three
     /// times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap bounds
     /// those).
@@ -40,6 +41,13 @@ extension ImagePipeline {
                 if probe.isInterlaced {
                     working += decoded.width * decoded.height * channels * (PNGDecoder.sumBytes(forReduction: reduction) - 1)
                 }
+            } else if resizesPNGWhileDecoding, probe.isInterlaced, plan.outputWidth != width || plan.outputHeight != height {
+                // Resized as the last pass arrives (`PNGDecoder.decodeInterlacedResized`): the even rows kept through
+                // the first six passes, the resize's window of full-width rows and its intermediate, also at the
+                // source's width (the figure below counts one at the output's).
+                decoded = (plan.outputWidth, plan.outputHeight)
+                let windowRows = WorkBudget.bandRows + ResamplingKernel.maximumTaps(extent: plan.cropHeight, outputSize: plan.outputHeight)
+                working = ((height + 1) / 2 + windowRows + plan.outputHeight) * width * channels
             }
         case .webp:
             let target = plan.fullScaledSize(sourceWidth: width, sourceHeight: height)
