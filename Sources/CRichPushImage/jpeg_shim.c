@@ -20,21 +20,13 @@ static void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
     (void)cinfo; (void)level;
 }
 
-// Warnings after which libjpeg invents pixels: it fills the rest of a truncated or damaged scan with grey (or
-// garbage), which a phone would show as a grey band. Decoding fails on them instead.
-static int richpush_jpeg_warning_loses_pixels(int code) {
-    switch (code) {
-    case JWRN_JPEG_EOF:            // premature end of JPEG file
-    case JWRN_HIT_MARKER:          // premature end of data segment (e.g. an SOF larger than its scan data)
-    case JWRN_HUFF_BAD_CODE:
-    case JWRN_ARITH_BAD_CODE:
-    case JWRN_MUST_RESYNC:         // a restart marker missing: an interval is lost
-    case JWRN_NOT_SEQUENTIAL:
-    case JWRN_BOGUS_PROGRESSION:
-        return 1;
-    default:
-        return 0;
-    }
+// Every libjpeg warning while decoding means damaged data (bytes where none belong, a bad Huffman code, a scan
+// cut short, a missing restart marker, a bad ICC marker...): libjpeg carries on and invents pixels (grey fill, or
+// garbage after a bit flip), which a phone would show as they are. The one exception is the end of the file: a file
+// missing only its EOI loses no pixel, so that warning is judged at the end (richpush_jpeg_finish), by whether
+// every scan was complete.
+static int richpush_jpeg_warning_is_harmless(int code) {
+    return code == JWRN_JFIF_MAJOR;   // an unknown JFIF revision number: a version note, not damage
 }
 
 struct richpush_jpeg_decoder {
@@ -42,6 +34,9 @@ struct richpush_jpeg_decoder {
     struct richpush_error_manager error;
     int warnings;                               // warnings kept (the pixels are whole)
     char first_warning[JMSG_LENGTH_MAX];
+    int reached_end;                            // libjpeg ran out of bytes (JWRN_JPEG_EOF) and faked an EOI
+    char end_message[JMSG_LENGTH_MAX];
+    unsigned int scanned_components;            // bit i: component i appeared in a scan
     struct jpeg_progress_mgr progress;
     int max_scans;
     richpush_stop_check stop;
@@ -50,10 +45,20 @@ struct richpush_jpeg_decoder {
     int started;
 };
 
+// Notes which components the current scan covers (a sequential file has each in exactly one scan).
+static void richpush_jpeg_note_scan(richpush_jpeg_decoder *decoder) {
+    for (int index = 0; index < decoder->cinfo.comps_in_scan; index++) {
+        const jpeg_component_info *component = decoder->cinfo.cur_comp_info[index];
+        if (component != NULL && component->component_index < 32)
+            decoder->scanned_components |= 1u << component->component_index;
+    }
+}
+
 // Called by libjpeg during long operations (progressive input absorbs all scans
 // inside jpeg_start_decompress; output passes call it per scanline): caps scan floods and asks the stop check.
 static void richpush_jpeg_progress(j_common_ptr cinfo) {
     richpush_jpeg_decoder *decoder = (richpush_jpeg_decoder *)((char *)cinfo - offsetof(richpush_jpeg_decoder, cinfo));
+    richpush_jpeg_note_scan(decoder);
     if (decoder->cinfo.input_scan_number > decoder->max_scans) {
         snprintf(decoder->error.message, sizeof decoder->error.message,
                  "more than %d progressive scans", decoder->max_scans);
@@ -66,16 +71,39 @@ static void richpush_jpeg_progress(j_common_ptr cinfo) {
     }
 }
 
-// Decoding: a warning that loses pixels is an error; any other (bytes between segments, a bad ICC marker, an
-// unknown JFIF revision) is counted and the first one kept for the caller to report.
+// Decoding: a warning is an error (see richpush_jpeg_warning_is_harmless), reported as the end of the file when
+// the bytes ran out first (the damage then follows from the truncation); the end of the file itself is only noted.
 static void richpush_jpeg_decoder_emit_message(j_common_ptr cinfo, int level) {
     if (level >= 0) return;   // traces
     richpush_jpeg_decoder *decoder = (richpush_jpeg_decoder *)((char *)cinfo - offsetof(richpush_jpeg_decoder, cinfo));
-    if (richpush_jpeg_warning_loses_pixels(cinfo->err->msg_code)) {
-        (*cinfo->err->format_message)(cinfo, decoder->error.message);
-        longjmp(decoder->error.jump, 1);
+    int code = cinfo->err->msg_code;
+    if (code == JWRN_JPEG_EOF) {
+        if (!decoder->reached_end) (*cinfo->err->format_message)(cinfo, decoder->end_message);
+        decoder->reached_end = 1;
+        return;
     }
-    if (decoder->warnings++ == 0) (*cinfo->err->format_message)(cinfo, decoder->first_warning);
+    if (richpush_jpeg_warning_is_harmless(code)) {
+        if (decoder->warnings++ == 0) (*cinfo->err->format_message)(cinfo, decoder->first_warning);
+        return;
+    }
+    if (decoder->reached_end) snprintf(decoder->error.message, sizeof decoder->error.message, "%s", decoder->end_message);
+    else (*cinfo->err->format_message)(cinfo, decoder->error.message);
+    longjmp(decoder->error.jump, 1);
+}
+
+// Whether every coefficient of every component reached its final precision: a progressive file's scans all came.
+// Sequential files: whether every component appeared in a scan.
+static int richpush_jpeg_scans_complete(richpush_jpeg_decoder *decoder) {
+    j_decompress_ptr cinfo = &decoder->cinfo;
+    if (cinfo->progressive_mode) {
+        if (cinfo->coef_bits == NULL) return 0;
+        for (int component = 0; component < cinfo->num_components; component++)
+            for (int coefficient = 0; coefficient < DCTSIZE2; coefficient++)
+                if (cinfo->coef_bits[component][coefficient] != 0) return 0;
+        return 1;
+    }
+    unsigned int all = cinfo->num_components >= 32 ? ~0u : (1u << cinfo->num_components) - 1;
+    return (decoder->scanned_components & all) == all;
 }
 
 int richpush_jpeg_library_version(void) {
@@ -134,6 +162,8 @@ int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_head
     header->arithmetic = decoder->cinfo.arith_code;
     header->saw_adobe_marker = decoder->cinfo.saw_Adobe_marker;
     header->adobe_transform = decoder->cinfo.Adobe_transform;
+    header->max_h_samp_factor = decoder->cinfo.max_h_samp_factor;
+    header->max_v_samp_factor = decoder->cinfo.max_v_samp_factor;
     return 0;
 }
 
@@ -181,8 +211,14 @@ int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int 
 
 int richpush_jpeg_finish(richpush_jpeg_decoder *decoder) {
     if (setjmp(decoder->error.jump)) return -1;
-    // Trailing garbage after the last scanline is not worth failing for.
-    jpeg_abort_decompress(&decoder->cinfo);
+    richpush_jpeg_note_scan(decoder);
+    // Reads on to the EOI: scan data left over after the last row (a bit flip made the Huffman decoding end early)
+    // warns of extraneous bytes, which is an error; bytes after the EOI are never read.
+    jpeg_finish_decompress(&decoder->cinfo);
+    if (decoder->reached_end && !richpush_jpeg_scans_complete(decoder)) {
+        snprintf(decoder->error.message, sizeof decoder->error.message, "%s (scans are missing)", decoder->end_message);
+        return -1;
+    }
     return 0;
 }
 

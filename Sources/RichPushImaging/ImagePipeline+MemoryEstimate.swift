@@ -7,9 +7,11 @@ extension ImagePipeline {
     /// It follows the same choices as `renderSynchronously`: the JPEG DCT scale, the PNG box shrink done while
     /// decoding, libwebp's scaled decode; HEIC and AVIF decode at full size, with libheif's own planes (at the coded size `HEIFHeader` verified) on top.
     /// Counted: the decoded image twice (an opaque RGBA image is copied to RGB, a later box shrink copies it), the
-    /// decoder's working buffers (a band of rows; an interlaced PNG's running sums), the Lanczos intermediate, and the output
-    /// three times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap
-    /// bounds those) and libjpeg's coefficient buffers for progressive files (capped by `JPEGDecoder.maximumMemory`).
+    /// decoder's working buffers (a band of rows; an interlaced PNG's running sums, or its even rows when it is
+    /// resized without a box shrink; a progressive or multi-scan
+    /// JPEG's coefficients, `ImageProbe.wholeImageDecoderBytes`), the Lanczos intermediate, and the output three
+    /// times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap bounds
+    /// those).
     /// GIFs are validated with one frame buffer of the screen size.
     func estimatedPeakBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
         let width = probe.width, height = probe.height
@@ -25,6 +27,8 @@ extension ImagePipeline {
             let numerator = JPEGDecoder.scaleNumerator(width: width, height: height,
                                                        targetWidth: target.width, targetHeight: target.height)
             decoded = (JPEGDecoder.scaledSize(width, numerator: numerator), JPEGDecoder.scaledSize(height, numerator: numerator))
+            // A progressive or multi-scan file's coefficients, at full coded size whatever the scale.
+            working = probe.wholeImageDecoderBytes
         case .png:
             let reduction = resizesPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
             // Without a box shrink the rows may be resized as they are decoded (`PNGDecoder.decodeResized`); the
@@ -37,6 +41,13 @@ extension ImagePipeline {
                 if probe.isInterlaced {
                     working += decoded.width * decoded.height * channels * (PNGDecoder.sumBytes(forReduction: reduction) - 1)
                 }
+            } else if resizesPNGWhileDecoding, probe.isInterlaced, plan.outputWidth != width || plan.outputHeight != height {
+                // Resized as the last pass arrives (`PNGDecoder.decodeInterlacedResized`): the even rows kept through
+                // the first six passes, the resize's window of full-width rows and its intermediate, also at the
+                // source's width (the figure below counts one at the output's).
+                decoded = (plan.outputWidth, plan.outputHeight)
+                let windowRows = WorkBudget.bandRows + ResamplingKernel.maximumTaps(extent: plan.cropHeight, outputSize: plan.outputHeight)
+                working = ((height + 1) / 2 + windowRows + plan.outputHeight) * width * channels
             }
         case .webp:
             let target = plan.fullScaledSize(sourceWidth: width, sourceHeight: height)

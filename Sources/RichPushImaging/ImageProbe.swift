@@ -17,6 +17,10 @@ public struct ImageProbe: Sendable, Hashable {
     /// HEIC and AVIF only: the pixels libheif's decoders allocate for the image (every grid tile and the alpha
     /// plane at their coded size, read from the HEVC and AV1 headers and checked against `ispe`).
     public internal(set) var codedPixels: Int?
+    /// Memory the decoder holds for the whole image whatever size it decodes at: a progressive or multi-scan JPEG's
+    /// DCT coefficients (libjpeg keeps every block's until the last scan; about 3 bytes a pixel at 4:2:0, 6 at
+    /// 4:4:4). 0 for the others.
+    public internal(set) var wholeImageDecoderBytes = 0
 
     public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
         self.format = format
@@ -29,7 +33,7 @@ public struct ImageProbe: Sendable, Hashable {
     }
 
     /// Sniffs the format and reads the headers, then enforces `limits` (source bytes, side, pixels).
-    /// Cost: a walk over the header segments only (JPEG markers up to SOF, PNG chunks up to IDAT, GIF blocks, HEIF's
+    /// Cost: a walk over the header segments only (JPEG markers up to the first SOS, PNG chunks up to IDAT, GIF blocks, HEIF's
     /// `meta` box);
     /// no pixel memory is allocated.
     public static func probe(_ bytes: Data, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {

@@ -70,7 +70,9 @@ enum JPEGDecoder {
         var profilePointer: UnsafeMutablePointer<UInt8>?
         var profileLength: UInt32 = 0
         var iccProfile: [UInt8]?
-        if richpush_jpeg_read_icc(decoder, &profilePointer, &profileLength) == 0, let profilePointer {
+        status = richpush_jpeg_read_icc(decoder, &profilePointer, &profileLength)
+        guard status == 0 else { throw failure(decoder, status, stopCheck) }   // a damaged ICC marker
+        if let profilePointer {
             iccProfile = ICCProfile.keepIfRGB(Array(UnsafeBufferPointer(start: profilePointer, count: Int(profileLength))))
             free(profilePointer)
         }
@@ -89,6 +91,11 @@ enum JPEGDecoder {
         // Adobe writes CMYK inverted (0 = full ink); plain CMYK JPEGs are rare but not inverted.
         let inverted = header.saw_adobe_marker != 0
         let rowBytes = Int(width) * 3
+        // An MCU is one block when the scan holds one component, else the largest sampling factors' worth.
+        let interleaved = header.components > 1
+        var seamCheck = JPEGSeamCheck(width: Int(width), height: Int(height), blockSize: scaleNumerator,
+                                      mcuBlocks: (interleaved ? Int(header.max_h_samp_factor) : 1,
+                                                  interleaved ? Int(header.max_v_samp_factor) : 1))
         /// Reads up to `count` rows as RGB into `destination`, one after another; returns how many it read.
         func readRows(into destination: UnsafeMutablePointer<UInt8>, count: Int) throws(ImageError) -> Int {
             try budget.check()
@@ -100,6 +107,7 @@ enum JPEGDecoder {
             }
             guard read > 0 else { throw read < 0 ? failure(decoder, read, stopCheck) : .corrupt(reason: "JPEG: no scanlines returned") }
             if isCMYK { convertCMYK(cmykBand, rows: Int(read), width: Int(width), inverted: inverted, into: destination) }
+            seamCheck?.receive(destination, count: Int(read), rowBytes: rowBytes)
             return Int(read)
         }
 
@@ -125,7 +133,12 @@ enum JPEGDecoder {
             }
             pixels = output
         }
-        _ = richpush_jpeg_finish(decoder)
+        status = richpush_jpeg_finish(decoder)
+        guard status == 0 else { throw failure(decoder, status, stopCheck) }
+        if let seamCheck, seamCheck.isDamaged {
+            let place = seamCheck.worstPlace
+            throw .corrupt(reason: "JPEG: damaged scan data (a colour cast starts at MCU row \(place.row), column \(place.column))")
+        }
         return DecodedImage(pixels: pixels, iccProfile: iccProfile, warnings: keptWarnings(decoder))
     }
 
@@ -141,8 +154,8 @@ enum JPEGDecoder {
                                   bandRows: WorkBudget.bandRows)
     }
 
-    /// libjpeg's warnings that left the pixels whole (bytes between segments, a bad ICC marker...), as one note
-    /// for the render's warnings; those that lose pixels (truncated or damaged scan data) already failed the decode.
+    /// libjpeg's warnings that left the pixels whole (an unknown JFIF revision), as one note for the render's
+    /// warnings; every other warning means damaged data and already failed the decode.
     private static func keptWarnings(_ decoder: OpaquePointer) -> [String] {
         var first: UnsafePointer<CChar>?
         let count = richpush_jpeg_decoder_warnings(decoder, &first)

@@ -77,8 +77,8 @@ enum PNGDecoder {
     /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
     /// box-shrunk band by band as it is decoded (see `decodeShrunk`), an interlaced one pass by pass into running
     /// sums (see `decodeInterlacedShrunk`). Otherwise, with a `plan` whose resize needs no box pre-shrink, a
-    /// non-interlaced PNG's rows are resized as they are decoded (see `decodeResized`), so the result is already at
-    /// the plan's output size.
+    /// non-interlaced PNG's rows are resized as they are decoded (see `decodeResized`), an interlaced one's as its
+    /// last pass arrives (see `decodeInterlacedResized`), so the result is already at the plan's output size.
     ///
     /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA, or a palette of up to 8 bits, with only
     /// harmless chunks) takes the fast path (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give
@@ -144,6 +144,11 @@ enum PNGDecoder {
         if header.interlaced == 0 {
             return try decodeRows(.libpng(decoder, stopCheck), width: width, height: height, channels: channels,
                                   reduction: reduction, plan: plan, iccProfile: iccProfile, budget: budget)
+        }
+        if header.passes == 7, let plan, plan.outputWidth != width || plan.outputHeight != height,
+           Resampler.boxReduction(for: plan) == 1 {
+            return try decodeInterlacedResized(decoder, width: width, height: height, channels: channels, plan: plan,
+                                               iccProfile: iccProfile, stopCheck: stopCheck)
         }
         // Interlaced at full size: libpng fills every row once per pass.
         var output = PixelBuffer(width: width, height: height, channels: channels)

@@ -36,10 +36,15 @@ struct ResamplingKernel {
         return (left, weights)
     }
 
+    /// The most source pixels one output pixel reads when `extent` source pixels become `outputSize`: the
+    /// Lanczos3 support on both sides, plus one at each end for rounding.
+    static func maximumTaps(extent: Double, outputSize: Int) -> Int {
+        let support = 3 * max(extent / Double(outputSize), 1)
+        return Int((2 * support).rounded(.up)) + 2
+    }
+
     init(sourceSize: Int, offset: Double, extent: Double, outputSize: Int) {
-        let scale = extent / Double(outputSize)
-        let support = 3 * max(scale, 1)
-        maximumTaps = Int((2 * support).rounded(.up)) + 2
+        maximumTaps = Self.maximumTaps(extent: extent, outputSize: outputSize)
         starts = []
         counts = []
         starts.reserveCapacity(outputSize)

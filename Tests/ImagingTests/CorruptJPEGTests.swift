@@ -3,6 +3,7 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
+import TestSupport
 
 /// JPEGs whose scan data is truncated or short of what the frame header declares fail with `corrupt_image`
 /// instead of rendering libjpeg's grey fill; warnings that leave the pixels whole are kept as render warnings.
@@ -52,12 +53,89 @@ final class CorruptJPEGTests: XCTestCase {
         }
     }
 
-    func testBytesBetweenSegmentsAreRenderedWithAWarning() throws {
-        // Padding before a marker is common in real files and loses no pixel: libjpeg skips it with a warning.
+    func testBytesBetweenSegmentsAreCorrupt() throws {
+        // libjpeg skips them with its "extraneous bytes" warning; in scan data that warning is the one sign of a bit
+        // flip that made the Huffman decoding end early, so any of them fails the decode.
         var bytes = try photo(progressive: false)
         bytes.insert(contentsOf: [0x00, 0x11, 0x22, 0x33], at: try offset(ofMarker: 0xDA, in: bytes))
-        let rendered = try ImagingHelpers.render(bytes, .attachment)
-        XCTAssertEqual(rendered.width, 800)
-        XCTAssertTrue(rendered.warnings.contains { $0.contains("4 extraneous bytes before marker 0xda") }, "\(rendered.warnings)")
+        assertCorrupt(bytes, mentioning: "4 extraneous bytes before marker 0xda")
+    }
+
+    func testMissingEndOfImageMarkerIsRendered() throws {
+        // No pixel is lost without the 2-byte EOI: libjpeg warns of the end of the file after the last scan.
+        for progressive in [false, true] {
+            let whole = try photo(progressive: progressive)
+            XCTAssertEqual(Array(whole.suffix(2)), [0xFF, 0xD9])
+            let withoutEnd = whole.dropLast(2)
+            XCTAssertEqual(try JPEGDecoder.decode(withoutEnd, budget: ImagingHelpers.farBudget).pixels.pixels,
+                           try JPEGDecoder.decode(whole, budget: ImagingHelpers.farBudget).pixels.pixels)
+            XCTAssertEqual(try ImagingHelpers.render(withoutEnd, .attachment).width, 800)
+        }
+    }
+
+    func testProgressiveJPEGEndingBetweenScansIsCorrupt() throws {
+        // Cut just before the last SOS: every scan present is whole, but the last refinement never came.
+        let whole = try photo(progressive: true)
+        let lastScan = try XCTUnwrap((2..<(whole.count - 1)).last { whole[$0] == 0xFF && whole[$0 + 1] == 0xDA })
+        assertCorrupt(whole.prefix(lastScan), mentioning: "Premature end of JPEG file (scans are missing)")
+    }
+
+    func testValidJPEGsPassEveryCheckAtEveryScale() throws {
+        // The false-positive side of the seam check and of failing on every warning: every JPEG of Fixtures/ and the
+        // conformance set that the header walk accepts decodes at every DCT scale.
+        var paths: [URL] = []
+        for root in [packageRoot.appendingPathComponent("Fixtures"), packageRoot.appendingPathComponent("../shared/conformance")] {
+            let files = FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil)?.allObjects ?? []
+            paths += files.compactMap { $0 as? URL }.filter { ["jpg", "jpeg"].contains($0.pathExtension.lowercased()) }
+        }
+        var checked = 0
+        for path in paths {
+            let bytes = try Data(contentsOf: path)
+            guard (try? ImageProbe.probe(bytes)) != nil else { continue }   // broken.jpg, the 12-bit file
+            for numerator in JPEGDecoder.scaleNumerators {
+                XCTAssertNoThrow(try JPEGDecoder.decode(bytes, scaleNumerator: numerator, budget: ImagingHelpers.farBudget),
+                                 "\(path.lastPathComponent) at \(numerator)/8")
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 20)
+    }
+
+    /// 20 copies of a 1600x1200 photo, each with 3 random bits of its scan data flipped (seeded: the same 20 on
+    /// every run). Each must fail with `corrupt_image` or decode to pixels that are practically the original's
+    /// (PSNR 50 dB or more). Prints what caught each one (docs/benchmarks.md, JPEG integrity).
+    func testBitFlippedScanDataIsRejectedOrHarmless() throws {
+        let clean = try ImagingHelpers.data("media/hero.jpg")
+        let reference = try JPEGDecoder.decode(clean, budget: ImagingHelpers.farBudget).pixels
+        var random = SplitMix(state: 9)
+        var outcomes: [String] = []
+        var caught = (warning: 0, seams: 0)
+        for index in 0..<20 {
+            let damaged = try XCTUnwrap(JPEGScanDamage.flippingBits(3, inFirstScanOf: clean, using: &random))
+            do {
+                let decoded = try JPEGDecoder.decode(damaged, budget: ImagingHelpers.farBudget).pixels
+                let (psnr, wrong) = Self.difference(decoded, reference)
+                XCTAssertGreaterThanOrEqual(psnr, 50, "damaged file \(index) rendered: \(wrong)% of samples off by more than 8")
+                outcomes.append(String(format: "%d: rendered, %.1f dB, %.2f%% of samples off by more than 8", index, psnr, wrong))
+            } catch {
+                XCTAssertEqual(error.code, "corrupt_image", "\(error)")
+                if "\(error)".contains("damaged scan data") { caught.seams += 1 } else { caught.warning += 1 }
+                outcomes.append("\(index): rejected, \(error)")
+            }
+        }
+        print(outcomes.joined(separator: "\n"))
+        print("bit-flip corpus: \(caught.warning) of 20 caught by libjpeg's warnings, \(caught.seams) more by the seam check")
+    }
+
+    /// PSNR in dB, and the percentage of samples more than 8 levels off.
+    private static func difference(_ image: PixelBuffer, _ reference: PixelBuffer) -> (Double, Double) {
+        var squares = 0.0, wrong = 0
+        for index in 0..<image.pixels.count {
+            let delta = Double(Int(image.pixels[index]) - Int(reference.pixels[index]))
+            squares += delta * delta
+            if abs(delta) > 8 { wrong += 1 }
+        }
+        let mse = squares / Double(image.pixels.count)
+        return (mse == 0 ? .infinity : 10 * log10(255 * 255 / mse), 100 * Double(wrong) / Double(image.pixels.count))
     }
 }

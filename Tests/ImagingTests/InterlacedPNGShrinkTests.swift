@@ -54,14 +54,43 @@ final class InterlacedPNGShrinkTests: XCTestCase {
     }
 
     func testRendersOfInterlacedFilesAreThoseOfTheFullSizePath() throws {
-        let bytes = try Self.interlacedPNG(width: 1203, height: 901, channels: 4)
+        // Shrunk into running sums (contain 100), or resized as the last pass arrives without a box shrink
+        // (attachment, story), against the full-size decode resized afterwards.
         var fullSize = ImagePipeline()
         fullSize.resizesPNGWhileDecoding = false
-        for variant in [ImageVariant(name: "contain", width: 100, height: 100, fit: .contain), .attachment] {
-            let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
-            let shrunk = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
-            XCTAssertEqual(shrunk.bytes, expected.bytes, variant.name)
+        let variants = [ImageVariant(name: "contain", width: 100, height: 100, fit: .contain), .attachment, .story,
+                        ImageVariant(name: "odd", width: 333, height: 217, fit: .cover)]
+        for (name, bytes) in [("RGBA 1203x901", try Self.interlacedPNG(width: 1203, height: 901, channels: 4)),
+                              ("RGB 997x1009", try Self.interlacedPNG(width: 997, height: 1009, channels: 3))] {
+            for variant in variants {
+                let expected = try fullSize.renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
+                let rendered = try ImagePipeline().renderSynchronously(bytes, as: variant, budget: ImagingHelpers.farBudget)
+                XCTAssertEqual(rendered.bytes, expected.bytes, "\(name) as \(variant.name)")
+            }
         }
+    }
+
+    func testInterlacedResizeMatchesTheFullSizeDecodeForEveryPngSuiteFile() throws {
+        // Every colour type and bit depth, and sides from 1 to 40 (passes without pixels), resized by 1.5 to 4/3.
+        let directory = URL(fileURLWithPath: "/work/shared/conformance/png")
+        let source = FileManager.default.fileExists(atPath: directory.path) ? directory : fixture("conformance/png")
+        var checked = 0
+        for name in try FileManager.default.contentsOfDirectory(atPath: source.path).sorted() where name.hasSuffix(".png") {
+            let bytes = try Data(contentsOf: source.appendingPathComponent(name))
+            guard let probe = try? ImageProbe.probe(bytes), probe.isInterlaced,
+                  let whole = try? PNGDecoder.decode(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget) else { continue }
+            let plan = ResizePlan.make(width: probe.width, height: probe.height, swapsAxes: false,
+                                       boxWidth: max(1, probe.width * 2 / 3), boxHeight: max(1, probe.height * 3 / 4), fit: .cover)
+            guard plan.outputWidth != probe.width || plan.outputHeight != probe.height else { continue }
+            XCTAssertEqual(Resampler.boxReduction(for: plan), 1, name)
+            var pixels = whole.pixels
+            if pixels.channels == 4 { pixels.premultiply() }
+            let expected = try Resampler.lanczos(pixels, plan: plan, budget: ImagingHelpers.farBudget)
+            let resized = try PNGDecoder.decode(bytes, limits: ImageLimits(), resizingWith: plan, budget: ImagingHelpers.farBudget)
+            XCTAssertTrue(resized.pixels.pixels == expected.pixels, name)
+            checked += 1
+        }
+        XCTAssertGreaterThanOrEqual(checked, 25, "PngSuite's interlaced files")
     }
 
     func testDeadlineStopsTheInterlacedShrink() throws {

@@ -30,6 +30,7 @@ typedef struct richpush_jpeg_decoder richpush_jpeg_decoder;
 typedef struct {
     int width, height, components, color_space, data_precision;
     int progressive, arithmetic, saw_adobe_marker, adobe_transform;
+    int max_h_samp_factor, max_v_samp_factor;   // an interleaved MCU is this many blocks wide and high
 } richpush_jpeg_header;
 
 /// Creates a decoder over `size` bytes at `data` (not copied; must outlive the decoder).
@@ -37,8 +38,8 @@ typedef struct {
 richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t size, long max_memory, int max_scans);
 void richpush_jpeg_decoder_destroy(richpush_jpeg_decoder *decoder);
 const char *richpush_jpeg_decoder_message(const richpush_jpeg_decoder *decoder);
-/// Warnings libjpeg gave that leave the pixels whole (the ones that do not are errors: truncated or damaged scan
-/// data); *first points at the first one's text.
+/// Warnings libjpeg gave that leave the pixels whole (only an unknown JFIF revision; every other warning means
+/// damaged data and is an error); *first points at the first one's text.
 int richpush_jpeg_decoder_warnings(const richpush_jpeg_decoder *decoder, const char **first);
 /// Reads the header, saving APP1/APP2 markers.
 int richpush_jpeg_read_header(richpush_jpeg_decoder *decoder, richpush_jpeg_header *header);
@@ -52,6 +53,8 @@ int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_c
                         int *out_width, int *out_height, int *out_components);
 /// Reads up to `max_rows` scanlines into `rows` (row pointers). Returns rows read.
 int richpush_jpeg_read_rows(richpush_jpeg_decoder *decoder, uint8_t **rows, int max_rows);
+/// Reads on to the EOI after the last row. Fails when scan data is left over (a sign of damaged entropy-coded data)
+/// or when the file ended early with scans missing; a file missing only its EOI, every scan complete, passes.
 int richpush_jpeg_finish(richpush_jpeg_decoder *decoder);
 
 // MARK: JPEG encoding

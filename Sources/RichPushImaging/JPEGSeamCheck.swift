@@ -1,0 +1,162 @@
+/// A plausibility check for the damage libjpeg cannot see: a bit flip in a scan's entropy-coded data usually
+/// decodes without a warning (there is no checksum, and Huffman codes fall back into step after a few blocks), but
+/// from the flipped MCU on every DC value is off by the same amount, so the rest of the image in MCU order carries a
+/// colour cast (88% of the pixels wrong at 11 dB, in one case of the corpus).
+///
+/// The cast's edge is a staircase on the MCU grid: along the seam below the damaged MCU row, left of the damaged MCU,
+/// and along the seam above it, right of it. Per MCU column and seam the check takes the step across the seam (the
+/// mean over the MCU's width of the row below minus the row above, less the gradient just inside the two rows, per
+/// channel); for each MCU row and split column it compares the mean step along both halves of the staircase with
+/// how much those steps vary plus how large the steps on the other two halves of the seams are. A natural edge on
+/// the MCU grid (a horizon, a banner's bar) runs along one seam and scores low; a cast scores high. It cannot see
+/// damage in the first or last MCU row or the two MCU columns at either side, nor at 1/8 scale.
+///
+/// Cost: per seam (one row in 16 at full size, 4:2:0) three rows copied, one branch-free pass over four rows'
+/// samples and O(columns) arithmetic per split column: at most a few percent of the CPU time of rendering the
+/// corpus JPEGs, within this machine's noise (docs/benchmarks.md). Memory: three rows, one row of sums, and two
+/// seams of three doubles per MCU column.
+struct JPEGSeamCheck {
+    /// Scores at or above this are damage. Every valid JPEG of Fixtures/ and the conformance set, and the tests'
+    /// synthetic images, scored at most 0.59 at every scale from 2/8 (the photos at most 0.42); the damaged files
+    /// of the corpus that no warning caught scored 1.15 to 9.2 at 8/8 (docs/benchmarks.md, JPEG integrity).
+    static let threshold = 1.0
+    /// Added to the denominator so that flat images (steps of a level or two) cannot score.
+    private static let floor = 3.0
+    /// Fewer MCU columns give too few steps to tell a cast from a flat design's edges: 64x48 synthetic fixtures of
+    /// four flat colours scored 0.75 in 4x3 MCUs.
+    static let minimumColumns = 8
+    /// Splits this close to either side are not tried: one half would be too few steps to tell anything.
+    private static let edgeColumns = 2
+
+    private let width: Int
+    private let cellWidth: Int
+    private let cellHeight: Int
+    private let columns: Int
+    /// The last three rows received, oldest first: the two above a seam and the first below it.
+    private var recent: [UInt8]
+    private var rowsReceived = 0
+    private var previousSeam: [Double]?
+    /// The highest score so far, and the MCU row and column of its staircase.
+    private(set) var worstScore = 0.0
+    private(set) var worstPlace = (row: 0, column: 0)
+
+    /// A check over RGB rows `width` wide and `height` high, decoded with DCT blocks of `blockSize` output pixels
+    /// (the scale numerator) in MCUs of `mcuBlocks` blocks; nil when the image has too few MCUs (`minimumColumns`
+    /// columns, three rows) or the blocks are single pixels (1/8 scale: no rows inside a block to measure the
+    /// natural gradient on; a synthetic test image scored 0.98 there).
+    init?(width: Int, height: Int, blockSize: Int, mcuBlocks: (horizontal: Int, vertical: Int)) {
+        let cellWidth = blockSize * mcuBlocks.horizontal, cellHeight = blockSize * mcuBlocks.vertical
+        guard blockSize >= 2, width / cellWidth >= Self.minimumColumns, height / cellHeight >= 3 else { return nil }
+        self.width = width
+        self.cellWidth = cellWidth
+        self.cellHeight = cellHeight
+        columns = width / cellWidth
+        recent = [UInt8](repeating: 0, count: 3 * width * 3)
+    }
+
+    var isDamaged: Bool { worstScore >= Self.threshold }
+
+    /// Takes the next `count` rows (RGB, `rowBytes` apart), in order from the top.
+    mutating func receive(_ rows: UnsafePointer<UInt8>, count: Int, rowBytes: Int) {
+        let rowLength = width * 3
+        for index in 0..<count {
+            let row = rows + index * rowBytes
+            let y = rowsReceived
+            rowsReceived += 1
+            // Row y - 1 is the first below a seam when it is a multiple of the cell height; row y is the second.
+            // The ring holds rows y - 3, y - 2 and y - 1 then (slot = row % 3).
+            if y >= 3, (y - 1) % cellHeight == 0 {
+                recent.withUnsafeBufferPointer { recent in
+                    let base = recent.baseAddress!
+                    seam(farAbove: base + ((y - 3) % 3) * rowLength, nearAbove: base + ((y - 2) % 3) * rowLength,
+                         nearBelow: base + ((y - 1) % 3) * rowLength, farBelow: row, index: (y - 1) / cellHeight)
+                }
+            }
+            // Only the last two rows above a seam and the first below it are kept.
+            if (y + 2) % cellHeight < 3 {
+                recent.withUnsafeMutableBufferPointer { recent in
+                    (recent.baseAddress! + (y % 3) * rowLength).update(from: row, count: rowLength)
+                }
+            }
+        }
+    }
+
+    /// The steps across one seam, then the staircases between it and the seam before.
+    private mutating func seam(farAbove: UnsafePointer<UInt8>, nearAbove: UnsafePointer<UInt8>,
+                               nearBelow: UnsafePointer<UInt8>, farBelow: UnsafePointer<UInt8>, index: Int) {
+        // One pass over the samples in order (branch-free, so the compiler vectorises it), then sums per MCU and
+        // channel.
+        let samples = columns * cellWidth * 3
+        var contributions = [Int32](repeating: 0, count: samples)
+        contributions.withUnsafeMutableBufferPointer { contributions in
+            for offset in 0..<samples {
+                let above = Int32(nearAbove[offset]) - Int32(farAbove[offset])
+                let step = Int32(nearBelow[offset]) - Int32(nearAbove[offset])
+                let below = Int32(farBelow[offset]) - Int32(nearBelow[offset])
+                // Less the gradient the rows on both sides agree on (the smaller, when both run the same way), so
+                // a smooth ramp or a thin line beside the seam does not count as a step.
+                let smaller = abs(above) < abs(below) ? above : below
+                contributions[offset] = step - (above &* below > 0 ? smaller : 0)
+            }
+        }
+        var steps = [Double](repeating: 0, count: columns * 3)
+        for column in 0..<columns {
+            var sums: (Int32, Int32, Int32) = (0, 0, 0)
+            for x in (column * cellWidth)..<(column * cellWidth + cellWidth) {
+                sums.0 += contributions[x * 3]
+                sums.1 += contributions[x * 3 + 1]
+                sums.2 += contributions[x * 3 + 2]
+            }
+            steps[column * 3] = Double(sums.0) / Double(cellWidth)
+            steps[column * 3 + 1] = Double(sums.1) / Double(cellWidth)
+            steps[column * 3 + 2] = Double(sums.2) / Double(cellWidth)
+        }
+        if let previousSeam { score(upper: previousSeam, lower: steps, row: index - 1) }
+        previousSeam = steps
+    }
+
+    /// For MCU row `row` between seams `upper` and `lower`: the best staircase over every split column.
+    private mutating func score(upper: [Double], lower: [Double], row: Int) {
+        // Prefix sums per channel of the steps and their squares, and of the steps' magnitudes, on both seams.
+        func prefixes(_ steps: [Double]) -> (sum: [Double], squares: [Double], magnitude: [Double]) {
+            var sum = [Double](repeating: 0, count: (columns + 1) * 3), squares = sum
+            var magnitude = [Double](repeating: 0, count: columns + 1)
+            for column in 0..<columns {
+                var absolute = 0.0
+                for channel in 0..<3 {
+                    let value = steps[column * 3 + channel]
+                    sum[(column + 1) * 3 + channel] = sum[column * 3 + channel] + value
+                    squares[(column + 1) * 3 + channel] = squares[column * 3 + channel] + value * value
+                    absolute += abs(value)
+                }
+                magnitude[column + 1] = magnitude[column] + absolute
+            }
+            return (sum, squares, magnitude)
+        }
+        let top = prefixes(upper), bottom = prefixes(lower)
+        for split in Self.edgeColumns..<(columns - Self.edgeColumns) {
+            // The staircase: the lower seam left of the split, the upper seam right of it (the split MCU itself is
+            // the garbage the flip decoded, left out). Both halves must step the same way: the cast is the smaller
+            // of their mean steps per channel, so one seam's full-width edge scores nothing. The control: the
+            // other two halves, which a cast leaves smooth.
+            let left = Double(split), right = Double(columns - split - 1)
+            var cast = 0.0, residual = 0.0
+            for channel in 0..<3 {
+                let leftSum = bottom.sum[split * 3 + channel]
+                let rightSum = top.sum[columns * 3 + channel] - top.sum[(split + 1) * 3 + channel]
+                let leftMean = leftSum / left, rightMean = rightSum / right
+                if (leftMean > 0) == (rightMean > 0) { cast += min(abs(leftMean), abs(rightMean)) }
+                let squares = bottom.squares[split * 3 + channel]
+                    + (top.squares[columns * 3 + channel] - top.squares[(split + 1) * 3 + channel])
+                residual += max(0, squares - leftSum * leftMean - rightSum * rightMean)
+            }
+            let deviation = (residual / (left + right)).squareRoot()
+            let control = (top.magnitude[split] + bottom.magnitude[columns] - bottom.magnitude[split + 1]) / (left + right)
+            let score = cast / (deviation + control + Self.floor)
+            if score > worstScore {
+                worstScore = score
+                worstPlace = (row, split)
+            }
+        }
+    }
+}
