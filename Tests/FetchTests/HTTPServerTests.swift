@@ -81,15 +81,60 @@ final class HTTPServerTests: XCTestCase {
     }
 }
 
+extension HTTPServerTests {
+    /// A client that leaves mid-answer (a stream it stopped reading, or a handler still waiting) has its work
+    /// cancelled, and the request counts as in flight until that work has returned, not only until the client left.
+    func testAClientThatLeavesCancelsItsWorkWhichCountsUntilItHasStopped() async throws {
+        let ended = Mutex<Set<String>>([])
+        let server = try start { request in
+            /// Runs until cancelled, then takes 300 ms more to wind down (as a job stopping its fetches would).
+            @Sendable func workUntilCancelled() async {
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+                await Task.detached { try? await Task.sleep(for: .milliseconds(300)) }.value
+                ended.withLock { _ = $0.insert(request.path) }
+            }
+            guard request.path == "/stream" else {
+                await workUntilCancelled()
+                return HTTPResponse(status: 200, contentType: "text/plain", body: Data("late".utf8))
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream { writer in
+                writer.write(Data("started\n".utf8))
+                await workUntilCancelled()
+            })
+        }
+        for path in ["/stream", "/wait"] {
+            let socket = try XCTUnwrap(KeepAliveClient.connectedSocket(port: server.port))
+            let request = "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n"
+            _ = request.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            if path == "/stream" {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                XCTAssertGreaterThan(recv(socket, &buffer, buffer.count, 0), 0, "the stream began")
+            } else {
+                while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            close(socket)
+            let left = ContinuousClock.now
+            while server.requestsInFlight > 0 {
+                XCTAssertLessThan(ContinuousClock.now - left, .seconds(5), "\(path): the work was cancelled")
+                if ContinuousClock.now - left > .seconds(5) { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            XCTAssertTrue(ended.withLock { $0.contains(path) }, "\(path): counted until its work returned")
+        }
+    }
+}
+
 private func currentThreadName() -> String {
     ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// A blocking HTTP/1.1 client on one keep-alive connection: enough to read `Content-Length` answers.
-private final class KeepAliveClient {
+final class KeepAliveClient {
     struct Reply {
         var status: Int
         var body: String
+        /// The answer said `Connection: close`: a client sends nothing more on this connection.
+        var closes: Bool
     }
 
     struct Closed: Error {}
@@ -97,12 +142,21 @@ private final class KeepAliveClient {
     private let socket: Int32
     private var buffered: [UInt8] = []
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` if given (any 127/8 address is loopback, and to the server
+    /// another client address).
+    init(port: Int, source: String? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        if let source {
+            var local = loopback(port: 0, host: source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(socket)
+                throw Closed()
+            }
+        }
+        var address = loopback(port: port, host: "127.0.0.1")
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let connected = withUnsafePointer(to: &address) {
@@ -115,6 +169,20 @@ private final class KeepAliveClient {
     }
 
     deinit { close(socket) }
+
+    /// A bare socket connected to 127.0.0.1:`port`, for tests that write and close it themselves.
+    static func connectedSocket(port: Int) -> Int32? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: port, host: "127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
 
     func send(_ method: String, _ path: String, body: String = "") throws -> Reply {
         let request = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
@@ -137,7 +205,8 @@ private final class KeepAliveClient {
                 if buffered.count >= headerEnd + length {
                     let body = String(decoding: buffered[headerEnd..<(headerEnd + length)], as: UTF8.self)
                     buffered.removeFirst(headerEnd + length)
-                    return Reply(status: status, body: body)
+                    let closes = lines.contains { $0.lowercased().hasPrefix("connection:") && $0.lowercased().contains("close") }
+                    return Reply(status: status, body: body, closes: closes)
                 }
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
