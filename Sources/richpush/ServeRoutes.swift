@@ -16,7 +16,20 @@ struct ServeRoutes: Sendable {
     /// The story preview page with its form, built once.
     private static let previewPage = Data(PreviewPage.html().utf8)
 
+    /// The media types `/v1/*` reads. Anything else is refused, so that a page on another site cannot post here
+    /// without the browser asking first (a form or `text/plain` post is a CORS "simple request"; these are not).
+    static let acceptedMediaTypes: Set<String> = ["application/json", "application/x-ndjson", "text/uri-list"]
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if request.method == "POST", request.path.hasPrefix("/v1/") {
+            guard let type = request.contentType, Self.acceptedMediaTypes.contains(type) else {
+                return .error(415, code: "unsupported_media_type",
+                              message: "\(request.path) takes Content-Type \(Self.acceptedMediaTypes.sorted().joined(separator: ", ")), not \(request.contentType ?? "none")")
+            }
+            guard !request.body.isEmpty else {
+                return .error(400, code: "empty_body", message: "\(request.path) needs a body")
+            }
+        }
         switch (request.method, request.path) {
         case ("POST", "/v1/enrich"):
             return request.contentType == "application/x-ndjson" ? enrichLines(request.body) : await enrichDocument(request.body)
@@ -25,7 +38,7 @@ struct ServeRoutes: Sendable {
         case ("POST", "/v1/preview"):
             return await preview(request)
         case ("GET", "/"), ("HEAD", "/"):
-            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.previewPage)
+            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.previewPage, headers: PreviewPage.servedHeaders)
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return json(200, ["status": .string("ok")])
         case ("GET", "/readyz"), ("HEAD", "/readyz"):

@@ -171,4 +171,29 @@ extension ServeCommandTests {
         XCTAssertLessThan(try XCTUnwrap(closedAfter[slowBody]), .seconds(5), "a body is due within --body-timeout")
         XCTAssertEqual(try curl("/healthz").status, 200)
     }
+
+    func testV1TakesOnlyJSONNDJSONAndURLListsAndThePageCannotBeFramed() throws {
+        try start()
+        let job = Data(#"{"aps":{"alert":"a"}}"#.utf8)
+        for path in ["/v1/enrich", "/v1/validate", "/v1/preview"] {
+            // A form or text/plain POST is what another site's page can send without asking: refused.
+            for contentType in ["text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonx"] {
+                let refused = try curl(path, method: "POST", body: job, contentType: contentType)
+                XCTAssertEqual(refused.status, 415, "\(path) \(contentType)")
+                XCTAssertEqual((refused.json?["error"] as? [String: Any])?["code"] as? String, "unsupported_media_type", refused.body)
+            }
+            XCTAssertEqual(try curl(path, method: "POST", body: job, contentType: "Application/JSON; charset=utf-8").status, 200, path)
+            let empty = try curl(path, method: "POST", body: Data(), contentType: "application/json")
+            XCTAssertEqual(empty.status, 400, path)
+            XCTAssertEqual((empty.json?["error"] as? [String: Any])?["code"] as? String, "empty_body", empty.body)
+        }
+        XCTAssertEqual(try curl("/v1/enrich", method: "POST", body: job).status, 415, "no Content-Type (curl sends a form type)")
+
+        let page = try curl("/")
+        XCTAssertEqual(page.status, 200)
+        let policy = try XCTUnwrap(page.headers["content-security-policy"])
+        XCTAssertTrue(policy.contains("frame-ancestors 'none'"), policy)
+        XCTAssertTrue(policy.contains("default-src 'none'"), policy)
+        XCTAssertEqual(page.headers["x-frame-options"], "DENY")
+    }
 }
