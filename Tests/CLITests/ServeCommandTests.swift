@@ -249,7 +249,8 @@ final class ServeCommandTests: XCTestCase {
 
     func testListenAndLimitOptionsAreChecked() throws {
         for arguments in [["--listen", "nowhere"], ["--listen", "example.com:80"], ["--listen", "127.0.0.1:99999"],
-                          ["--max-body", "0"], ["--max-in-flight", "0"]] {
+                          ["--max-body", "0"], ["--max-in-flight", "0"], ["--max-connections-per-ip", "0"],
+                          ["--header-timeout", "500ms"], ["--body-timeout", "0s"]] {
             let output = try CommandRunner.run(["serve"] + arguments)
             XCTAssertEqual(output.status, 2, "\(arguments): \(output.standardError)")
         }
