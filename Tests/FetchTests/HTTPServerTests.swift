@@ -12,6 +12,11 @@ final class HTTPServerTests: XCTestCase {
 
     func testAHandlerThatDoesNotWaitIsAnsweredOnThePollingThreadAndOneThatWaitsIsNot() throws {
         let server = try start { request in
+            if request.path == "/stream" {
+                return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream { writer in
+                    writer.write(Data(currentThreadName().utf8))
+                })
+            }
             if request.path == "/wait" { try? await Task.sleep(for: .milliseconds(20)) }
             return HTTPResponse(status: 200, contentType: "text/plain", body: Data(currentThreadName().utf8))
         }
@@ -24,6 +29,11 @@ final class HTTPServerTests: XCTestCase {
             XCTAssertEqual(waited.status, 200)
             XCTAssertFalse(waited.body.hasPrefix("MHD"), "a handler that waits continues on the pool")
         }
+        // A streamed body is produced on the pool even when nothing in it waits.
+        let streamed = try client.send("GET", "/stream")
+        XCTAssertEqual(streamed.status, 200)
+        XCTAssertFalse(streamed.body.contains("MHD"), streamed.body)
+        XCTAssertFalse(streamed.body.isEmpty)
     }
 
     func testShutdownUnderKeepAliveLoadAnswersEveryRequestAndStops() async throws {
@@ -202,10 +212,17 @@ final class KeepAliveClient {
                     guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
                     return Int(parts[1].trimmingCharacters(in: .whitespaces))
                 }.first ?? 0
-                if buffered.count >= headerEnd + length {
+                let closes = lines.contains { $0.lowercased().hasPrefix("connection:") && $0.lowercased().contains("close") }
+                if lines.contains(where: { $0.lowercased().hasPrefix("transfer-encoding:") && $0.lowercased().contains("chunked") }) {
+                    // Chunked: whole once the last (empty) chunk has come; the body is the chunks' data joined.
+                    if let end = find(Array("\r\n0\r\n\r\n".utf8), from: headerEnd) {
+                        let body = Self.dechunk(Array(buffered[headerEnd..<(end + 2)]))
+                        buffered.removeFirst(end + 7)
+                        return Reply(status: status, body: String(decoding: body, as: UTF8.self), closes: closes)
+                    }
+                } else if buffered.count >= headerEnd + length {
                     let body = String(decoding: buffered[headerEnd..<(headerEnd + length)], as: UTF8.self)
                     buffered.removeFirst(headerEnd + length)
-                    let closes = lines.contains { $0.lowercased().hasPrefix("connection:") && $0.lowercased().contains("close") }
                     return Reply(status: status, body: body, closes: closes)
                 }
             }
@@ -216,8 +233,21 @@ final class KeepAliveClient {
         }
     }
 
-    private func find(_ pattern: [UInt8]) -> Int? {
-        guard buffered.count >= pattern.count else { return nil }
-        return (0...(buffered.count - pattern.count)).first { buffered[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    private func find(_ pattern: [UInt8], from start: Int = 0) -> Int? {
+        guard buffered.count >= start + pattern.count else { return nil }
+        return (start...(buffered.count - pattern.count)).first { buffered[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    }
+
+    /// The data of chunks `SIZE\r\nDATA\r\n...`, up to the last one.
+    private static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = []
+        var index = 0
+        while let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }),
+              let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16), size > 0,
+              lineEnd + 2 + size <= bytes.count {
+            data += bytes[(lineEnd + 2)..<(lineEnd + 2 + size)]
+            index = lineEnd + 2 + size + 2
+        }
+        return data
     }
 }

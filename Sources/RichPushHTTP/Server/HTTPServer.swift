@@ -192,7 +192,11 @@ public final class HTTPServer: @unchecked Sendable {
             let work = Task(executorPreference: executor) { [self] in
                 let response = await handler(request)
                 if exchange.answer(response), case .stream(let produce) = response.body {
-                    await produce(HTTPResponseWriter(exchange: exchange))
+                    // On the pool: a stream (a whole NDJSON batch, warm jobs run without waiting) must not hold the
+                    // polling thread, and its headers go out meanwhile.
+                    await withTaskExecutorPreference(globalConcurrentExecutor) {
+                        await produce(HTTPResponseWriter(exchange: exchange))
+                    }
                     exchange.finishStream()
                 }
                 if exchange.workDidEnd() { forget(exchange) }
