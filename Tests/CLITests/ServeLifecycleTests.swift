@@ -172,6 +172,14 @@ extension ServeCommandTests {
         XCTAssertEqual(try curl("/healthz").status, 200)
     }
 
+    func testASecondServeOnTheSameAddressFailsToStart() throws {
+        try start()
+        let second = try CommandRunner.run(["serve", "--listen", "127.0.0.1:\(port)", "--cache-dir", directory.appendingPathComponent("cache").path])
+        XCTAssertNotEqual(second.status, 0)
+        XCTAssertTrue(second.standardError.contains("cannot listen on 127.0.0.1:\(port): Address already in use"), second.standardError)
+        XCTAssertEqual(try curl("/healthz").status, 200, "the first one still serves")
+    }
+
     func testV1TakesOnlyJSONNDJSONAndURLListsAndThePageCannotBeFramed() throws {
         try start()
         let job = Data(#"{"aps":{"alert":"a"}}"#.utf8)
