@@ -33,15 +33,14 @@ public enum LoopbackPort {
         throw POSIXError(.ETIMEDOUT)
     }
 
-    /// A TCP connection to `host`:`port` (127.0.0.1 unless given; the caller closes it), or nil when nothing
-    /// accepts there.
-    public static func connect(to port: UInt16, host: String = "127.0.0.1") -> Int32? {
+    /// A TCP connection to 127.0.0.1:`port` (the caller closes it), or nil when nothing accepts there.
+    public static func connect(to port: UInt16) -> Int32? {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard descriptor >= 0 else { return nil }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = inet_addr(host)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
         let connected = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0

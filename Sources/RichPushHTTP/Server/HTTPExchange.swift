@@ -63,9 +63,11 @@ final class HTTPExchange: @unchecked Sendable {
         self.bodyDeadline = bodyDeadline
     }
 
-    /// Adds a body chunk; false (and the body dropped) once it would pass `limit`.
+    /// Adds a body chunk; false (and the body dropped) once it would pass `limit`. Chunks after a refusal (read
+    /// before libmicrohttpd saw the shutdown) are dropped.
     func append(_ bytes: UnsafeRawBufferPointer, limit: Int) -> Bool {
         state.withLock { state in
+            guard !state.isRefused else { return true }
             guard state.body.count + bytes.count <= limit else {
                 state.body = Data()
                 return false
