@@ -2,7 +2,7 @@
 # Builds richpush-fuzz with libFuzzer and AddressSanitizer and runs one target.
 #
 #   scripts/fuzz.sh TARGET [SECONDS] [extra libFuzzer flags...]
-#   TARGET: probe, jpeg, png, png-paths, webp, gif, heif, heif-boxes or payload
+#   TARGET: probe, jpeg, png, png-paths, webp, gif, heif, heif-boxes, payload or http-request
 #
 # SwiftPM links every executable with `--defsym main=<module>_main`, which collides with libFuzzer's own main, so
 # `-sanitize=fuzzer` cannot be used as is. Instead the code gets libFuzzer's coverage instrumentation and the
@@ -10,7 +10,7 @@
 # The corpus is seeded from Fixtures/ into .build/fuzz-corpus/TARGET; crashes land in .build/fuzz-artifacts/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-target=${1:?usage: scripts/fuzz.sh probe|jpeg|png|png-paths|webp|gif|heif|heif-boxes|payload [SECONDS]}
+target=${1:?usage: scripts/fuzz.sh probe|jpeg|png|png-paths|webp|gif|heif|heif-boxes|payload|http-request [SECONDS]}
 seconds=${2:-600}
 shift $(( $# >= 2 ? 2 : 1 ))
 
@@ -37,6 +37,7 @@ case $target in
   gif)     seeds=(Fixtures/imaging/*.gif) ;;
   heif|heif-boxes) seeds=(Fixtures/imaging/*.heic Fixtures/imaging/*.avif Fixtures/fuzz/heif/*) ;;
   payload) seeds=(Fixtures/payloads/*.json) ;;
+  http-request) seeds=(Fixtures/http-requests/*) ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
 for seed in "${seeds[@]}"; do

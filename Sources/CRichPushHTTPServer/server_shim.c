@@ -5,9 +5,10 @@
 #include <string.h>
 
 struct MHD_Daemon *richpush_http_start(const char *address, uint16_t port, unsigned int threads,
-                                       unsigned int connection_limit, unsigned int timeout_seconds,
-                                       MHD_AccessHandlerCallback handler, void *handler_context,
-                                       MHD_RequestCompletedCallback completed, void *completed_context,
+                                       unsigned int connection_limit, unsigned int per_address_limit,
+                                       unsigned int timeout_seconds,
+                                       MHD_AccessHandlerCallback handler, MHD_RequestCompletedCallback completed,
+                                       MHD_NotifyConnectionCallback notify_connection, void *context,
                                        int *error_number) {
     struct sockaddr_in6 address6;
     struct sockaddr_in address4;
@@ -31,13 +32,14 @@ struct MHD_Daemon *richpush_http_start(const char *address, uint16_t port, unsig
     }
     errno = 0;
     struct MHD_Daemon *daemon = MHD_start_daemon(
-        flags, port, NULL, NULL, handler, handler_context,
+        flags, port, NULL, NULL, handler, context,
         MHD_OPTION_SOCK_ADDR, socket_address,
         MHD_OPTION_THREAD_POOL_SIZE, threads,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_PER_IP_CONNECTION_LIMIT, per_address_limit,
         MHD_OPTION_CONNECTION_TIMEOUT, timeout_seconds,
-        MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
-        MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned int)1,
+        MHD_OPTION_NOTIFY_COMPLETED, completed, context,
+        MHD_OPTION_NOTIFY_CONNECTION, notify_connection, context,
         MHD_OPTION_END);
     if (daemon == NULL) *error_number = errno != 0 ? errno : EADDRINUSE;
     return daemon;
@@ -46,4 +48,9 @@ struct MHD_Daemon *richpush_http_start(const char *address, uint16_t port, unsig
 uint16_t richpush_http_bound_port(struct MHD_Daemon *daemon) {
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(daemon, MHD_DAEMON_INFO_BIND_PORT);
     return info == NULL ? 0 : info->port;
+}
+
+int richpush_http_connection_socket(struct MHD_Connection *connection) {
+    const union MHD_ConnectionInfo *info = MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return info == NULL ? -1 : info->connect_fd;
 }

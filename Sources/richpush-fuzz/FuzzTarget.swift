@@ -18,6 +18,8 @@ enum FuzzTarget: String, CaseIterable {
     /// PNG decoding through the libdeflate fast path and through libpng alone: any difference in pixels or in
     /// accepting the file is a failure.
     case pngPaths = "png-paths"
+    /// Raw bytes as one client connection's input to an in-process `HTTPServer` (see `HTTPRequestFuzzing`).
+    case httpRequest = "http-request"
 
     /// Small limits keep each execution fast and make the limit checks themselves part of what is fuzzed.
     private static let renderer = ImagePipeline(limits: ImageLimits(
@@ -51,6 +53,8 @@ enum FuzzTarget: String, CaseIterable {
                 // The fuzzer's way to report a finding: a trap, with the input saved as the reproducer.
                 preconditionFailure("PNG decode paths disagree: \(difference)")
             }
+        case .httpRequest:
+            HTTPRequestFuzzing.run(bytes)
         case .payload:
             guard case .jobs(let jobs) = Self.parser.parse(bytes) else { return }
             for job in jobs {

@@ -10,7 +10,10 @@ enum ServeCommand: Command {
         OptionDefinition("listen", .value, valueName: "HOST:PORT", help: "Address and port to listen on ([::1]:8080 for IPv6). Default 127.0.0.1:8080."),
         OptionDefinition("max-body", .value, valueName: "SIZE", help: "Largest request body; a larger one gets 413. Default 1MB."),
         OptionDefinition("request-timeout", .value, valueName: "DURATION", help: "Close a connection idle this long (slow clients included). Default 30s."),
+        OptionDefinition("header-timeout", .value, valueName: "DURATION", help: "A request's headers are due within this of the connection opening or its previous answer (idle keep-alive connections close then too). Default 10s."),
+        OptionDefinition("body-timeout", .value, valueName: "DURATION", help: "A request's body is due within this of its headers; later gets 408. Default 30s."),
         OptionDefinition("max-connections", .value, valueName: "N", help: "Open connections at most. Default 1024."),
+        OptionDefinition("max-connections-per-ip", .value, valueName: "N", help: "Open connections from one client address at most (put a proxy's address behind a higher one). Default 64."),
         OptionDefinition("max-in-flight", .value, valueName: "N", help: "Requests being enriched at once; more get 503 with Retry-After. Default 16 x --concurrency."),
     ] + PreviewLimits.options
 
@@ -20,10 +23,15 @@ enum ServeCommand: Command {
         (configuration.address, configuration.port) = try listenAddress(options.string("listen") ?? "127.0.0.1:8080")
         configuration.maximumBodyBytes = try options.byteCount("max-body") ?? configuration.maximumBodyBytes
         configuration.connectionTimeout = try options.duration("request-timeout") ?? configuration.connectionTimeout
-        guard configuration.connectionTimeout >= .seconds(1) else {
-            throw UsageError.invalidValue(option: "request-timeout", value: options.string("request-timeout") ?? "", expected: "at least 1s")
+        configuration.headerTimeout = try options.duration("header-timeout") ?? configuration.headerTimeout
+        configuration.bodyTimeout = try options.duration("body-timeout") ?? configuration.bodyTimeout
+        for (name, value) in [("request-timeout", configuration.connectionTimeout), ("header-timeout", configuration.headerTimeout),
+                              ("body-timeout", configuration.bodyTimeout)] where value < .seconds(1) {
+            throw UsageError.invalidValue(option: name, value: options.string(name) ?? "", expected: "at least 1s")
         }
         configuration.maximumConnections = try options.integer("max-connections", range: 1...100_000) ?? configuration.maximumConnections
+        configuration.maximumConnectionsPerAddress =
+            try options.integer("max-connections-per-ip", range: 1...100_000) ?? configuration.maximumConnectionsPerAddress
         configuration.maximumRequestsInFlight = try options.integer("max-in-flight", range: 1...100_000) ?? 16 * settings.concurrency
         let previewLimits = try PreviewLimits(options)
 
@@ -43,10 +51,11 @@ enum ServeCommand: Command {
             ("listen", .string("\(configuration.address):\(server.port)")),
             ("max_body", .number(String(configuration.maximumBodyBytes))),
             ("max_in_flight", .number(String(configuration.maximumRequestsInFlight))),
+            ("max_connections_per_ip", .number(String(configuration.maximumConnectionsPerAddress))),
         ])
 
         // Runs until the first SIGTERM or SIGINT: stop accepting, finish what is in flight (every job has its hard
-        // deadline), flush, exit 0. A second signal exits at once.
+        // deadline), join every job, flush, exit 0. A second signal exits at once.
         let (stopped, stop) = AsyncStream.makeStream(of: Int32.self)
         let watcher = SignalWatcher { signalNumber in stop.yield(signalNumber) }
         var signals = stopped.makeAsyncIterator()

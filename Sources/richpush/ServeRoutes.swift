@@ -1,5 +1,6 @@
 import Foundation
 import RichPush
+import Synchronization
 
 /// What `serve` answers on each path. Every body is the JSON `process` or `validate --format json` writes, or the
 /// story preview page that renders that JSON.
@@ -16,7 +17,20 @@ struct ServeRoutes: Sendable {
     /// The story preview page with its form, built once.
     private static let previewPage = Data(PreviewPage.html().utf8)
 
+    /// The media types `/v1/*` reads. Anything else is refused, so that a page on another site cannot post here
+    /// without the browser asking first (a form or `text/plain` post is a CORS "simple request"; these are not).
+    static let acceptedMediaTypes: Set<String> = ["application/json", "application/x-ndjson", "text/uri-list"]
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if request.method == "POST", request.path.hasPrefix("/v1/") {
+            guard let type = request.contentType, Self.acceptedMediaTypes.contains(type) else {
+                return .error(415, code: "unsupported_media_type",
+                              message: "\(request.path) takes Content-Type \(Self.acceptedMediaTypes.sorted().joined(separator: ", ")), not \(request.contentType ?? "none")")
+            }
+            guard !request.body.isEmpty else {
+                return .error(400, code: "empty_body", message: "\(request.path) needs a body")
+            }
+        }
         switch (request.method, request.path) {
         case ("POST", "/v1/enrich"):
             return request.contentType == "application/x-ndjson" ? enrichLines(request.body) : await enrichDocument(request.body)
@@ -25,7 +39,7 @@ struct ServeRoutes: Sendable {
         case ("POST", "/v1/preview"):
             return await preview(request)
         case ("GET", "/"), ("HEAD", "/"):
-            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.previewPage)
+            return HTTPResponse(status: 200, contentType: "text/html; charset=utf-8", body: Self.previewPage, headers: PreviewPage.servedHeaders)
         case ("GET", "/healthz"), ("HEAD", "/healthz"):
             return json(200, ["status": .string("ok")])
         case ("GET", "/readyz"), ("HEAD", "/readyz"):
@@ -57,30 +71,42 @@ struct ServeRoutes: Sendable {
     }
 
     /// NDJSON: one result line per input line, in order, each written as soon as it and those before it are done.
+    /// The work stops when the client leaves. On shutdown no further line is started, and after the lines in flight
+    /// the answer ends with `{"error":"shutting_down","unanswered":N}` instead of the N lines never started.
     private func enrichLines(_ body: Data) -> HTTPResponse {
-        let (output, continuation) = AsyncStream.makeStream(of: Data.self)
-        let (lines, input) = AsyncStream.makeStream(of: Data.self)
-        for line in LineSplitter.lines(of: body, maximumLineBytes: enricher.configuration.maximumDocumentBytes) {
-            input.yield(line)
-        }
-        input.finish()
+        let lines = LineSplitter.lines(of: body, maximumLineBytes: enricher.configuration.maximumDocumentBytes)
         let processor = LineProcessor(enricher: enricher, concurrency: concurrency)
         let (metrics, logger) = (self.metrics, self.logger)
-        Task {
+        return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: .stream { writer in
+            let taken = Mutex(0)
+            // A line is taken only while the server runs and the client is there.
+            let input = AsyncStream<Data> {
+                guard !writer.isStopping, !Task.isCancelled else { return nil }
+                return taken.withLock { taken -> Data? in
+                    guard taken < lines.count else { return nil }
+                    taken += 1
+                    return lines[taken - 1]
+                }
+            }
             _ = await processor.run(
-                lines, lineTaken: { metrics.documentStarted() },
+                input, lineTaken: { metrics.documentStarted() },
                 emit: { line, _ in
                     var line = line
                     line.append(0x0A)
-                    continuation.yield(line)
+                    writer.write(line)
                     metrics.documentFinished()
                 },
                 finished: { result in
                     logger.jobFinished(result, recordingIn: metrics)
                 })
-            continuation.finish()
-        }
-        return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: .stream(output))
+            let unanswered = lines.count - taken.withLock { $0 }
+            if unanswered > 0 {
+                let code = writer.isStopping ? "shutting_down" : "cancelled"
+                var trailer = JSONValue.object(["error": .string(code), "unanswered": .number(String(unanswered))]).serialized()
+                trailer.append(0x0A)
+                writer.write(trailer)
+            }
+        })
     }
 
     /// The `validate --format json` report of one document: fetched and rendered, with its findings.

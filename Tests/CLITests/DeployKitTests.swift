@@ -60,6 +60,14 @@ final class DeployKitTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.output)
     }
 
+    /// `serve` has no authentication, so the image must not answer every network it is attached to by default.
+    func testDockerfileServesOnLoopbackByDefault() throws {
+        let dockerfile = try String(contentsOf: deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
+        let command = try XCTUnwrap(dockerfile.split(separator: "\n").last { $0.hasPrefix("CMD ") })
+        XCTAssertTrue(command.contains(#""--listen", "127.0.0.1:8080""#), String(command))
+        XCTAssertFalse(command.contains("0.0.0.0"), String(command))
+    }
+
     func testDockerfileInstallsWhatTheBinaryLinks() throws {
         let dockerfile = try String(contentsOf: deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
         let stages = dockerfile.components(separatedBy: "\nFROM ")

@@ -6,13 +6,13 @@ import XCTest
 
 /// `richpush serve` through the binary, with curl as the client, on a loopback port.
 final class ServeCommandTests: XCTestCase {
-    private var server: Process!
-    private var port: UInt16 = 0
-    private var directory: URL!
+    var server: Process!
+    var port: UInt16 = 0
+    var directory: URL!
     private var errors: Pipe!
-    private let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
+    let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
 
-    private func start(_ extra: [String] = []) throws {
+    func start(_ extra: [String] = []) throws {
         directory = try TemporaryDirectory.make("serve")
         port = try LoopbackPort.free()
         server = CommandRunner.makeProcess(
@@ -42,13 +42,13 @@ final class ServeCommandTests: XCTestCase {
         var json: [String: Any]? { try? JSONSerialization.jsonObject(with: Data(body.utf8)) as? [String: Any] }
     }
 
-    private func curl(_ path: String, method: String = "GET", body: Data? = nil, contentType: String? = nil,
+    func curl(_ path: String, method: String = "GET", body: Data? = nil, contentType: String? = nil,
                       extra: [String] = []) throws -> Reply {
         try Self.curl(port: port, path, method: method, body: body, contentType: contentType, extra: extra)
     }
 
     /// One request with curl, which prints the response headers (`-D -`) before the body.
-    private static func curl(port: UInt16, _ path: String, method: String = "GET", body: Data? = nil,
+    static func curl(port: UInt16, _ path: String, method: String = "GET", body: Data? = nil,
                              contentType: String? = nil, extra: [String] = []) throws -> Reply {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try TestTool.curl.path())
@@ -102,12 +102,12 @@ final class ServeCommandTests: XCTestCase {
 
         // A media failure is still a 200, with the fallback status.
         let broken = #"{"aps":{"alert":"x"},"image_url":"https://media.example.com/broken.jpg"}"#
-        let fallback = try curl("/v1/enrich", method: "POST", body: Data(broken.utf8))
+        let fallback = try curl("/v1/enrich", method: "POST", body: Data(broken.utf8), contentType: "application/json")
         XCTAssertEqual(fallback.status, 200)
         XCTAssertEqual(fallback.json?["status"] as? String, "fallback")
 
         // A bad body is a 400 carrying the diagnostic.
-        let bad = try curl("/v1/enrich", method: "POST", body: Data("{not json".utf8))
+        let bad = try curl("/v1/enrich", method: "POST", body: Data("{not json".utf8), contentType: "application/json")
         XCTAssertEqual(bad.status, 400)
         let diagnostics = try XCTUnwrap(bad.json?["diagnostics"] as? [[String: Any]])
         XCTAssertEqual(diagnostics.first?["code"] as? String, "invalid_json")
@@ -123,7 +123,7 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual(results.map { $0["status"] as? String }, ["passthrough", "rejected", "passthrough"])
         XCTAssertEqual(results.map { $0["line"] as? Int }, [1, 2, 3])
 
-        let validated = try curl("/v1/validate", method: "POST", body: Data(broken.utf8))
+        let validated = try curl("/v1/validate", method: "POST", body: Data(broken.utf8), contentType: "application/json")
         XCTAssertEqual(validated.status, 200)
         XCTAssertEqual(validated.json?["valid"] as? Bool, false, "a broken image is a finding for an author")
         let reported = (validated.json?["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]]
@@ -261,14 +261,14 @@ final class ServeCommandTests: XCTestCase {
         let stalled = #"{"aps":{"alert":"x"},"image_url":"\#(loopback.url("/stall/serve-saturation"))"}"#
         let port = self.port
         let first = Thread {
-            let reply = try? Self.curl(port: port, "/v1/enrich", method: "POST", body: Data(stalled.utf8))
+            let reply = try? Self.curl(port: port, "/v1/enrich", method: "POST", body: Data(stalled.utf8), contentType: "application/json")
             Self.firstReply.withLock { $0 = reply }
         }
         first.start()
         var busy: Reply?
         for _ in 0..<100 {
             usleep(50_000)
-            let reply = try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8))
+            let reply = try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json")
             if reply.status == 503 { busy = reply; break }
         }
         XCTAssertEqual(busy?.status, 503)
@@ -291,7 +291,8 @@ final class ServeCommandTests: XCTestCase {
 
     func testListenAndLimitOptionsAreChecked() throws {
         for arguments in [["--listen", "nowhere"], ["--listen", "example.com:80"], ["--listen", "127.0.0.1:99999"],
-                          ["--max-body", "0"], ["--max-in-flight", "0"]] {
+                          ["--max-body", "0"], ["--max-in-flight", "0"], ["--max-connections-per-ip", "0"],
+                          ["--header-timeout", "500ms"], ["--body-timeout", "0s"]] {
             let output = try CommandRunner.run(["serve"] + arguments)
             XCTAssertEqual(output.status, 2, "\(arguments): \(output.standardError)")
         }

@@ -12,6 +12,11 @@ final class HTTPServerTests: XCTestCase {
 
     func testAHandlerThatDoesNotWaitIsAnsweredOnThePollingThreadAndOneThatWaitsIsNot() throws {
         let server = try start { request in
+            if request.path == "/stream" {
+                return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream { writer in
+                    writer.write(Data(currentThreadName().utf8))
+                })
+            }
             if request.path == "/wait" { try? await Task.sleep(for: .milliseconds(20)) }
             return HTTPResponse(status: 200, contentType: "text/plain", body: Data(currentThreadName().utf8))
         }
@@ -24,6 +29,11 @@ final class HTTPServerTests: XCTestCase {
             XCTAssertEqual(waited.status, 200)
             XCTAssertFalse(waited.body.hasPrefix("MHD"), "a handler that waits continues on the pool")
         }
+        // A streamed body is produced on the pool even when nothing in it waits.
+        let streamed = try client.send("GET", "/stream")
+        XCTAssertEqual(streamed.status, 200)
+        XCTAssertFalse(streamed.body.contains("MHD"), streamed.body)
+        XCTAssertFalse(streamed.body.isEmpty)
     }
 
     func testShutdownUnderKeepAliveLoadAnswersEveryRequestAndStops() async throws {
@@ -81,15 +91,60 @@ final class HTTPServerTests: XCTestCase {
     }
 }
 
+extension HTTPServerTests {
+    /// A client that leaves mid-answer (a stream it stopped reading, or a handler still waiting) has its work
+    /// cancelled, and the request counts as in flight until that work has returned, not only until the client left.
+    func testAClientThatLeavesCancelsItsWorkWhichCountsUntilItHasStopped() async throws {
+        let ended = Mutex<Set<String>>([])
+        let server = try start { request in
+            /// Runs until cancelled, then takes 300 ms more to wind down (as a job stopping its fetches would).
+            @Sendable func workUntilCancelled() async {
+                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
+                await Task.detached { try? await Task.sleep(for: .milliseconds(300)) }.value
+                ended.withLock { _ = $0.insert(request.path) }
+            }
+            guard request.path == "/stream" else {
+                await workUntilCancelled()
+                return HTTPResponse(status: 200, contentType: "text/plain", body: Data("late".utf8))
+            }
+            return HTTPResponse(status: 200, headers: [("Content-Type", "text/plain")], body: .stream { writer in
+                writer.write(Data("started\n".utf8))
+                await workUntilCancelled()
+            })
+        }
+        for path in ["/stream", "/wait"] {
+            let socket = try XCTUnwrap(KeepAliveClient.connectedSocket(port: server.port))
+            let request = "GET \(path) HTTP/1.1\r\nHost: x\r\n\r\n"
+            _ = request.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+            if path == "/stream" {
+                var buffer = [UInt8](repeating: 0, count: 256)
+                XCTAssertGreaterThan(recv(socket, &buffer, buffer.count, 0), 0, "the stream began")
+            } else {
+                while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+            }
+            close(socket)
+            let left = ContinuousClock.now
+            while server.requestsInFlight > 0 {
+                XCTAssertLessThan(ContinuousClock.now - left, .seconds(5), "\(path): the work was cancelled")
+                if ContinuousClock.now - left > .seconds(5) { break }
+                try await Task.sleep(for: .milliseconds(5))
+            }
+            XCTAssertTrue(ended.withLock { $0.contains(path) }, "\(path): counted until its work returned")
+        }
+    }
+}
+
 private func currentThreadName() -> String {
     ((try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
 }
 
 /// A blocking HTTP/1.1 client on one keep-alive connection: enough to read `Content-Length` answers.
-private final class KeepAliveClient {
+final class KeepAliveClient {
     struct Reply {
         var status: Int
         var body: String
+        /// The answer said `Connection: close`: a client sends nothing more on this connection.
+        var closes: Bool
     }
 
     struct Closed: Error {}
@@ -97,12 +152,21 @@ private final class KeepAliveClient {
     private let socket: Int32
     private var buffered: [UInt8] = []
 
-    init(port: Int) throws {
+    /// Connects to 127.0.0.1:`port`, from `source` if given (any 127/8 address is loopback, and to the server
+    /// another client address).
+    init(port: Int, source: String? = nil) throws {
         socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        if let source {
+            var local = loopback(port: 0, host: source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(socket)
+                throw Closed()
+            }
+        }
+        var address = loopback(port: port, host: "127.0.0.1")
         var timeout = timeval(tv_sec: 10, tv_usec: 0)
         setsockopt(socket, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let connected = withUnsafePointer(to: &address) {
@@ -115,6 +179,20 @@ private final class KeepAliveClient {
     }
 
     deinit { close(socket) }
+
+    /// A bare socket connected to 127.0.0.1:`port`, for tests that write and close it themselves.
+    static func connectedSocket(port: Int) -> Int32? {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = loopback(port: port, host: "127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else {
+            close(socket)
+            return nil
+        }
+        return socket
+    }
 
     func send(_ method: String, _ path: String, body: String = "") throws -> Reply {
         let request = "\(method) \(path) HTTP/1.1\r\nHost: test\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
@@ -134,10 +212,18 @@ private final class KeepAliveClient {
                     guard parts.count == 2, parts[0].lowercased() == "content-length" else { return nil }
                     return Int(parts[1].trimmingCharacters(in: .whitespaces))
                 }.first ?? 0
-                if buffered.count >= headerEnd + length {
+                let closes = lines.contains { $0.lowercased().hasPrefix("connection:") && $0.lowercased().contains("close") }
+                if lines.contains(where: { $0.lowercased().hasPrefix("transfer-encoding:") && $0.lowercased().contains("chunked") }) {
+                    // Chunked: whole once the last (empty) chunk has come; the body is the chunks' data joined.
+                    if let end = find(Array("\r\n0\r\n\r\n".utf8), from: headerEnd) {
+                        let body = Self.dechunk(Array(buffered[headerEnd..<(end + 2)]))
+                        buffered.removeFirst(end + 7)
+                        return Reply(status: status, body: String(decoding: body, as: UTF8.self), closes: closes)
+                    }
+                } else if buffered.count >= headerEnd + length {
                     let body = String(decoding: buffered[headerEnd..<(headerEnd + length)], as: UTF8.self)
                     buffered.removeFirst(headerEnd + length)
-                    return Reply(status: status, body: body)
+                    return Reply(status: status, body: body, closes: closes)
                 }
             }
             var chunk = [UInt8](repeating: 0, count: 4096)
@@ -147,8 +233,21 @@ private final class KeepAliveClient {
         }
     }
 
-    private func find(_ pattern: [UInt8]) -> Int? {
-        guard buffered.count >= pattern.count else { return nil }
-        return (0...(buffered.count - pattern.count)).first { buffered[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    private func find(_ pattern: [UInt8], from start: Int = 0) -> Int? {
+        guard buffered.count >= start + pattern.count else { return nil }
+        return (start...(buffered.count - pattern.count)).first { buffered[$0..<($0 + pattern.count)].elementsEqual(pattern) }
+    }
+
+    /// The data of chunks `SIZE\r\nDATA\r\n...`, up to the last one.
+    private static func dechunk(_ bytes: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = []
+        var index = 0
+        while let lineEnd = (index..<max(index, bytes.count - 1)).first(where: { bytes[$0] == 13 && bytes[$0 + 1] == 10 }),
+              let size = Int(String(decoding: bytes[index..<lineEnd], as: UTF8.self), radix: 16), size > 0,
+              lineEnd + 2 + size <= bytes.count {
+            data += bytes[(lineEnd + 2)..<(lineEnd + 2 + size)]
+            index = lineEnd + 2 + size + 2
+        }
+        return data
     }
 }

@@ -1,9 +1,10 @@
 import CMicroHTTPD
 import Foundation
+import Glibc
 import Synchronization
 import RichPushCore
 
-/// One request on one connection, from its headers to its last response byte.
+/// One request on one connection, from its headers to its last response byte and the end of its work.
 ///
 /// libmicrohttpd calls in on its polling threads; the handler's task answers either inline on that thread or later
 /// from the pool. The state lives behind a `Mutex`, and every suspend happens under that lock, so a resume from the
@@ -17,14 +18,15 @@ final class HTTPExchange: @unchecked Sendable {
         case handling
         /// The handler answered; queued on the next access-handler call.
         case answered(HTTPResponse)
-        /// A response is queued; nothing more to do here.
+        /// A response is queued, or the request was refused mid-body; nothing more to do here.
         case responded
     }
 
     private struct State {
         var phase = Phase.receiving
         var body = Data()
-        var bodyTooLarge = false
+        /// A refusal was written straight to the socket and the connection is being closed.
+        var isRefused = false
         /// Chunks of a streamed response not yet handed to libmicrohttpd, and how far into the first one it got.
         var chunks: [Data] = []
         var chunkOffset = 0
@@ -32,36 +34,65 @@ final class HTTPExchange: @unchecked Sendable {
         /// Suspended while the handler runs on after the access-handler call that started it.
         var handlerSuspended = false
         var readerSuspended = false
+        /// libmicrohttpd is done with the request (answered, or the client went away): nothing may resume the
+        /// connection or touch its socket any more.
         var isClosed = false
+        /// The task running the handler and a streamed body; nil until admitted.
+        var work: Task<Void, Never>?
+        var workEnded = false
+        var isStopping = false
     }
 
     let connection: OpaquePointer
+    /// The connection's socket, used only while libmicrohttpd cannot close it (before `close`).
+    let socket: Int32
     let method: String
     let path: String
     let contentType: String?
+    /// When the whole body must have arrived.
+    let bodyDeadline: ContinuousClock.Instant
     private let state = Mutex(State())
 
-    init(connection: OpaquePointer, method: String, path: String, contentType: String?) {
+    init(connection: OpaquePointer, socket: Int32, method: String, path: String, contentType: String?,
+         bodyDeadline: ContinuousClock.Instant) {
         self.connection = connection
+        self.socket = socket
         self.method = method
         self.path = path
         self.contentType = contentType
+        self.bodyDeadline = bodyDeadline
     }
 
-    /// Adds a body chunk, or marks the body too large (and drops what it had) once it passes `limit`.
-    func append(_ bytes: UnsafeRawBufferPointer, limit: Int) {
+    /// Adds a body chunk; false (and the body dropped) once it would pass `limit`. Chunks after a refusal (read
+    /// before libmicrohttpd saw the shutdown) are dropped.
+    func append(_ bytes: UnsafeRawBufferPointer, limit: Int) -> Bool {
         state.withLock { state in
-            guard !state.bodyTooLarge else { return }
-            if state.body.count + bytes.count > limit {
-                state.bodyTooLarge = true
+            guard !state.isRefused else { return true }
+            guard state.body.count + bytes.count <= limit else {
                 state.body = Data()
-            } else {
-                state.body.append(contentsOf: bytes)
+                return false
             }
+            state.body.append(contentsOf: bytes)
+            return true
         }
     }
 
-    var bodyTooLarge: Bool { state.withLock { $0.bodyTooLarge } }
+    /// Writes `response` straight to the socket and shuts the socket down, while the body is still arriving (when
+    /// libmicrohttpd can queue no response: it reads the shutdown as the client's end and closes the connection).
+    /// Best effort: a client that reads nothing may not get it. Once only, and never after handling began.
+    func refuse(with response: HTTPResponse, reason: String) {
+        state.withLock { state in
+            guard case .receiving = state.phase, !state.isRefused, !state.isClosed else { return }
+            state.isRefused = true
+            state.phase = .responded
+            state.body = Data()
+            let bytes = response.closingWireBytes(reason: reason)
+            _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
+            Glibc.shutdown(socket, shutReadWrite)
+        }
+    }
+
+    var isRefused: Bool { state.withLock { $0.isRefused } }
 
     var phase: Phase { state.withLock { $0.phase } }
 
@@ -86,20 +117,71 @@ final class HTTPExchange: @unchecked Sendable {
     }
 
     /// The handler's answer: stored, and the connection resumed if it was suspended, so libmicrohttpd asks for it.
-    /// Only the first answer counts (shutdown may answer for a handler that overran its grace period).
-    func answer(_ response: HTTPResponse) {
+    /// Only the first answer counts (shutdown may answer for a handler that overran its grace period); returns
+    /// whether this one did.
+    @discardableResult
+    func answer(_ response: HTTPResponse) -> Bool {
         state.withLock { state in
-            guard !state.isClosed, case .handling = state.phase else { return }
+            guard !state.isClosed, case .handling = state.phase else { return false }
             state.phase = .answered(response)
             if state.handlerSuspended {
                 state.handlerSuspended = false
                 MHD_resume_connection(connection)
             }
+            return true
         }
     }
 
     func markResponded() {
         state.withLock { $0.phase = .responded }
+    }
+
+    // MARK: Work
+
+    func setWork(_ task: Task<Void, Never>) {
+        state.withLock { $0.work = task }
+    }
+
+    /// The work has returned; true when the request is over too, so it no longer counts as in flight.
+    func workDidEnd() -> Bool {
+        state.withLock { state in
+            state.workEnded = true
+            return state.isClosed
+        }
+    }
+
+    /// The work, to await or cancel; nil when it has ended or never started.
+    var runningWork: Task<Void, Never>? {
+        state.withLock { $0.workEnded ? nil : $0.work }
+    }
+
+    func beginStopping() {
+        state.withLock { $0.isStopping = true }
+    }
+
+    var isStopping: Bool { state.withLock { $0.isStopping } }
+
+    /// The client closed its end while the connection is suspended (where libmicrohttpd does not look at the
+    /// socket): returns the work to cancel. Half-closing counts as leaving, as it does for most HTTP servers.
+    func workOfDepartedClient() -> Task<Void, Never>? {
+        state.withLock { state in
+            guard !state.isClosed, !state.workEnded, state.handlerSuspended || state.readerSuspended else { return nil }
+            var descriptor = pollfd(fd: socket, events: pollReadHangUp, revents: 0)
+            guard poll(&descriptor, 1, 0) == 1,
+                  descriptor.revents & (pollReadHangUp | Int16(POLLHUP) | Int16(POLLERR)) != 0 else { return nil }
+            return state.work
+        }
+    }
+
+    /// libmicrohttpd is done with the request: nothing may resume the connection any more. Returns whether the work
+    /// has ended too (or never started), and the work to cancel when the request ended `abnormally`.
+    func requestDidComplete(abnormally: Bool) -> (isOver: Bool, cancel: Task<Void, Never>?) {
+        state.withLock { state in
+            state.isClosed = true
+            state.chunks = []
+            let isOver = state.workEnded || state.work == nil
+            return (isOver, abnormally && !isOver ? state.work : nil)
+        }
     }
 
     // MARK: Streamed bodies
@@ -148,13 +230,9 @@ final class HTTPExchange: @unchecked Sendable {
         }
     }
 
-    /// The request is over (answered, or the client went away): nothing may resume the connection any more.
-    func close() {
-        state.withLock { state in
-            state.isClosed = true
-            state.chunks = []
-        }
-    }
-
     var isClosed: Bool { state.withLock { $0.isClosed } }
 }
+
+/// glibc's SHUT_RDWR and POLLRDHUP (the second needs _GNU_SOURCE), which Swift does not import.
+let shutReadWrite: Int32 = 2
+let pollReadHangUp: Int16 = 0x2000

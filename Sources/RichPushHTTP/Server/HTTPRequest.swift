@@ -16,4 +16,11 @@ public struct HTTPRequest: Sendable {
         self.contentType = contentType
         self.body = body
     }
+
+    /// The media type of a `Content-Type` value: what comes before any `;`, trimmed and lowercased
+    /// (`Application/JSON; charset=utf-8` gives `application/json`).
+    public static func mediaType(ofContentType value: String) -> String {
+        let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
+        return type.trimmingCharacters(in: .whitespaces).lowercased()
+    }
 }

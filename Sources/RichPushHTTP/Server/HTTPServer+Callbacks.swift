@@ -10,26 +10,37 @@ let httpAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, m
 
     guard let existing = slot.pointee else {
         // First call: the headers only.
-        let path = url.map { String(cString: $0) } ?? "/"
-        let contentType = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map {
-            String(cString: $0).split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
-        }
         let exchange = HTTPExchange(
-            connection: connection, method: method.map { String(cString: $0) } ?? "GET", path: path, contentType: contentType)
+            connection: connection, socket: server.connections.socket(of: connection),
+            method: method.map { String(cString: $0) } ?? "GET", path: url.map { String(cString: $0) } ?? "/",
+            contentType: MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map {
+                HTTPRequest.mediaType(ofContentType: String(cString: $0))
+            },
+            bodyDeadline: .now + server.configuration.bodyTimeout)
         slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
+        // The sweep cut this connection for overdue headers just as they arrived.
+        guard server.connections.requestStarted(on: connection, exchange) else { return MHD_Result.NO }
         // A declared length over the limit is refused before a byte of the body is read.
         if let declared = MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Length").flatMap({ Int(String(cString: $0)) }),
            declared > server.configuration.maximumBodyBytes {
-            return queue(tooLarge(server), on: exchange)
+            return queue(server.tooLargeResponse, on: exchange, closing: true)
         }
         return MHD_Result.YES
     }
     let exchange = Unmanaged<HTTPExchange>.fromOpaque(existing).takeUnretainedValue()
 
     if uploadSize.pointee > 0 {
-        if let uploadData {
-            exchange.append(UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee),
-                            limit: server.configuration.maximumBodyBytes)
+        // libmicrohttpd can queue no response until the body has ended, so a refusal here is written straight to
+        // the socket and the connection closed (MHD_NO): an endless body stops being read at once.
+        if ContinuousClock.now > exchange.bodyDeadline {
+            exchange.refuse(with: server.bodyTimeoutResponse, reason: "Request Timeout")
+            return MHD_Result.NO
+        }
+        guard let uploadData,
+              exchange.append(UnsafeRawBufferPointer(start: uploadData, count: uploadSize.pointee),
+                              limit: server.configuration.maximumBodyBytes) else {
+            exchange.refuse(with: server.tooLargeResponse, reason: "Content Too Large")
+            return MHD_Result.NO
         }
         uploadSize.pointee = 0
         return MHD_Result.YES
@@ -37,41 +48,52 @@ let httpAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, m
 
     switch exchange.phase {
     case .receiving:
-        if exchange.bodyTooLarge { return queue(tooLarge(server), on: exchange) }
         switch server.startHandling(exchange) {
         case .answered(let response):
-            return queue(response, on: exchange)
+            return queue(response, on: exchange, closing: server.isStopping)
         case .suspended:
             return MHD_Result.YES
         case .saturated:
             return queue(.error(503, code: "saturated", message: "too many requests in flight; retry shortly",
-                                headers: [("Retry-After", "1")]), on: exchange)
+                                headers: [("Retry-After", "1")]), on: exchange, closing: false)
         case .stopping:
-            return queue(HTTPServer.stoppingResponse, on: exchange)
+            return queue(HTTPServer.stoppingResponse, on: exchange, closing: true)
         }
-    case .handling, .responded:
+    case .handling:
         return MHD_Result.YES
+    case .responded:
+        // Refused mid-body: the connection is being closed.
+        return exchange.isRefused ? MHD_Result.NO : MHD_Result.YES
     case .answered(let response):
-        return queue(response, on: exchange)
+        return queue(response, on: exchange, closing: server.isStopping)
     }
 }
 
-/// The request is over: the exchange is released and no longer counted.
-let httpRequestCompleted: MHD_RequestCompletedCallback = { context, _, slot, _ in
+/// The request is over (answered, or the client went away): the exchange is released, and its work cancelled
+/// unless it was answered whole.
+let httpRequestCompleted: MHD_RequestCompletedCallback = { context, _, slot, termination in
     guard let context, let slot, let existing = slot.pointee else { return }
     let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     let exchange = Unmanaged<HTTPExchange>.fromOpaque(existing)
-    server.finished(exchange.takeUnretainedValue())
+    server.requestCompleted(exchange.takeUnretainedValue(), normally: termination == .REQUEST_TERMINATED_COMPLETED_OK)
     exchange.release()
     slot.pointee = nil
 }
 
-private func tooLarge(_ server: HTTPServer) -> HTTPResponse {
-    .error(413, code: "body_too_large", message: "the request body is over the \(server.configuration.maximumBodyBytes)-byte limit (--max-body)")
+/// A connection opened or closed: kept in the registry the sweep walks.
+let httpConnectionNotified: MHD_NotifyConnectionCallback = { context, connection, _, notification in
+    guard let context, let connection else { return }
+    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    if notification == .CONNECTION_NOTIFY_STARTED {
+        server.connections.opened(connection)
+    } else {
+        server.connections.closed(connection)
+    }
 }
 
-/// Queues `response` on the exchange's connection; a streamed body is pulled from its stream by a task.
-private func queue(_ response: HTTPResponse, on exchange: HTTPExchange) -> MHD_Result {
+/// Queues `response` on the exchange's connection, with `Connection: close` when `closing` (during shutdown, so a
+/// keep-alive client sends nothing more on it); a streamed body is pulled from the exchange's chunks.
+private func queue(_ response: HTTPResponse, on exchange: HTTPExchange, closing: Bool) -> MHD_Result {
     exchange.markResponded()
     let mhdResponse: OpaquePointer?
     switch response.body {
@@ -79,22 +101,18 @@ private func queue(_ response: HTTPResponse, on exchange: HTTPExchange) -> MHD_R
         mhdResponse = data.withUnsafeBytes { raw in
             MHD_create_response_from_buffer(raw.count, UnsafeMutableRawPointer(mutating: raw.baseAddress), .RESPMEM_MUST_COPY)
         }
-    case .stream(let chunks):
+    case .stream:
         let context = Unmanaged.passRetained(exchange).toOpaque()
         // UInt64.max is MHD_SIZE_UNKNOWN (a macro Swift cannot import): chunked encoding.
         mhdResponse = MHD_create_response_from_callback(UInt64.max, 32 * 1024, httpContentReader, context, httpContentReaderDone)
         if mhdResponse == nil { Unmanaged<HTTPExchange>.fromOpaque(context).release() }
-        Task {
-            for await chunk in chunks {
-                if exchange.isClosed { break }
-                exchange.appendChunk(chunk)
-            }
-            exchange.finishStream()
-        }
     }
     guard let mhdResponse else { return MHD_Result.NO }
     defer { MHD_destroy_response(mhdResponse) }
     for header in response.headers { MHD_add_response_header(mhdResponse, header.name, header.value) }
+    if closing, !response.headers.contains(where: { $0.name.lowercased() == "connection" }) {
+        MHD_add_response_header(mhdResponse, "Connection", "close")
+    }
     return MHD_queue_response(exchange.connection, UInt32(response.status), mhdResponse)
 }
 

@@ -7,12 +7,18 @@ import RichPushCore
 /// An HTTP/1.1 server on libmicrohttpd that runs an async handler per request.
 ///
 /// libmicrohttpd parses HTTP and polls sockets on its own epoll threads; a request's body is collected there (up to
-/// `maximumBodyBytes`, else 413), and the handler runs as a task on that same thread (`InlineTaskExecutor`) until
-/// it first waits for something outside. A handler that answers without waiting (a warm enrichment) is answered in
-/// the same call; otherwise the connection is suspended, and the answer resumes it. For a streamed body, each chunk
-/// resumes a reader parked for lack of data. Past `maximumRequestsInFlight` handlers at once, new requests get 503
-/// with `Retry-After` at once. Idle connections (slow clients included) are closed after `connectionTimeout`.
-/// Costs one task per request and the body in memory.
+/// `maximumBodyBytes`, else 413, a chunked body as soon as it passes the limit), and the handler runs as a task on
+/// that same thread (`InlineTaskExecutor`) until it first waits for something outside. A handler that answers
+/// without waiting (a warm enrichment) is answered in the same call; otherwise the connection is suspended, and the
+/// answer resumes it. For a streamed body, each chunk resumes a reader parked for lack of data. Past
+/// `maximumRequestsInFlight` requests at once (counted until their work has stopped, not only until the client
+/// left), new requests get 503 with `Retry-After` at once.
+///
+/// Slow and hostile clients: a request's headers are due within `headerTimeout` of the connection opening or of
+/// its previous answer, and its body within `bodyTimeout` of its headers; a connection idle for
+/// `connectionTimeout` is closed; one client address holds at most `maximumConnectionsPerAddress` connections. A
+/// sweep every 100 ms enforces the deadlines and cancels the work of a client that left while its connection was
+/// suspended. Costs one task per request, the body in memory, and one sweeper thread.
 public final class HTTPServer: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// An IPv4 or IPv6 literal, e.g. `127.0.0.1` or `::`.
@@ -21,20 +27,27 @@ public final class HTTPServer: @unchecked Sendable {
         public var port: Int
         public var threads: Int
         public var maximumConnections: Int
+        public var maximumConnectionsPerAddress: Int
         public var connectionTimeout: Duration
+        public var headerTimeout: Duration
+        public var bodyTimeout: Duration
         public var maximumBodyBytes: Int
         public var maximumRequestsInFlight: Int
 
         public init(
             address: String = "127.0.0.1", port: Int = 8080, threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
-            maximumConnections: Int = 1024, connectionTimeout: Duration = .seconds(30), maximumBodyBytes: Int = 1 << 20,
+            maximumConnections: Int = 1024, maximumConnectionsPerAddress: Int = 64, connectionTimeout: Duration = .seconds(30),
+            headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), maximumBodyBytes: Int = 1 << 20,
             maximumRequestsInFlight: Int = 256
         ) {
             self.address = address
             self.port = port
             self.threads = threads
             self.maximumConnections = maximumConnections
+            self.maximumConnectionsPerAddress = maximumConnectionsPerAddress
             self.connectionTimeout = connectionTimeout
+            self.headerTimeout = headerTimeout
+            self.bodyTimeout = bodyTimeout
             self.maximumBodyBytes = maximumBodyBytes
             self.maximumRequestsInFlight = maximumRequestsInFlight
         }
@@ -44,11 +57,13 @@ public final class HTTPServer: @unchecked Sendable {
 
     public let configuration: Configuration
     let handler: Handler
+    let connections = HTTPConnectionRegistry()
     private var daemon: OpaquePointer?
-    /// Handlers running or responses being sent, counted from handler start to request completion, and whether
-    /// shutdown has begun; one lock, so no request is admitted after shutdown counted the last one out.
+    /// Requests admitted and not yet over (their work has ended and libmicrohttpd has completed them), and whether
+    /// shutdown has begun; one lock, so no request is admitted after shutdown took the list of those to stop.
     private let admission = Mutex(Admission())
     private let isQuiesced = Atomic<Bool>(false)
+    private let sweeper: HTTPSweeper
 
     private struct Admission {
         var exchanges: [ObjectIdentifier: HTTPExchange] = [:]
@@ -65,25 +80,29 @@ public final class HTTPServer: @unchecked Sendable {
         case stopping
     }
 
-    /// Starts listening at once. Throws when the address does not parse or the port cannot be bound.
+    /// Starts listening at once. Throws when the address does not parse or the port cannot be bound (another
+    /// server on it included).
     public init(configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
         self.configuration = configuration
         self.handler = handler
+        sweeper = HTTPSweeper()
         let context = Unmanaged.passUnretained(self).toOpaque()
         var errorNumber: Int32 = 0
         let timeoutSeconds = UInt32(max(1, configuration.connectionTimeout.components.seconds))
         daemon = richpush_http_start(
             configuration.address, UInt16(clamping: configuration.port), UInt32(max(1, configuration.threads)),
-            UInt32(max(1, configuration.maximumConnections)), timeoutSeconds, httpAccessHandler, context,
-            httpRequestCompleted, context, &errorNumber)
+            UInt32(max(1, configuration.maximumConnections)), UInt32(max(1, configuration.maximumConnectionsPerAddress)),
+            timeoutSeconds, httpAccessHandler, httpRequestCompleted, httpConnectionNotified, context, &errorNumber)
         guard daemon != nil else {
             if errorNumber == EINVAL { throw .invalidAddress(configuration.address) }
             throw .cannotListen(
                 address: configuration.address, port: configuration.port, reason: String(cString: strerror(errorNumber)))
         }
+        sweeper.start { [weak self] in self?.sweep() }
     }
 
     deinit {
+        sweeper.stop()
         if let daemon { MHD_stop_daemon(daemon) }
     }
 
@@ -93,24 +112,45 @@ public final class HTTPServer: @unchecked Sendable {
         return Int(richpush_http_bound_port(daemon))
     }
 
-    /// Requests whose handler runs or whose response is still being sent.
+    /// Requests whose handler or streamed body runs, or whose response is still being sent.
     public var requestsInFlight: Int { admission.withLock { $0.exchanges.count } }
 
-    /// Stops accepting connections and new requests on open ones (those get 503 and `Connection: close`), lets the
-    /// requests in flight finish (at most `gracePeriod`), then stops. Idempotent. Requests still running after the
-    /// grace period are answered 503, since libmicrohttpd cannot stop with a connection suspended.
+    var isStopping: Bool { admission.withLock { $0.isStopping } }
+
+    /// Stops accepting connections and new requests on open ones (those get 503 and `Connection: close`), tells
+    /// streamed bodies to wrap up (`HTTPResponseWriter.isStopping`), lets the requests in flight finish (at most
+    /// `gracePeriod`), then cancels what still runs (a handler still running is answered 503, since libmicrohttpd
+    /// cannot stop with a connection suspended) and waits until every handler and streamed body has returned. Answers
+    /// sent meanwhile carry `Connection: close`, and the connections are left a moment to close, so that a request
+    /// sent on a keep-alive connection is answered rather than met with EOF. Idempotent.
     public func shutdown(gracePeriod: Duration) async {
         guard let daemon, !isQuiesced.exchange(true, ordering: .sequentiallyConsistent) else { return }
-        admission.withLock { $0.isStopping = true }
+        let running = admission.withLock { admission in
+            admission.isStopping = true
+            return Array(admission.exchanges.values)
+        }
+        for exchange in running { exchange.beginStopping() }
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { close(listener) }
         await waitForRequestsInFlight(atMost: gracePeriod)
         let overran = admission.withLock { Array($0.exchanges.values) }
         for exchange in overran {
             exchange.answer(Self.stoppingResponse)
-            exchange.finishStream()
+            exchange.runningWork?.cancel()
         }
+        // Every job has stopped before the daemon (and then the process) goes: each has a deadline of its own.
+        for exchange in overran {
+            await exchange.runningWork?.value
+        }
+        await waitForRequestsInFlight(atMost: .seconds(2))
+        // Connections still open get a moment to send the request they may have had on the way, then idle ones go.
+        let linger = ContinuousClock.now + .seconds(1)
+        while connections.count > 0, ContinuousClock.now < linger {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        connections.cutIdle()
         await waitForRequestsInFlight(atMost: .seconds(1))
+        sweeper.stop()
         MHD_stop_daemon(daemon)
         self.daemon = nil
     }
@@ -127,7 +167,15 @@ public final class HTTPServer: @unchecked Sendable {
         503, code: "shutting_down", message: "the server is stopping; retry on another instance",
         headers: [("Retry-After", "1"), ("Connection", "close")])
 
-    // MARK: Called from libmicrohttpd's threads
+    var bodyTimeoutResponse: HTTPResponse {
+        .error(408, code: "body_timeout", message: "the request body did not arrive within \(configuration.bodyTimeout)")
+    }
+
+    var tooLargeResponse: HTTPResponse {
+        .error(413, code: "body_too_large", message: "the request body is over the \(configuration.maximumBodyBytes)-byte limit (--max-body)")
+    }
+
+    // MARK: Called from libmicrohttpd's threads and the sweeper
 
     func startHandling(_ exchange: HTTPExchange) -> Start {
         let refusal = admission.withLock { admission -> Start? in
@@ -141,16 +189,46 @@ public final class HTTPServer: @unchecked Sendable {
         let handler = self.handler
         let executor = InlineTaskExecutor()
         executor.runInline {
-            Task(executorPreference: executor) {
-                exchange.answer(await handler(request))
+            let work = Task(executorPreference: executor) { [self] in
+                let response = await handler(request)
+                if exchange.answer(response), case .stream(let produce) = response.body {
+                    // On the pool: a stream (a whole NDJSON batch, warm jobs run without waiting) must not hold the
+                    // polling thread, and its headers go out meanwhile.
+                    await withTaskExecutorPreference(globalConcurrentExecutor) {
+                        await produce(HTTPResponseWriter(exchange: exchange))
+                    }
+                    exchange.finishStream()
+                }
+                if exchange.workDidEnd() { forget(exchange) }
             }
+            exchange.setWork(work)
         }
         if let response = exchange.answerOrSuspend() { return .answered(response) }
         return .suspended
     }
 
-    func finished(_ exchange: HTTPExchange) {
-        exchange.close()
+    /// libmicrohttpd completed the request; unless it was answered whole, the client is gone and the work is
+    /// cancelled. It counts as in flight until that work has returned.
+    func requestCompleted(_ exchange: HTTPExchange, normally: Bool) {
+        connections.requestCompleted(on: exchange.connection)
+        let (isOver, cancel) = exchange.requestDidComplete(abnormally: !normally)
+        cancel?.cancel()
+        if isOver { forget(exchange) }
+    }
+
+    private func forget(_ exchange: HTTPExchange) {
         admission.withLock { _ = $0.exchanges.removeValue(forKey: ObjectIdentifier(exchange)) }
+    }
+
+    /// One pass of the sweeper: overdue headers and bodies are cut off, and the work of a client that left a
+    /// suspended connection is cancelled.
+    private func sweep() {
+        let now = ContinuousClock.now
+        for exchange in connections.sweep(headerTimeout: configuration.headerTimeout, now: now) {
+            if now > exchange.bodyDeadline, case .receiving = exchange.phase {
+                exchange.refuse(with: bodyTimeoutResponse, reason: "Request Timeout")
+            }
+            exchange.workOfDepartedClient()?.cancel()
+        }
     }
 }

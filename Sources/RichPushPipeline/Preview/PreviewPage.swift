@@ -14,8 +14,15 @@ import RichPushCache
 public enum PreviewPage {
     /// What the page may load, in a `<meta>` element so that the file from `validate --html` carries it too: its own
     /// inline style and script, `data:` images, and requests to the server it came from; nothing else.
-    static let contentSecurityPolicy =
+    public static let contentSecurityPolicy =
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'"
+
+    /// The headers `serve` sends with the page: the same policy plus `frame-ancestors 'none'` (which browsers honour
+    /// only in a header), and `X-Frame-Options` for browsers without CSP, so no other site can frame the form.
+    public static let servedHeaders: [(name: String, value: String)] = [
+        ("Content-Security-Policy", contentSecurityPolicy + "; frame-ancestors 'none'"),
+        ("X-Frame-Options", "DENY"),
+    ]
 
     /// The page; `embedding` is a `StoryPreview` document to render at once, or nil for the form. Costs one copy of
     /// the document, with every `<` written as `\u003c` (valid JSON, since `<` only occurs inside strings) so that no
