@@ -73,7 +73,7 @@ public struct APNsRenderer: Sendable {
         // The story goes back where it was and in the form it came (the SDK reads strings and objects alike).
         job.story?.restoreForm(in: &root)
 
-        let limit = job.pushType == .voip ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
+        let limit = options.maximumPayloadBytes(for: job.pushType)
         let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites)
         let value = shortener.shorten(root, diagnostics: &diagnostics)
         let byteCount = value.compactByteCount
@@ -81,7 +81,7 @@ public struct APNsRenderer: Sendable {
             return .rejected(diagnostics.items + [Diagnostic.payloadTooLarge(
                 bytes: byteCount, limit: limit, largestKeys: PayloadShortener.largestKeys(of: value))])
         }
-        let request = APNsRequest(headers: headers(for: job, now: now), payload: value, byteCount: byteCount,
+        let request = APNsRequest(headers: headers(for: job, now: now), payload: value, byteCount: byteCount, byteLimit: limit,
                                   deviceToken: job.deviceToken, target: job.target)
         return .rendered(request, diagnostics: diagnostics.items)
     }

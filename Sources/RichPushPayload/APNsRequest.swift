@@ -16,15 +16,18 @@ public struct APNsRequest: Sendable {
     public var payload: JSONValue
     /// Compact UTF-8 size of `payload`, the number APNs checks.
     public var byteCount: Int
+    /// The most bytes APNs takes for this push type (`PayloadOptions.maximumPayloadBytes(for:)`).
+    public var byteLimit: Int
     public var deviceToken: String?
     /// `NotificationJob.target`, unchanged.
     public var target: JSONObject
 
-    public init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, deviceToken: String? = nil,
+    public init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, byteLimit: Int, deviceToken: String? = nil,
                 target: JSONObject = JSONObject()) {
         self.headers = headers
         self.payload = payload
         self.byteCount = byteCount
+        self.byteLimit = byteLimit
         self.deviceToken = deviceToken
         self.target = target
     }

@@ -129,7 +129,7 @@ extension DiagnosticCode {
         case .textTooLong: return "Shorten the text."
         case .tooManyActions: return "Send at most 2."
         case .actionInvalid: return "Give each action an https or app-scheme url."
-        case .localizedTextFlattened: return "Send one push per language."
+        case .localizedTextFlattened: return "None needed; pass --language to check another language."
         case .emptyNotificationList: return "Add at least one notification."
         case .tooManyNotifications: return "Split the request, or raise --max-notifications."
         case .diagnosticsOmitted: return "Fix the findings listed; the rest are of the same kind."

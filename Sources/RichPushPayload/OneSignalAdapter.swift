@@ -3,8 +3,8 @@ import RichPushCore
 /// Maps a OneSignal create-notification body (`POST /notifications`) onto the payload OneSignal delivers to an iOS
 /// device, as the OneSignal iOS SDK reads it (`OSNotification`, `OneSignalCommonDefines.h`):
 ///
-/// - `headings` / `subtitle` / `contents` (language maps) → `aps.alert.title` / `subtitle` / `body`, in "en", else
-///   the first language (the request keeps the maps);
+/// - `headings` / `subtitle` / `contents` (language maps) → `aps.alert.title` / `subtitle` / `body`, in
+///   `PayloadOptions.language`, else "en", else the first language (the request keeps the maps);
 /// - `ios_attachments` (id → URL) → root `att`, the object the SDK's service extension downloads;
 /// - `data` → `custom.a` and `url` → `custom.u` (the SDK's custom-data block; its link is checked like any link);
 /// - `ios_category` → `aps.category`, `ios_sound` → `aps.sound`, `ios_badgeType: "SetTo"` with `ios_badgeCount` →
@@ -28,8 +28,7 @@ struct OneSignalAdapter {
         for (device, key) in [("title", "headings"), ("subtitle", "subtitle"), ("body", "contents")] {
             guard let value = body[key] else { continue }
             guard case .object(let languages) = value,
-                  let language = languages["en"] != nil ? "en" : languages.keys.first(where: { languages[$0]?.stringValue != nil }),
-                  let text = languages[language]?.stringValue else {
+                  let language = options.chosenLanguage(in: languages), let text = languages[language]?.stringValue else {
                 diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a language map such as {\"en\": \"...\"}; it was ignored")
                 continue
             }

@@ -53,6 +53,10 @@ public struct PayloadOptions: Sendable {
     /// Root keys whose presence keeps `mutable-content` on, so the extension runs and reports delivery.
     public var deliveryTrackingKeys: [String]
     public var maximumDepth: Int
+    /// The language a provider's language map (Pushwoosh `content`, OneSignal `contents`) shows in the device payload
+    /// that `validate` and the preview read (`--language`); the sender's request keeps the whole map, since the
+    /// provider gives each device its own language.
+    public var language = "en"
     /// Notifications one Pushwoosh request may hold (`--max-notifications`); a longer request is rejected with
     /// `too_many_notifications`. Each notification is a job with its own result and media, so this bounds the work
     /// and the output of one document.
@@ -114,6 +118,17 @@ public struct PayloadOptions: Sendable {
             return rest.first.map { $0 != 0x2F } ?? false && !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
         }
         return false
+    }
+
+    /// The payload size APNs accepts for a push of this type (VoIP has its own, larger limit).
+    public func maximumPayloadBytes(for pushType: PushType) -> Int {
+        pushType == .voip ? maximumVoIPPayloadBytes : maximumPayloadBytes
+    }
+
+    /// The key of `languages` the device payload shows: `language`, else "en", else the first with text.
+    func chosenLanguage(in languages: JSONObject) -> String? {
+        for key in [language, "en"] where languages[key]?.stringValue != nil { return key }
+        return languages.members.first { $0.value.stringValue != nil }?.key
     }
 
     /// Whether `url` is one of our own cached objects (under `ownMediaBaseURL`).

@@ -145,12 +145,10 @@ struct PushwooshAdapter {
         case .string(let text):
             return text
         case .object(let languages):
-            let chosen = languages["en"]?.stringValue ?? languages.members.lazy.compactMap { $0.value.stringValue }.first
-            if chosen != nil {
-                diagnostics.add(.info, .localizedTextFlattened, pointer,
-                                "a language map was flattened to \(languages["en"] != nil ? "\"en\"" : "its first language"); send one push per language to localize")
-            }
-            return chosen
+            guard let language = options.chosenLanguage(in: languages) else { return nil }
+            diagnostics.add(.info, .localizedTextFlattened, pointer,
+                            "the device payload shows the \"\(language)\" text of this language map (--language); the request keeps the map, and Pushwoosh sends each device its own language")
+            return languages[language]?.stringValue
         default:
             diagnostics.add(.warning, .wrongType, pointer, "expected a string or a language map, found \(value.typeDescription); it was ignored")
             return nil

@@ -88,6 +88,7 @@ public struct JobResult: Sendable {
             request["headers"] = .object(headers)
             request["payload"] = apns.payload
             request["bytes"] = .number(String(apns.byteCount))
+            request["limit"] = .number(String(apns.byteLimit))
             object["apns"] = .object(request)
         } else {
             object["apns"] = .null

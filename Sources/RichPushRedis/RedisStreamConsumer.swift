@@ -14,9 +14,10 @@ import RichPushCache
 /// Typical use (what `richpush consume` does): build the handler from the same code path as `process`, call
 /// `stop()` from a SIGTERM `DispatchSource`, and exit 0 when `run()` returns:
 /// ```swift
-/// let consumer = try RedisStreamConsumer(configuration: configuration) { job in
-///     let line = await enricher.processLine(job)          // the exact JSON `process` prints, without "\n"
-///     return QueueJobOutcome(resultJSON: line.json, jobID: line.id)
+/// let consumer = try RedisStreamConsumer(configuration: configuration) { document in
+///     let results = await enricher.enrich(document: document)
+///     let (json, _) = LineProcessor.output(for: results, line: nil)   // the exact JSON `process` prints
+///     return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)
 /// }
 /// let summary = try await consumer.run()
 /// ```

@@ -40,7 +40,7 @@ enum ServeCommand: Command {
         let metrics = JobMetrics(fetcher: fetcher)
         let routes = ServeRoutes(
             enricher: enricher, store: store, metrics: metrics, logger: settings.logger, concurrency: settings.concurrency,
-            strict: settings.strict, payloadOptions: settings.payloadOptions, previewLimits: previewLimits)
+            strict: settings.strict, previewLimits: previewLimits)
         let server: HTTPServer
         do {
             server = try HTTPServer(configuration: configuration) { request in await routes.respond(to: request) }

@@ -32,7 +32,7 @@ extension ServeRoutes {
         let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
         let report = ValidateCommand.jsonReport(file: "request", results: results)
         let preview = await StoryPreview.build(
-            reports: [report], valid: !failed, payloadOptions: payloadOptions, store: store,
+            reports: [report], valid: !failed, store: store,
             maximumImageBytes: previewLimits.imageBytes(forLines: documents.count))
         return HTTPResponse(status: 200, contentType: "application/json", body: preview.json.serialized())
     }

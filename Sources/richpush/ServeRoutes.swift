@@ -11,7 +11,6 @@ struct ServeRoutes: Sendable {
     let logger: Logger
     let concurrency: Int
     let strict: Bool
-    let payloadOptions: PayloadOptions
     let previewLimits: PreviewLimits
 
     /// The story preview page with its form, built once.

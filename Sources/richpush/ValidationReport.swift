@@ -43,8 +43,7 @@ enum ValidationReport {
                 }
             }
             if let apns = result.apns {
-                let limit = apns.headers.first(where: { $0.name == "apns-push-type" })?.value == "voip" ? 5120 : 4096
-                add("    payload \(apns.byteCount) / \(limit) bytes" + (fetched ? "" : " (media not fetched: URLs left as written)"))
+                add("    payload \(apns.byteCount) / \(apns.byteLimit) bytes" + (fetched ? "" : " (media not fetched: URLs left as written)"))
                 for header in apns.headers { add("      \(header.name): \(header.value)") }
                 let pretty = String(decoding: apns.payload.serialized(pretty: true), as: UTF8.self)
                 for line in pretty.split(separator: "\n", omittingEmptySubsequences: false) {

@@ -48,6 +48,7 @@ struct WorkerSettings {
         OptionDefinition("topic", .value, valueName: "BUNDLE_ID", help: "apns-topic for jobs whose input names none (the app's bundle id; VoIP pushes get .voip)."),
         OptionDefinition("default-title", .value, valueName: "TEXT", help: "Alert title when a push and its story have none. Default: none (iOS shows the app name)."),
         OptionDefinition("default-body", .value, valueName: "TEXT", help: "Alert body when a push and its story have none. Default \"Open to see more\"."),
+        OptionDefinition("language", .value, valueName: "CODE", help: "Which text of a Pushwoosh or OneSignal language map the device payload shows (validate, the preview); the request keeps the whole map. Default en."),
         OptionDefinition("story-category", .value, valueName: "CATEGORY", help: "aps.category given to a story push that has none (the stories content extension's category); a sender's own category is kept. Default PW_STORIES."),
         OptionDefinition("link-scheme", .repeatedValue, valueName: "SCHEME", help: "Allow only these link schemes (besides https), e.g. myapp. Default: any scheme, as the device SDKs accept (https:, tel:, mailto:, myapp:...); javascript:, data:, file:, vbscript:, about: and blob: are always refused."),
         OptionDefinition("source-keys", .flag, help: "Also write each rewritten media URL's original, redacted (no query or user-info), into the device payload (e.g. image_url_source); the first thing dropped when the payload must shrink."),
@@ -82,6 +83,7 @@ struct WorkerSettings {
     var defaultTitle: String?
     var defaultBody: String?
     var storyCategory: String?
+    var language: String?
     var linkSchemes: [String] = []
     var logger = Logger(minimumLevel: .info)
 
@@ -143,6 +145,7 @@ struct WorkerSettings {
         topic = options.string("topic")
         defaultTitle = options.string("default-title")
         defaultBody = options.string("default-body")
+        language = options.string("language")
         storyCategory = options.string("story-category")
         if storyCategory?.isEmpty == true {
             throw .invalidValue(option: "story-category", value: "", expected: "a category name such as PW_STORIES")
@@ -195,6 +198,7 @@ struct WorkerSettings {
         if let defaultTitle { options.defaultTitle = defaultTitle }
         if let defaultBody { options.defaultBody = defaultBody }
         if let storyCategory { options.storyCategory = storyCategory }
+        if let language { options.language = language }
         // --link-scheme narrows links to an allow-list; https stays allowed.
         if !linkSchemes.isEmpty { options.allowedLinkSchemes = Set(linkSchemes).union(["https"]) }
         return options

@@ -143,4 +143,17 @@ final class WrongTypeTests: XCTestCase {
         let (request, _) = try XCTUnwrap(PayloadHelpers.render(unreadable, media: [:]))
         XCTAssertEqual(request.header("apns-expiration"), String(1_800_000_000 + 5))
     }
+
+    /// Issue 26: the device payload shows the `--language` text of a language map; the request keeps the map.
+    func testLanguageMapShowsTheChosenLanguage() throws {
+        let text = #"{"content":{"de":"Hallo","en":"Hello","fr":"Bonjour"},"ios_title":{"fr":"Titre"}}"#
+        XCTAssertEqual(try XCTUnwrap(PayloadHelpers.job(text)).payload["aps"]?.value(at: "/alert"),
+                       PayloadHelpers.parse(#"{"title":"Titre","body":"Hello"}"#))
+        var options = PayloadOptions()
+        options.language = "de"
+        let german = try XCTUnwrap(PayloadHelpers.job(text, options: options))
+        XCTAssertEqual(german.payload["aps"]?.value(at: "/alert"), PayloadHelpers.parse(#"{"title":"Titre","body":"Hallo"}"#))
+        let oneSignal = try XCTUnwrap(PayloadHelpers.job(#"{"app_id":"a","contents":{"en":"Hi","de":"Hallo"}}"#, options: options))
+        XCTAssertEqual(oneSignal.payload["aps"]?.value(at: "/alert/body"), .string("Hallo"))
+    }
 }

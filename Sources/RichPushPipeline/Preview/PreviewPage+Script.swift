@@ -160,10 +160,10 @@ extension PreviewPage {
             return wrapper;
           }
 
-          function byteMeter(result, limit) {
+          function byteMeter(result) {
             var box = element("div", "bytes");
             if (!result.apns) { box.textContent = "No payload: the job was rejected."; return box; }
-            var bytes = result.apns.bytes;
+            var bytes = result.apns.bytes, limit = result.apns.limit;
             box.appendChild(element("div", "count", "Payload " + bytes + " / " + limit + " bytes"));
             var meter = element("div", "meter" + (bytes > limit ? " over" : bytes > 0.9 * limit ? " near" : ""));
             var fill = element("span");
@@ -187,7 +187,7 @@ extension PreviewPage {
             return table;
           }
 
-          function job(file, result, limit, document_) {
+          function job(file, result, document_) {
             var section = element("section", "job");
             var heading = element("h2", "", file + (result.id ? " · " + result.id : "") + (result.line ? " (line " + result.line + ")" : ""));
             heading.appendChild(element("span", "badge " + result.status, result.status));
@@ -196,7 +196,7 @@ extension PreviewPage {
             var row = element("div", "row");
             row.appendChild(lockScreen(result, document_.images));
             var summary = element("div", "summary");
-            summary.appendChild(byteMeter(result, limit));
+            summary.appendChild(byteMeter(result));
             if (story.general.length) summary.appendChild(findingList(story.general));
             else summary.appendChild(element("p", "clean", story.slots.length ? "No findings besides those under the story pages." : "No findings."));
             if (result.media && result.media.length) summary.appendChild(mediaTable(result));
@@ -225,10 +225,9 @@ extension PreviewPage {
             overall.appendChild(element("span", "badge " + (document_.valid ? "valid" : "invalid"), document_.valid ? "valid" : "findings"));
             overall.appendChild(document.createTextNode(document_.fetched ? " Media fetched and rendered." : " Structure only: media not fetched."));
             main.appendChild(overall);
-            (document_.reports || []).forEach(function (report, reportIndex) {
-              var limits = (document_.payload_limits || [])[reportIndex] || [];
-              (report.results || []).forEach(function (result, resultIndex) {
-                main.appendChild(job(report.file, result, limits[resultIndex] || 4096, document_));
+            (document_.reports || []).forEach(function (report) {
+              (report.results || []).forEach(function (result) {
+                main.appendChild(job(report.file, result, document_));
               });
             });
             main.dataset.rendered = "true";

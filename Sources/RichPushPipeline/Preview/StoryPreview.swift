@@ -17,7 +17,7 @@ import RichPushCache
 /// base64 (a third larger) inside the JSON, at most about 5 MB for a ten-page story with an attachment, and each
 /// preview reads its objects again instead of letting the browser cache them, which suits an author's tool.
 public struct StoryPreview: Sendable {
-    /// The preview document: `{"valid", "fetched", "reports": [...], "payload_limits": [[...]], "images": {...},
+    /// The preview document: `{"valid", "fetched", "reports": [...], "images": {...},
     /// "images_omitted": N}`.
     public let json: JSONValue
 
@@ -31,18 +31,16 @@ public struct StoryPreview: Sendable {
     /// pass it is left out, the page shows its placeholder, and `images_omitted` counts it. `serve` passes its
     /// `--preview-inline-images`, so one answer stays bounded whatever the request asks to render.
     public static func build(
-        reports: [JSONValue], valid: Bool, payloadOptions: PayloadOptions, store: (any MediaStore)?,
+        reports: [JSONValue], valid: Bool, store: (any MediaStore)?,
         maximumImageBytes: Int = .max
     ) async -> StoryPreview {
         var redactedReports: [JSONValue] = []
-        var limits: [JSONValue] = []
         var images = JSONObject()
         var remainingImageBytes = maximumImageBytes
         var omitted = 0
         for report in reports {
             redactedReports.append(MediaURLRedaction(report: report).redact(report))
             let results = report.objectValue?["results"]?.arrayValue ?? []
-            limits.append(.array(results.map { .number(String(payloadLimit(of: $0, options: payloadOptions))) }))
             guard let store else { continue }
             for result in results {
                 for media in result.objectValue?["media"]?.arrayValue ?? [] {
@@ -61,7 +59,6 @@ public struct StoryPreview: Sendable {
         document["valid"] = .bool(valid)
         document["fetched"] = .bool(store != nil)
         document["reports"] = .array(redactedReports)
-        document["payload_limits"] = .array(limits)
         document["images"] = .object(images)
         document["images_omitted"] = .number(String(omitted))
         return StoryPreview(json: .object(document))
@@ -89,11 +86,5 @@ public struct StoryPreview: Sendable {
         guard object.bytes <= maximumBytes else { return .overBudget }
         guard let data = try? await store.contents(of: object), data.count <= maximumBytes else { return .unavailable }
         return .inlined(dataURL: "data:image/\(object.format);base64," + data.base64EncodedString(), bytes: data.count)
-    }
-
-    /// The APNs limit that applies to a result: the VoIP limit for `apns-push-type: voip`, else the alert limit.
-    static func payloadLimit(of result: JSONValue, options: PayloadOptions) -> Int {
-        let headers = result.objectValue?["apns"]?.objectValue?["headers"]?.objectValue
-        return headers?["apns-push-type"]?.stringValue == "voip" ? options.maximumVoIPPayloadBytes : options.maximumPayloadBytes
     }
 }
