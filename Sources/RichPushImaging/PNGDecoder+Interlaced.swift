@@ -141,29 +141,14 @@ extension PNGDecoder {
                 row += count
             }
         }
-        var resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, channels: channels, plan: plan,
-                                           bandRows: WorkBudget.bandRows)
-        var translucent = false
-        var row = 0
-        while row < height {
-            try budget.check()
-            let first = row
-            row += try resampler.receiveRows(upTo: min(WorkBudget.bandRows, height - row)) { (rows, count) throws(ImageError) -> Int in
-                evenRows.withUnsafeBufferPointer { even in
-                    for y in stride(from: first + first % 2, to: first + count, by: 2) {
-                        (rows + (y - first) * rowBytes).update(from: even.baseAddress! + y / 2 * rowBytes, count: rowBytes)
-                    }
+        return try resizeBands(width: width, height: height, channels: channels, plan: plan, iccProfile: iccProfile,
+                               budget: budget) { (rows, first, count) throws(ImageError) in
+            evenRows.withUnsafeBufferPointer { even in
+                for y in stride(from: first + first % 2, to: first + count, by: 2) {
+                    (rows + (y - first) * rowBytes).update(from: even.baseAddress! + y / 2 * rowBytes, count: rowBytes)
                 }
-                try read(from: first, count: count) { rows + ($0 - first) * rowBytes }
-                if channels == 4 {
-                    let band = UnsafeMutableBufferPointer(start: rows, count: count * rowBytes)
-                    translucent = translucent || PixelBuffer.hasTranslucentPixels(UnsafeBufferPointer(band))
-                    PixelBuffer.premultiply(band)
-                }
-                return count
             }
+            try read(from: first, count: count) { rows + ($0 - first) * rowBytes }
         }
-        return DecodedImage(pixels: try resampler.finish(budget: budget), iccProfile: iccProfile, isPremultiplied: channels == 4,
-                            hasTranslucentPixels: channels == 4 ? translucent : nil)
     }
 }

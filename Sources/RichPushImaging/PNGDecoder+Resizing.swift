@@ -12,6 +12,19 @@ extension PNGDecoder {
     /// of rows and the resize's intermediate.
     static func decodeResized(_ source: PNGRowSource, width: Int, height: Int, channels: Int, plan: ResizePlan,
                               iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        // Every row is decoded, even below a crop, so damaged data anywhere still fails the decode.
+        try resizeBands(width: width, height: height, channels: channels, plan: plan, iccProfile: iccProfile,
+                        budget: budget) { (rows, _, count) throws(ImageError) in
+            try source.read(count, into: rows, rowBytes: width * channels)
+        }
+    }
+
+    /// Runs bands of `WorkBudget.bandRows` rows through a `StreamingResampler`: `fill(rows, first, count)` writes
+    /// rows `first..<first + count` at `rows`, and each band is premultiplied (noting whether any pixel is
+    /// translucent) when there is alpha, as the render path does before resizing. Checks the budget per band.
+    static func resizeBands(width: Int, height: Int, channels: Int, plan: ResizePlan, iccProfile: [UInt8]?,
+                            budget: WorkBudget,
+                            fill: (UnsafeMutablePointer<UInt8>, Int, Int) throws(ImageError) -> Void) throws(ImageError) -> DecodedImage {
         var resampler = StreamingResampler(sourceWidth: width, sourceHeight: height, channels: channels, plan: plan,
                                            bandRows: WorkBudget.bandRows)
         let rowBytes = width * channels
@@ -19,9 +32,9 @@ extension PNGDecoder {
         var row = 0
         while row < height {
             try budget.check()
-            // Every row is decoded, even below a crop, so damaged data anywhere still fails the decode.
+            let first = row
             row += try resampler.receiveRows(upTo: min(WorkBudget.bandRows, height - row)) { (rows, count) throws(ImageError) -> Int in
-                try source.read(count, into: rows, rowBytes: rowBytes)
+                try fill(rows, first, count)
                 if channels == 4 {
                     let band = UnsafeMutableBufferPointer(start: rows, count: count * rowBytes)
                     translucent = translucent || PixelBuffer.hasTranslucentPixels(UnsafeBufferPointer(band))
