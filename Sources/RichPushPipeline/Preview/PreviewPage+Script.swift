@@ -23,7 +23,7 @@ extension PreviewPage {
             return node;
           }
           function pageIndex(pointer) {
-            var match = /^\/pw_stories\/pages\/(\d+)(\/|$)/.exec(pointer || "");
+            var match = /^(?:\/u|\/userdata)?\/pw_stories\/pages\/(\d+)(\/|$)/.exec(pointer || "");
             return match ? Number(match[1]) : null;
           }
           function imageFor(images, url) {
@@ -87,7 +87,14 @@ extension PreviewPage {
           // that were dropped (known only from their media result or their findings).
           function storySlots(result) {
             var payload = result.apns ? result.apns.payload : null;
-            var pages = payload && payload.pw_stories && Array.isArray(payload.pw_stories.pages) ? payload.pw_stories.pages : [];
+            // Where the Pushwoosh SDK finds the story: the root, else `u` or `userdata`, each an object or JSON text.
+            function container(value) {
+              if (typeof value === "string") { try { value = JSON.parse(value); } catch (error) { return null; } }
+              return value && typeof value === "object" ? value : null;
+            }
+            var story = payload ? (container(payload.pw_stories) || (container(payload.u) || {}).pw_stories ||
+                                   (container(payload.userdata) || {}).pw_stories) : null;
+            var pages = story && Array.isArray(story.pages) ? story.pages : [];
             var storyMedia = (result.media || []).filter(function (media) { return pageIndex(media.pointer) !== null; });
             var slots = {};
             function slot(index) { return slots[index] || (slots[index] = { index: index, page: null, media: null, findings: [] }); }
