@@ -22,6 +22,7 @@ enum PrewarmCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: false)
         settings.logger.started(name, settings.startupFields)
         let paths = options.positionals.isEmpty ? ["-"] : options.positionals
         let known = settings.enricherConfiguration.variants.keys.sorted()

@@ -7,12 +7,14 @@ enum UsageError: Error, CustomStringConvertible {
     case invalidValue(option: String, value: String, expected: String)
     case unexpectedValue(option: String)
     case missingArgument(String)
+    case requiredOption(option: String, reason: String)
     case unreadableConfiguration(path: String, reason: String)
 
     /// The option the error is about, when there is one.
     var option: String? {
         switch self {
-        case .missingValue(let option), .invalidValue(let option, _, _), .unexpectedValue(let option): option
+        case .missingValue(let option), .invalidValue(let option, _, _), .unexpectedValue(let option), .requiredOption(let option, _):
+            option
         default: nil
         }
     }
@@ -33,6 +35,8 @@ enum UsageError: Error, CustomStringConvertible {
             return "option '--\(option)' is a flag and takes no value"
         case .missingArgument(let what):
             return "missing \(what)"
+        case .requiredOption(let option, let reason):
+            return "option '--\(option)' is required: \(reason)"
         case .unreadableConfiguration(let path, let reason):
             return "cannot read configuration file \(path): \(reason)"
         }

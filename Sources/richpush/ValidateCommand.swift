@@ -19,6 +19,7 @@ enum ValidateCommand: Command {
             throw UsageError.invalidValue(option: "format", value: format, expected: "text or json")
         }
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: false)
         var failed = false
         var reports: [JSONValue] = []
         var allResults: [JobResult] = []

@@ -57,7 +57,7 @@ final class ConsumeCommandTests: XCTestCase {
         let consumer = CommandRunner.makeProcess([
             "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
             "--cache-dir", directory.appendingPathComponent("cache").path, "--concurrency", "8",
-            "--max-line-bytes", "200",
+            "--max-line-bytes", "200", "--public-base-url", "https://cdn.example.com/richpush",
         ], environment: [:], workingDirectory: nil)
         let errors = Pipe()
         consumer.standardError = errors
@@ -108,6 +108,7 @@ final class ConsumeCommandTests: XCTestCase {
         let consumer = CommandRunner.makeProcess([
             "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
             "--cache-dir", directory.appendingPathComponent("cache").path, "--metrics-file", metricsPath,
+            "--public-base-url", "https://cdn.example.com/richpush",
         ], environment: [:], workingDirectory: nil)
         let errors = Pipe()
         consumer.standardError = errors
@@ -140,7 +141,7 @@ final class ConsumeCommandTests: XCTestCase {
     }
 
     func testTlsRedisURLIsAUsageError() throws {
-        let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0"])
+        let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0", "--public-base-url", "https://cdn.example.com/richpush"])
         XCTAssertEqual(output.status, 2)
         XCTAssertTrue(output.standardError.contains("TLS"), output.standardError)
     }
