@@ -9,6 +9,7 @@ enum PrewarmCommand: Command {
     static let name = "prewarm"
     static let abstract = "Render every media item of payloads (or of URL lists) into the cache before a send."
     static let usage = "richpush prewarm [options] FILE...   |   richpush prewarm --urls [options] FILE..."
+    static let maximumPositionals = Int.max
     static let options = WorkerSettings.options + [
         OptionDefinition("urls", .flag, help: "Inputs are URL lists (one URL per line, # comments) instead of payloads."),
         OptionDefinition("variant", .repeatedValue, valueName: "NAME", help: "Variant for --urls input: attachment (default) or story."),
@@ -76,7 +77,7 @@ enum PrewarmCommand: Command {
         let parser = PayloadParser(options: settings.payloadOptions)
         for path in paths {
             if urls {
-                let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+                let data = try FileContents.read(path)
                 for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
                     let url = line.trimmingCharacters(in: .whitespaces)
                     if url.isEmpty || url.hasPrefix("#") { continue }

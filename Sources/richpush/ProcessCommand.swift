@@ -6,6 +6,7 @@ enum ProcessCommand: Command {
     static let name = "process"
     static let abstract = "Enrich NDJSON jobs (any input shape) and print one result line per input line."
     static let usage = "richpush process [options] [FILE...]   (no FILE or - reads standard input)"
+    static let maximumPositionals = Int.max
     static let options = WorkerSettings.options + [
         OptionDefinition("unordered", .flag, help: "Write results in completion order instead of input order."),
         OptionDefinition("metrics-file", .value, valueName: "PATH", help: "Rewrite Prometheus text metrics to PATH every 10 s."),

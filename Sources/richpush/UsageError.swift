@@ -7,6 +7,8 @@ enum UsageError: Error, CustomStringConvertible {
     case invalidValue(option: String, value: String, expected: String)
     case unexpectedValue(option: String)
     case missingArgument(String)
+    case unexpectedArgument(String, command: String)
+    case unknownEnvironmentVariable(String, suggestion: String?)
     case requiredOption(option: String, reason: String)
     case unreadableConfiguration(path: String, reason: String)
 
@@ -33,6 +35,11 @@ enum UsageError: Error, CustomStringConvertible {
             return "option '--\(option)' got '\(value)'; expected \(expected)"
         case .unexpectedValue(let option):
             return "option '--\(option)' is a flag and takes no value"
+        case .unexpectedArgument(let argument, let command):
+            return "unexpected argument '\(argument)'; run 'richpush \(command) --help'"
+        case .unknownEnvironmentVariable(let variable, let suggestion):
+            return "unknown environment variable \(variable)"
+                + (suggestion.map { "; did you mean \($0)?" } ?? "; every RICHPUSH_ variable names an option of some command")
         case .missingArgument(let what):
             return "missing \(what)"
         case .requiredOption(let option, let reason):
