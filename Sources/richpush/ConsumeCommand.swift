@@ -48,6 +48,7 @@ enum ConsumeCommand: Command {
         defer { fetcher.shutdown() }
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
+        configuration.missingJobField = { _ in metrics.recordRejection(code: MissingJobFieldResult.code) }
         let metricsTask = options.string("metrics-file").map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }

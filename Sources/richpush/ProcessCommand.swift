@@ -16,6 +16,7 @@ enum ProcessCommand: Command {
         let settings = try WorkerSettings(options)
         try settings.checkPublicBaseURL(requiresExplicit: false)
         settings.logger.started(name, settings.startupFields)
+        settings.warnIfPlaceholder()
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let processor = LineProcessor(

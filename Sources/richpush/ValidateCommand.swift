@@ -21,6 +21,7 @@ enum ValidateCommand: Command {
         }
         let settings = try WorkerSettings(options)
         try settings.checkPublicBaseURL(requiresExplicit: false)
+        settings.warnIfPlaceholder()
         var failed = false
         var reports: [JSONValue] = []
         var allResults: [JobResult] = []
@@ -42,7 +43,7 @@ enum ValidateCommand: Command {
             do {
                 documents = try InputDocuments.read(path, maximumLineBytes: settings.maximumLineBytes)
             } catch {
-                StandardError.write("richpush validate: \(error)\n")
+                settings.logger.log(.error, "input", [("file", .string(path)), ("message", .string(error.description))])
                 failed = true
                 continue
             }

@@ -158,7 +158,8 @@ struct WorkerSettings {
     }
 
     /// Checks the public base URL of a command that writes URLs for devices: `serve` and `consume` (`requiresExplicit`)
-    /// refuse to run on the placeholder, the others warn once; an http URL is refused unless `--allow-http-cdn`.
+    /// refuse to run on the placeholder (the others call `warnIfPlaceholder` after their start line); an http URL is
+    /// refused unless `--allow-http-cdn`.
     func checkPublicBaseURL(requiresExplicit: Bool) throws(UsageError) {
         if requiresExplicit, !publicBaseURLGiven {
             throw .requiredOption(
@@ -170,6 +171,10 @@ struct WorkerSettings {
                 option: "public-base-url", value: publicBaseURL,
                 expected: "an https URL: iOS App Transport Security blocks plain http (--allow-http-cdn accepts it anyway)")
         }
+    }
+
+    /// One warning line when the results will carry the placeholder public base URL.
+    func warnIfPlaceholder() {
         if !publicBaseURLGiven {
             logger.log(.warning, "placeholder_public_base_url", [
                 ("public_base_url", .string(publicBaseURL)),

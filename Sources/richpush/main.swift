@@ -57,7 +57,8 @@ let commands: [any Command.Type] = [
         StandardError.write("richpush \(command.name): \(error)\(note)\n")
         return 2
     } catch {
-        StandardError.write("richpush \(command.name): \(error)\n")
+        // After the options parsed, the command's log has begun: its fatal error is one more JSON line.
+        Logger.error("fatal", "\(error)", [("command", .string(command.name))])
         return (error as? any CommandFailure)?.exitStatus ?? 1
     }
 }
