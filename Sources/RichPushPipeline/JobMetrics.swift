@@ -8,8 +8,8 @@ import RichPushCache
 
 /// Counters, a gauge and latency histograms over finished jobs, rendered in the Prometheus text format.
 ///
-/// Recording is a short critical section per job; rendering copies the state once. With a fetcher, the text also
-/// carries its bytes and fetch durations.
+/// Recording is a short critical section per job; rendering copies the state once and reads the process's own
+/// figures from `/proc` (`ProcessMetrics`). With a fetcher, the text also carries its bytes and fetch durations.
 public final class JobMetrics: Sendable {
     struct State {
         var jobs: [JobStatus: Int] = [:]
@@ -111,6 +111,7 @@ public final class JobMetrics: Sendable {
             text += fetched.durations.prometheusText(
                 name: "richpush_fetch_duration_seconds", help: "One successful fetch, retries included.")
         }
+        text += ProcessMetrics.current().prometheusText
         return text
     }
 
