@@ -85,8 +85,8 @@ final class StrictCommandLineTests: XCTestCase {
     /// `richpush ARGUMENTS <(cat FILE)` through bash, the way a shell user passes a FIFO.
     private func runWithProcessSubstitution(_ arguments: [String], file: URL) throws -> CommandRunner.Output {
         let process = CommandRunner.makeProcess([], environment: [:], workingDirectory: nil)
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", #"exec "$0" "$@" <(cat "$FIFO_SOURCE")"#, CommandRunner.executable.path] + arguments
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")   // bash is Essential in Debian
+        process.arguments = ["bash", "-c", #"exec "$0" "$@" <(cat "$FIFO_SOURCE")"#, CommandRunner.executable.path] + arguments
         process.environment?["FIFO_SOURCE"] = file.path
         let output = Pipe(), errors = Pipe()
         process.standardOutput = output
