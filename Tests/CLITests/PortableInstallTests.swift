@@ -42,7 +42,7 @@ final class PortableInstallTests: XCTestCase {
         XCTAssertTrue(system.output.contains("each from a Debian package"), system.output)
     }
 
-    /// README's release build, in a scratch folder of its own (the suite's `swift test` holds `.build`): 100 to 160 s
+    /// README's release build, in a scratch folder of its own so it never touches the suite's debug build: 100 to 160 s
     /// from nothing on a 2-core machine, a few seconds after that.
     func testTheStaticReleaseBuildLoadsOnlyDebianLibrariesAndIsPackaged() throws {
         let scratch = packageRoot.appendingPathComponent(".build/static-release").path
