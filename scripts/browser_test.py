@@ -54,7 +54,8 @@ for stale in os.listdir(args.artifacts):
 port = free_port()
 server_log = open(os.path.join(work, 'serve.log'), 'w')
 server = subprocess.Popen(
-    [binary, 'serve', '--listen', f'127.0.0.1:{port}', '--cache-dir', os.path.join(work, 'cache'), '--local-origin', origin],
+    [binary, 'serve', '--listen', f'127.0.0.1:{port}', '--cache-dir', os.path.join(work, 'cache'), '--local-origin', origin,
+     '--public-base-url', 'https://cdn.example.com/richpush'],
     stdout=subprocess.DEVNULL, stderr=server_log)
 base = f'http://127.0.0.1:{port}'
 for _ in range(200):

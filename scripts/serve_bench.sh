@@ -35,7 +35,8 @@ PY
 process_rate=$(python3 -c "print(round($jobs / $process_wall))")
 
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-"$binary" serve --listen "127.0.0.1:$port" --cache-dir "$work/cache" --local-origin "$origin" 2>"$work/serve.log" &
+"$binary" serve --listen "127.0.0.1:$port" --cache-dir "$work/cache" --local-origin "$origin" \
+  --public-base-url https://cdn.example.com/richpush 2>"$work/serve.log" &
 server=$!
 for _ in $(seq 1 100); do curl -sf "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 cat > "$work/post.lua" <<LUA

@@ -8,11 +8,12 @@ import RichPushCache
 
 /// Counters, a gauge and latency histograms over finished jobs, rendered in the Prometheus text format.
 ///
-/// Recording is a short critical section per job; rendering copies the state once. With a fetcher, the text also
-/// carries its bytes and fetch durations.
+/// Recording is a short critical section per job; rendering copies the state once and reads the process's own
+/// figures from `/proc` (`ProcessMetrics`). With a fetcher, the text also carries its bytes and fetch durations.
 public final class JobMetrics: Sendable {
     struct State {
         var jobs: [JobStatus: Int] = [:]
+        var rejections: [String: Int] = [:]
         var media: [MediaResult.Status: Int] = [:]
         var failures: [String: Int] = [:]
         var localFaults: [String: Int] = [:]
@@ -43,6 +44,7 @@ public final class JobMetrics: Sendable {
     public func record(_ result: JobResult) {
         state.withLock { state in
             state.jobs[result.status, default: 0] += 1
+            if let code = result.rejectionCode { state.rejections[code, default: 0] += 1 }
             state.jobLatency.observe(result.timings.total)
             for media in result.media {
                 state.media[media.status, default: 0] += 1
@@ -61,6 +63,15 @@ public final class JobMetrics: Sendable {
         }
     }
 
+    /// A document rejected before it reached the enricher (e.g. a stream entry without a `job` field): counted as a
+    /// rejected job with `code`.
+    public func recordRejection(code: String) {
+        state.withLock { state in
+            state.jobs[.rejected, default: 0] += 1
+            state.rejections[code, default: 0] += 1
+        }
+    }
+
     /// The current values in the Prometheus text exposition format.
     public func prometheusText() -> String {
         let snapshot = state.withLock { $0 }
@@ -72,6 +83,7 @@ public final class JobMetrics: Sendable {
         for status in [JobStatus.enriched, .partial, .fallback, .passthrough, .rejected] {
             text += "richpush_jobs_total{status=\"\(status.rawValue)\"} \(snapshot.jobs[status] ?? 0)\n"
         }
+        text += Self.countersText("richpush_rejected_jobs_total", "Jobs rejected, by the code of their first error.", snapshot.rejections)
         text += "# HELP richpush_media_total Media references, by outcome.\n# TYPE richpush_media_total counter\n"
         for status in [MediaResult.Status.rendered, .passedThrough, .cached, .failed, .skipped] {
             text += "richpush_media_total{outcome=\"\(status.rawValue)\"} \(snapshot.media[status] ?? 0)\n"
@@ -99,6 +111,7 @@ public final class JobMetrics: Sendable {
             text += fetched.durations.prometheusText(
                 name: "richpush_fetch_duration_seconds", help: "One successful fetch, retries included.")
         }
+        text += ProcessMetrics.current().prometheusText
         return text
     }
 

@@ -68,6 +68,12 @@ public struct JobResult: Sendable {
         self.line = line
     }
 
+    /// The code of the first error diagnostic of a rejected job (what logs and metrics name it by); nil otherwise.
+    public var rejectionCode: String? {
+        guard status == .rejected else { return nil }
+        return diagnostics.first { $0.severity == .error }?.code ?? "rejected"
+    }
+
     /// The JSON object printed by `process` and written by `consume`, keys in a fixed order: id, line, status,
     /// target, request, apns, media, diagnostics, timings.
     public var json: JSONValue { json(includingRequest: true) }

@@ -3,12 +3,15 @@ import RichPushCore
 import RichPushCache
 
 /// The rejected result written for a stream entry that has no `job` field (the handler never sees it).
-enum MissingJobFieldResult {
+public enum MissingJobFieldResult {
+    /// The diagnostic code of such a result.
+    public static let code = "missing_job_field"
+
     /// `{"id":null,"status":"rejected","diagnostics":[{"severity":"error","pointer":"","code":"missing_job_field",…}]}`
     static func json(entryID: String, stream: String, fieldNames: [String]) -> Data {
         let listed = fieldNames.isEmpty ? "no fields" : "fields: " + fieldNames.prefix(20).joined(separator: ", ")
         let message = "stream entry \(entryID) in \(stream) has no \"job\" field (\(listed))"
-        let text = #"{"id":null,"status":"rejected","diagnostics":[{"severity":"error","pointer":"","code":"missing_job_field","message":"#
+        let text = #"{"id":null,"status":"rejected","diagnostics":[{"severity":"error","pointer":"","code":""# + code + #"","message":"#
             + quoted(message) + "}]}"
         return Data(text.utf8)
     }

@@ -169,6 +169,11 @@ extension RedisStreamConsumer {
         guard let job = entry.value(of: "job") else {
             let names = fields.map { String(decoding: $0.name, as: UTF8.self) }
             let result = MissingJobFieldResult.json(entryID: entry.id, stream: configuration.stream, fieldNames: names)
+            configuration.log.log(.warning, "job", [
+                ("id", .null), ("entry_id", .string(entry.id)), ("status", .string("rejected")),
+                ("code", .string(MissingJobFieldResult.code)), ("consumer", .string(configuration.consumer)),
+            ])
+            configuration.missingJobField?(entry.id)
             completions.append(.result(entryID: entry.id, jobID: "", resultJSON: result, missingJobField: true))
             return
         }
@@ -179,7 +184,7 @@ extension RedisStreamConsumer {
         let completions = self.completions
         let slots = self.slots
         group.addTask {
-            let outcome = await handler(job)
+            let outcome = await StreamEntryContext.$entryID.withValue(entry.id) { await handler(job) }
             completions.append(.result(
                 entryID: entry.id, jobID: outcome.jobID ?? "", resultJSON: outcome.resultJSON, missingJobField: false
             ))

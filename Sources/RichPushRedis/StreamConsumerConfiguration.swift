@@ -39,6 +39,9 @@ public struct StreamConsumerConfiguration: Sendable {
     /// Receives one event per notable happening: reconnects and retries (warning), claims (info), dead letters
     /// (warning), a fatal error (error). Never receives passwords.
     public var log: any LogSink
+    /// Called with the entry id of each entry that has no `job` field (its rejected result is written, and a
+    /// warning `job` line logged, by the consumer), so the caller can count it; the handler never sees such entries.
+    public var missingJobField: (@Sendable (_ entryID: String) -> Void)?
 
     public init(
         endpoint: RedisEndpoint,

@@ -91,7 +91,7 @@ enum ConsumeBenchmark {
             let log = work.appendingPathComponent("consumer\(consumer).log")
             let arguments = [
                 "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
-                "--consumer", "c\(consumer)",
+                "--consumer", "c\(consumer)", "--public-base-url", "https://cdn.example.com/richpush",
             ] + common.filter { $0 != "warning" && $0 != "--log-level" }
             consumers.append((try launch(binary, arguments + ["--log-level", "warning"], errorLog: log), log))
         }

@@ -6,6 +6,18 @@ enum CacheCommand: Command {
     static let name = "cache"
     static let abstract = "Inspect and maintain the media cache: stats, gc (evict LRU within a byte budget), verify."
     static let usage = "richpush cache stats | gc --max-bytes SIZE [--max-age DURATION] | verify [--repair]  [options]"
+    static let maximumPositionals = 1
+    static let helpNotes = """
+        Exit status:
+          0  done: stats printed, gc met its budget, verify found no problems
+          1  gc could not meet --max-bytes (retained or locked objects remain); verify found problems
+          2  usage error
+          3  no cache at --cache-dir, or the cache (directory or bucket) cannot be read
+
+        """
+    /// The options that belong to one action; given on the command line to another action they are a mistake.
+    static let actionOptions = ["stats": Set<String>(), "gc": ["max-bytes", "max-age"], "verify": ["repair"]]
+
     static let options = [
         WorkerSettings.configuration,
         WorkerSettings.cacheDirectory,
@@ -20,10 +32,22 @@ enum CacheCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         guard let action = options.positionals.first else { throw UsageError.missingArgument("cache action: stats, gc or verify") }
-        guard ["stats", "gc", "verify"].contains(action) else {
+        guard let ownOptions = actionOptions[action] else {
             throw UsageError.invalidValue(option: "action", value: action, expected: "stats, gc or verify")
         }
+        // Only flags count: one configuration file or environment serves every action.
+        for option in actionOptions.values.reduce(Set(), { $0.union($1) }).subtracting(ownOptions).sorted()
+        where options.source(of: option) == .commandLine {
+            throw UsageError.unknownOption("--\(option)", command: "cache \(action)")
+        }
         let settings = try WorkerSettings(options)
+        let json = options.string("format") == "json"
+        var maximumBytes: Int?, maximumAge: Duration?
+        if action == "gc" {
+            maximumBytes = try options.byteCount("max-bytes")
+            maximumAge = try options.duration("max-age")
+            guard maximumBytes != nil || maximumAge != nil else { throw UsageError.missingArgument("--max-bytes or --max-age for gc") }
+        }
         // Maintenance never creates a cache: a mistyped --cache-dir must not report an empty one.
         if settings.cacheURL == nil {
             var isDirectory: ObjCBool = false
@@ -33,23 +57,25 @@ enum CacheCommand: Command {
         }
         let fetcher = try Fetcher(configuration: settings.fetchConfiguration)
         defer { fetcher.shutdown() }
-        let store = try await settings.makeStore(fetcher: fetcher)
-        let json = options.string("format") == "json"
-        switch action {
-        case "stats":
-            print(try CacheReport(try await store.statistics()).rendered(json: json))
-            return 0
-        case "gc":
-            let maximumBytes = try options.byteCount("max-bytes", allowsZero: true)
-            let maximumAge = try options.duration("max-age")
-            guard maximumBytes != nil || maximumAge != nil else { throw UsageError.missingArgument("--max-bytes or --max-age for gc") }
-            let report = try await store.collectGarbage(maximumBytes: maximumBytes, maximumAge: maximumAge)
-            print(try CacheReport(report, summary: summary(of: report, maximumBytes: maximumBytes)).rendered(json: json))
-            return report.budgetMet ? 0 : 1
-        default:
-            let report = try await store.verify(repair: options.flag("repair"))
-            print(try CacheReport(report).rendered(json: json))
-            return report.problemCount == 0 ? 0 : 1
+        do {
+            let store = try await settings.makeStore(fetcher: fetcher)
+            switch action {
+            case "stats":
+                print(try CacheReport(try await store.statistics()).rendered(json: json))
+                return 0
+            case "gc":
+                let report = try await store.collectGarbage(maximumBytes: maximumBytes, maximumAge: maximumAge)
+                print(try CacheReport(report, summary: summary(of: report, maximumBytes: maximumBytes)).rendered(json: json))
+                return report.budgetMet ? 0 : 1
+            default:
+                let report = try await store.verify(repair: options.flag("repair"))
+                print(try CacheReport(report).rendered(json: json))
+                return report.problemCount == 0 ? 0 : 1
+            }
+        } catch let error as UsageError {
+            throw error
+        } catch {
+            throw CacheCommandError.unreadableCache(settings.cacheURL.map(URLRedaction.redact) ?? settings.cacheDirectory, "\(error)")
         }
     }
 
@@ -70,12 +96,17 @@ enum CacheCommand: Command {
     }
 }
 
-enum CacheCommandError: Error, CustomStringConvertible {
+/// The cache is missing or cannot be read: exit status 3, apart from gc's missed budget (1).
+enum CacheCommandError: Error, CustomStringConvertible, CommandFailure {
     case missingCache(String)
+    case unreadableCache(String, String)
+
+    var exitStatus: Int32 { 3 }
 
     var description: String {
         switch self {
         case .missingCache(let path): "no cache at \(path) (check --cache-dir; process, consume or prewarm create it)"
+        case .unreadableCache(let location, let reason): "cannot read the cache at \(location): \(reason)"
         }
     }
 }

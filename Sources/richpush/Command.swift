@@ -4,11 +4,23 @@ protocol Command: SendableMetatype {
     static var abstract: String { get }
     static var usage: String { get }
     static var options: [OptionDefinition] { get }
+    /// How many arguments other than options the command takes; more is a usage error. Default none.
+    static var maximumPositionals: Int { get }
+    /// Text after the options in `--help`, e.g. what each exit status means. Default none.
+    static var helpNotes: String { get }
     /// Returns the process exit status: 0 ok, 1 findings or failures. Usage mistakes throw `UsageError` (status 2).
     static func run(_ options: ParsedOptions) async throws -> Int32
 }
 
+/// An error that ends a command with its own exit status rather than 1.
+protocol CommandFailure: Error {
+    var exitStatus: Int32 { get }
+}
+
 extension Command {
+    static var maximumPositionals: Int { 0 }
+    static var helpNotes: String { "" }
+
     static var help: String {
         var text = "\(abstract)\n\nUsage: \(usage)\n\nOptions:\n"
         let all = options + [OptionDefinition("help", .flag, help: "Show this help and exit.")]
@@ -18,6 +30,7 @@ extension Command {
         }
         text += "\nEvery option can also be set as RICHPUSH_<NAME> in the environment or as \"<name>\" in the\n"
         text += "--config JSON file; flags win over the environment, which wins over the file.\n"
+        if !helpNotes.isEmpty { text += "\n" + helpNotes }
         return text
     }
 }

@@ -5,7 +5,7 @@ import RichPush
 enum ConsumeCommand: Command {
     static let name = "consume"
     static let abstract = "Enrich jobs from a Redis Stream (consumer group), writing results to another stream."
-    static let usage = "richpush consume --redis redis://host:6379/0 [options]"
+    static let usage = "richpush consume --redis redis://host:6379/0 --public-base-url URL [options]"
     static let options = WorkerSettings.options + [
         OptionDefinition("redis", .value, valueName: "URL", help: "redis://[user:password@]host:port/db (no TLS: Debian's hiredis 0.14 has none)."),
         OptionDefinition("stream", .value, valueName: "NAME", help: "Stream to read jobs from (field 'job'). Default richpush:jobs."),
@@ -20,6 +20,7 @@ enum ConsumeCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: true)
         guard let redis = options.string("redis") else { throw UsageError.missingArgument("--redis URL") }
         let endpoint: RedisEndpoint
         do {
@@ -47,6 +48,7 @@ enum ConsumeCommand: Command {
         defer { fetcher.shutdown() }
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
+        configuration.missingJobField = { _ in metrics.recordRejection(code: MissingJobFieldResult.code) }
         let metricsTask = options.string("metrics-file").map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }

@@ -11,13 +11,8 @@ struct InputDocuments {
         var data: Data
     }
 
-    static func read(_ path: String, maximumLineBytes: Int) throws -> [Document] {
-        let data: Data
-        if path == "-" {
-            data = FileHandle.standardInput.readDataToEndOfFile()
-        } else {
-            data = try Data(contentsOf: URL(fileURLWithPath: path))
-        }
+    static func read(_ path: String, maximumLineBytes: Int) throws(FileContents.ReadError) -> [Document] {
+        let data = try FileContents.read(path)
         let lineDelimited = path == "-" || path.hasSuffix(".ndjson") || path.hasSuffix(".jsonl")
         guard lineDelimited else { return [Document(file: path, line: nil, data: data)] }
         return LineSplitter.lines(of: data, maximumLineBytes: maximumLineBytes).enumerated().map { index, line in

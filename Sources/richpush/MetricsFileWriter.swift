@@ -12,7 +12,7 @@ struct MetricsFileWriter: Sendable {
             try Data(metrics.prometheusText().utf8).write(to: URL(fileURLWithPath: temporary))
             _ = rename(temporary, path)
         } catch {
-            StandardError.write("richpush: cannot write metrics to \(path): \(error.localizedDescription)\n")
+            Logger.error("metrics_file", "cannot write metrics to \(path): \(error.localizedDescription)")
         }
     }
 

@@ -27,7 +27,9 @@ struct OptionDefinition: Sendable {
         self.help = help
     }
 
-    var environmentVariable: String {
+    var environmentVariable: String { Self.environmentVariable(for: name) }
+
+    static func environmentVariable(for name: String) -> String {
         "RICHPUSH_" + name.uppercased().replacingOccurrences(of: "-", with: "_")
     }
 

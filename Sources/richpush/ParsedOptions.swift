@@ -88,6 +88,7 @@ struct ParsedOptions {
             }
         }
 
+        try checkEnvironmentVariables(environment, known: Set(byName.keys).union(otherCommandsOptions))
         var options = ParsedOptions()
         if let path = flags["config"]?.last ?? environment["RICHPUSH_CONFIG"] {
             for (name, value) in try configurationValues(at: path, definitions: byName, ignoring: otherCommandsOptions) {
@@ -105,6 +106,35 @@ struct ParsedOptions {
         for (name, value) in flags { try options.set(name, value, from: .commandLine, definitions: byName) }
         options.positionals = positionals
         return options
+    }
+
+    /// A `RICHPUSH_` variable that names no option of any command is a typo that would otherwise be ignored.
+    private static func checkEnvironmentVariables(_ environment: [String: String], known names: Set<String>) throws(UsageError) {
+        let known = names.map(OptionDefinition.environmentVariable(for:))
+        for variable in environment.keys.sorted() where variable.hasPrefix("RICHPUSH_") && !known.contains(variable) {
+            throw .unknownEnvironmentVariable(variable, suggestion: closest(to: variable, in: known))
+        }
+    }
+
+    /// The candidate within a few edits of `word` (about a third of its length), nearest first; nil when none is.
+    static func closest(to word: String, in candidates: [String]) -> String? {
+        let limit = max(2, word.count / 3)
+        let scored = candidates.map { ($0, editDistance(word, $0)) }.filter { $0.1 <= limit }
+        return scored.min { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 < $1.0) }?.0
+    }
+
+    /// Levenshtein distance (insertions, deletions and substitutions of bytes), one row at a time.
+    static func editDistance(_ first: String, _ second: String) -> Int {
+        let firstBytes = Array(first.utf8), secondBytes = Array(second.utf8)
+        var previous = Array(0...secondBytes.count)
+        for (row, byte) in firstBytes.enumerated() {
+            var current = [row + 1]
+            for (column, other) in secondBytes.enumerated() {
+                current.append(min(previous[column + 1] + 1, current[column] + 1, previous[column] + (byte == other ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[secondBytes.count]
     }
 
     /// Records a value and its source; a flag's value from the environment or the file must be a boolean.
@@ -129,7 +159,9 @@ struct ParsedOptions {
     ) throws(UsageError) -> [String: [String]] {
         let root: JSONValue
         do {
-            root = try JSONParser.parse(try Data(contentsOf: URL(fileURLWithPath: path)))
+            root = try JSONParser.parse(try FileContents.read(path))
+        } catch let error as FileContents.ReadError {
+            throw .unreadableConfiguration(path: path, reason: error.reason)
         } catch {
             throw .unreadableConfiguration(path: path, reason: "\(error)")
         }
@@ -182,11 +214,11 @@ struct ParsedOptions {
         return duration
     }
 
-    /// Accepts `10MB`, `512KB`, `2GB` (powers of 1024), or a plain number of bytes; zero only with `allowsZero`
-    /// (a limit of zero would refuse everything).
-    func byteCount(_ name: String, allowsZero: Bool = false) throws(UsageError) -> Int? {
+    /// Accepts `10MB`, `512KB`, `2GB` (powers of 1024), or a plain number of bytes; never zero (a limit of zero
+    /// would refuse everything, a gc budget of zero would empty the cache).
+    func byteCount(_ name: String) throws(UsageError) -> Int? {
         guard let raw = string(name) else { return nil }
-        guard let bytes = Self.parseByteCount(raw), allowsZero || bytes > 0 else {
+        guard let bytes = Self.parseByteCount(raw), bytes > 0 else {
             throw .invalidValue(option: name, value: raw, expected: "a size above zero such as 500KB, 10MB or 2GB")
         }
         return bytes

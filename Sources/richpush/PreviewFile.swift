@@ -14,7 +14,7 @@ enum PreviewFile {
             try Data(PreviewPage.html(embedding: preview.json).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             return true
         } catch {
-            StandardError.write("richpush: cannot write \(path): \(error.localizedDescription)\n")
+            Logger.error("preview_file", "cannot write \(path): \(error.localizedDescription)")
             return false
         }
     }

@@ -9,6 +9,7 @@ enum PrewarmCommand: Command {
     static let name = "prewarm"
     static let abstract = "Render every media item of payloads (or of URL lists) into the cache before a send."
     static let usage = "richpush prewarm [options] FILE...   |   richpush prewarm --urls [options] FILE..."
+    static let maximumPositionals = Int.max
     static let options = WorkerSettings.options + [
         OptionDefinition("urls", .flag, help: "Inputs are URL lists (one URL per line, # comments) instead of payloads."),
         OptionDefinition("variant", .repeatedValue, valueName: "NAME", help: "Variant for --urls input: attachment (default) or story."),
@@ -22,7 +23,9 @@ enum PrewarmCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: false)
         settings.logger.started(name, settings.startupFields)
+        settings.warnIfPlaceholder()
         let paths = options.positionals.isEmpty ? ["-"] : options.positionals
         let known = settings.enricherConfiguration.variants.keys.sorted()
         for variant in options.strings("variant") where !known.contains(variant) {
@@ -35,7 +38,7 @@ enum PrewarmCommand: Command {
         let progress = Progress(total: items.count, logger: settings.logger)
         let started = ContinuousClock.now
         var rendered = 0, fresh = 0, bytes = 0
-        var failures: [(Item, String)] = []
+        var failures = 0
         let deadline = settings.deadline
         await withBoundedConcurrency(over: items, width: settings.concurrency) { item in
             await enricher.prewarm(source: item.source, variant: item.variant, deadline: .now.advanced(by: deadline))
@@ -48,7 +51,11 @@ enum PrewarmCommand: Command {
                 fresh += 1
                 bytes += result.published?.bytes ?? 0
             case .failed, .skipped:
-                failures.append((item, "\((result.errorCode ?? "failed").rawValue): \(result.errorMessage ?? "")"))
+                failures += 1
+                settings.logger.log(.warning, "item_failed", [
+                    ("source", .string(URLRedaction.redact(item.source))), ("variant", .string(item.variant)),
+                    ("code", .string((result.errorCode ?? "failed").rawValue)), ("message", .string(result.errorMessage ?? "")),
+                ])
             }
             progress.advance(failed: result.status == .failed || result.status == .skipped)
             return true
@@ -56,14 +63,13 @@ enum PrewarmCommand: Command {
         progress.finish()
         try? await store.flushUsage()
 
-        let seconds = Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000
-        var summary = "prewarm: \(items.count) items, \(rendered) rendered, \(fresh) fresh, \(failures.count) failed, "
-        summary += String(format: "%.1f MB, %.1f s\n", Double(bytes) / 1_048_576, seconds)
-        for (item, reason) in failures {
-            summary += "  failed \(URLRedaction.redact(item.source)) [\(item.variant)]: \(reason)\n"
-        }
-        StandardError.write(summary)
-        return failures.isEmpty || options.flag("allow-failures") ? 0 : 1
+        // Prewarm's result is the cache itself, so its report is the log: an item_failed line per failure, then this.
+        settings.logger.summary([
+            ("items", .number(String(items.count))), ("rendered", .number(String(rendered))),
+            ("fresh", .number(String(fresh))), ("failed", .number(String(failures))), ("bytes", .number(String(bytes))),
+            ("ms", .number(String(Int((ContinuousClock.now - started) / .milliseconds(1))))),
+        ])
+        return failures == 0 || options.flag("allow-failures") ? 0 : 1
     }
 
     private static func collectItems(paths: [String], urls: Bool, variants: [String], settings: WorkerSettings) throws -> [Item] {
@@ -75,7 +81,7 @@ enum PrewarmCommand: Command {
         let parser = PayloadParser(options: settings.payloadOptions)
         for path in paths {
             if urls {
-                let data = path == "-" ? FileHandle.standardInput.readDataToEndOfFile() : try Data(contentsOf: URL(fileURLWithPath: path))
+                let data = try FileContents.read(path)
                 for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
                     let url = line.trimmingCharacters(in: .whitespaces)
                     if url.isEmpty || url.hasPrefix("#") { continue }
@@ -104,11 +110,12 @@ enum PrewarmCommand: Command {
     }
 }
 
-/// Progress on standard error: a redrawn bar on a terminal, a log line every few seconds otherwise.
+/// Progress on standard error: a redrawn bar on a terminal (at `--log-level info` or lower), an info log line every
+/// few seconds otherwise.
 final class Progress: @unchecked Sendable {
     private let total: Int
     private let logger: Logger
-    private let interactive = isatty(STDERR_FILENO) == 1
+    private let interactive: Bool
     private let started = ContinuousClock.now
     private var lastReport = ContinuousClock.now
     private var done = 0
@@ -117,6 +124,7 @@ final class Progress: @unchecked Sendable {
     init(total: Int, logger: Logger) {
         self.total = total
         self.logger = logger
+        interactive = isatty(STDERR_FILENO) == 1 && logger.minimumLevel <= .info
     }
 
     func advance(failed itemFailed: Bool) {

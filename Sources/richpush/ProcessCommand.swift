@@ -6,6 +6,7 @@ enum ProcessCommand: Command {
     static let name = "process"
     static let abstract = "Enrich NDJSON jobs (any input shape) and print one result line per input line."
     static let usage = "richpush process [options] [FILE...]   (no FILE or - reads standard input)"
+    static let maximumPositionals = Int.max
     static let options = WorkerSettings.options + [
         OptionDefinition("unordered", .flag, help: "Write results in completion order instead of input order."),
         OptionDefinition("metrics-file", .value, valueName: "PATH", help: "Rewrite Prometheus text metrics to PATH every 10 s."),
@@ -13,7 +14,9 @@ enum ProcessCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: false)
         settings.logger.started(name, settings.startupFields)
+        settings.warnIfPlaceholder()
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let processor = LineProcessor(

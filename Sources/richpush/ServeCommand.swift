@@ -5,7 +5,7 @@ import RichPush
 enum ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the pipeline over HTTP: POST /v1/enrich, /v1/validate, /v1/preview; GET / (story preview page), /healthz, /readyz, /metrics."
-    static let usage = "richpush serve [--listen 127.0.0.1:8080] [options]"
+    static let usage = "richpush serve --public-base-url URL [--listen 127.0.0.1:8080] [options]"
     static let options = WorkerSettings.options + [
         OptionDefinition("listen", .value, valueName: "HOST:PORT", help: "Address and port to listen on ([::1]:8080 for IPv6). Default 127.0.0.1:8080."),
         OptionDefinition("max-body", .value, valueName: "SIZE", help: "Largest request body; a larger one gets 413. Default 1MB."),
@@ -19,6 +19,7 @@ enum ServeCommand: Command {
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: true)
         var configuration = HTTPServer.Configuration()
         (configuration.address, configuration.port) = try listenAddress(options.string("listen") ?? "127.0.0.1:8080")
         configuration.maximumBodyBytes = try options.byteCount("max-body") ?? configuration.maximumBodyBytes

@@ -17,7 +17,7 @@ final class SignalWatcher: @unchecked Sendable {
     /// `onFirstSignal` runs once, on the watcher's thread, when the first signal arrives.
     init(onFirstSignal: @escaping @Sendable (Int32) -> Void) {
         guard let readEnd = SignalPipe.open() else {
-            StandardError.write("richpush: cannot watch for signals (no pipe); SIGTERM will stop the process at once\n")
+            Logger.error("signals", "cannot watch for signals (no pipe); SIGTERM will stop the process at once")
             return
         }
         let thread = Thread { [self] in
@@ -33,7 +33,7 @@ final class SignalWatcher: @unchecked Sendable {
                 if total == 1 {
                     onFirstSignal(signalNumber)
                 } else {
-                    StandardError.write("richpush: second signal, exiting now\n")
+                    Logger.error("second_signal", "second signal, exiting now; work in flight is abandoned", [("signal", .number(String(signalNumber)))])
                     exit(128 + signalNumber)
                 }
             }

@@ -7,12 +7,16 @@ enum UsageError: Error, CustomStringConvertible {
     case invalidValue(option: String, value: String, expected: String)
     case unexpectedValue(option: String)
     case missingArgument(String)
+    case unexpectedArgument(String, command: String)
+    case unknownEnvironmentVariable(String, suggestion: String?)
+    case requiredOption(option: String, reason: String)
     case unreadableConfiguration(path: String, reason: String)
 
     /// The option the error is about, when there is one.
     var option: String? {
         switch self {
-        case .missingValue(let option), .invalidValue(let option, _, _), .unexpectedValue(let option): option
+        case .missingValue(let option), .invalidValue(let option, _, _), .unexpectedValue(let option), .requiredOption(let option, _):
+            option
         default: nil
         }
     }
@@ -31,8 +35,15 @@ enum UsageError: Error, CustomStringConvertible {
             return "option '--\(option)' got '\(value)'; expected \(expected)"
         case .unexpectedValue(let option):
             return "option '--\(option)' is a flag and takes no value"
+        case .unexpectedArgument(let argument, let command):
+            return "unexpected argument '\(argument)'; run 'richpush \(command) --help'"
+        case .unknownEnvironmentVariable(let variable, let suggestion):
+            return "unknown environment variable \(variable)"
+                + (suggestion.map { "; did you mean \($0)?" } ?? "; every RICHPUSH_ variable names an option of some command")
         case .missingArgument(let what):
             return "missing \(what)"
+        case .requiredOption(let option, let reason):
+            return "option '--\(option)' is required: \(reason)"
         case .unreadableConfiguration(let path, let reason):
             return "cannot read configuration file \(path): \(reason)"
         }

@@ -6,6 +6,7 @@ enum ValidateCommand: Command {
     static let name = "validate"
     static let abstract = "Check payloads (any input shape) and render their media, with a report per file."
     static let usage = "richpush validate [options] FILE..."
+    static let maximumPositionals = Int.max
     static let options = WorkerSettings.options + [
         OptionDefinition("no-fetch", .flag, help: "Check structure only; fetch and render nothing."),
         OptionDefinition("format", .value, valueName: "FORMAT", help: "text (default) or json."),
@@ -19,6 +20,8 @@ enum ValidateCommand: Command {
             throw UsageError.invalidValue(option: "format", value: format, expected: "text or json")
         }
         let settings = try WorkerSettings(options)
+        try settings.checkPublicBaseURL(requiresExplicit: false)
+        settings.warnIfPlaceholder()
         var failed = false
         var reports: [JSONValue] = []
         var allResults: [JobResult] = []
@@ -40,7 +43,7 @@ enum ValidateCommand: Command {
             do {
                 documents = try InputDocuments.read(path, maximumLineBytes: settings.maximumLineBytes)
             } catch {
-                StandardError.write("richpush: cannot read \(path): \(error.localizedDescription)\n")
+                settings.logger.log(.error, "input", [("file", .string(path)), ("message", .string(error.description))])
                 failed = true
                 continue
             }

@@ -10,7 +10,11 @@ struct WorkerSettings {
         "cache-dir", .value, valueName: "DIR", help: "Root of the shared media cache. Default ./richpush-cache.")
     static let publicBaseURL = OptionDefinition(
         "public-base-url", .value, valueName: "URL",
-        help: "Base URL the CDN serves the cache root at. Default https://cdn.example.com/richpush.")
+        help: "Base URL the CDN serves the cache root at, https (iOS App Transport Security blocks http). Required by serve and consume; other commands fall back to the placeholder https://cdn.example.com/richpush, with a warning.")
+    static let allowHTTPCDN = OptionDefinition(
+        "allow-http-cdn", .flag, help: "Accept an http:// --public-base-url (devices with App Transport Security will not load it).")
+    /// The `--public-base-url` of a command run without one: good for trying RichPush out, never for devices.
+    static let placeholderPublicBaseURL = "https://cdn.example.com/richpush"
     /// Object storage instead of a directory; the settings below only matter with it.
     static let storageOptions: [OptionDefinition] = [
         OptionDefinition(
@@ -32,6 +36,7 @@ struct WorkerSettings {
         OptionDefinition("allow-long-deadline", .flag, help: "Accept a --deadline over 30s (for prewarm jobs that no device waits for)."),
         cacheDirectory,
         publicBaseURL,
+        allowHTTPCDN,
     ] + storageOptions + [
         OptionDefinition("local-origin", .repeatedValue, valueName: "PREFIX=DIR", help: "Serve URLs starting with PREFIX from files in DIR."),
         OptionDefinition("allow-network", .repeatedValue, valueName: "CIDR", help: "Open an address range the SSRF guard denies, e.g. 127.0.0.1/32."),
@@ -59,7 +64,10 @@ struct WorkerSettings {
     var concurrency = 16
     var deadline: Duration = .seconds(25)
     var cacheDirectory = "richpush-cache"
-    var publicBaseURL = "https://cdn.example.com/richpush"
+    var publicBaseURL = placeholderPublicBaseURL
+    /// Whether `--public-base-url` was given (flag, environment or configuration file).
+    var publicBaseURLGiven = false
+    var allowsHTTPCDN = false
     var cacheURL: String?
     var storageEndpoint: String?
     var storageRegion: String
@@ -96,7 +104,9 @@ struct WorkerSettings {
                 expected: "a duration above 0 and at most 30s, the time iOS gives the service extension (--allow-long-deadline for more)")
         }
         cacheDirectory = options.string("cache-dir") ?? cacheDirectory
+        publicBaseURLGiven = options.string("public-base-url") != nil
         publicBaseURL = options.string("public-base-url") ?? publicBaseURL
+        allowsHTTPCDN = options.flag("allow-http-cdn")
         do {
             try CacheLayout.checkPublicBaseURL(publicBaseURL)
         } catch {
@@ -156,6 +166,32 @@ struct WorkerSettings {
                 throw .invalidValue(option: "log-level", value: raw, expected: "debug, info, warning or error")
             }
             logger = Logger(minimumLevel: level)
+        }
+    }
+
+    /// Checks the public base URL of a command that writes URLs for devices: `serve` and `consume` (`requiresExplicit`)
+    /// refuse to run on the placeholder (the others call `warnIfPlaceholder` after their start line); an http URL is
+    /// refused unless `--allow-http-cdn`.
+    func checkPublicBaseURL(requiresExplicit: Bool) throws(UsageError) {
+        if requiresExplicit, !publicBaseURLGiven {
+            throw .requiredOption(
+                option: "public-base-url",
+                reason: "devices fetch the rewritten media from it; set --public-base-url https://…, RICHPUSH_PUBLIC_BASE_URL or \"public-base-url\" in --config")
+        }
+        if publicBaseURL.lowercased().hasPrefix("http://"), !allowsHTTPCDN {
+            throw .invalidValue(
+                option: "public-base-url", value: publicBaseURL,
+                expected: "an https URL: iOS App Transport Security blocks plain http (--allow-http-cdn accepts it anyway)")
+        }
+    }
+
+    /// One warning line when the results will carry the placeholder public base URL.
+    func warnIfPlaceholder() {
+        if !publicBaseURLGiven {
+            logger.log(.warning, "placeholder_public_base_url", [
+                ("public_base_url", .string(publicBaseURL)),
+                ("message", .string("no --public-base-url: results point at a placeholder CDN that devices cannot reach")),
+            ])
         }
     }
 

@@ -47,6 +47,9 @@ let commands: [any Command.Type] = [
             arguments, command: command.name, definitions: command.options,
             environment: ProcessInfo.processInfo.environment, otherCommandsOptions: everyOption)
         parsed = options
+        if options.positionals.count > command.maximumPositionals {
+            throw UsageError.unexpectedArgument(options.positionals[command.maximumPositionals], command: command.name)
+        }
         return try await command.run(options)
     } catch let error as UsageError {
         // A value from the environment or the configuration file is named as such: a flag is not where to look.
@@ -54,8 +57,9 @@ let commands: [any Command.Type] = [
         StandardError.write("richpush \(command.name): \(error)\(note)\n")
         return 2
     } catch {
-        StandardError.write("richpush \(command.name): \(error)\n")
-        return 1
+        // After the options parsed, the command's log has begun: its fatal error is one more JSON line.
+        Logger.error("fatal", "\(error)", [("command", .string(command.name))])
+        return (error as? any CommandFailure)?.exitStatus ?? 1
     }
 }
 

@@ -57,7 +57,7 @@ final class ConsumeCommandTests: XCTestCase {
         let consumer = CommandRunner.makeProcess([
             "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
             "--cache-dir", directory.appendingPathComponent("cache").path, "--concurrency", "8",
-            "--max-line-bytes", "200",
+            "--max-line-bytes", "200", "--public-base-url", "https://cdn.example.com/richpush",
         ], environment: [:], workingDirectory: nil)
         let errors = Pipe()
         consumer.standardError = errors
@@ -102,6 +102,11 @@ final class ConsumeCommandTests: XCTestCase {
         XCTAssertEqual(Set(statuses.values), ["passthrough"])
         XCTAssertEqual(rejected, 2, "the malformed and the oversized entry get rejected results, not a crash loop")
         XCTAssertEqual(Set(rejectedCodes), ["invalid_json", "line_too_long"])
+        // Each rejected entry is logged with its stream entry id and its code.
+        let rejectedLines = log.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .filter { $0["event"] as? String == "job" && $0["status"] as? String == "rejected" }
+        XCTAssertEqual(Set(rejectedLines.compactMap { $0["code"] as? String }), ["invalid_json", "line_too_long"], log)
+        XCTAssertTrue(rejectedLines.allSatisfy { ($0["entry_id"] as? String)?.contains("-") == true }, log)
         XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
     }
 
@@ -110,6 +115,7 @@ final class ConsumeCommandTests: XCTestCase {
         let consumer = CommandRunner.makeProcess([
             "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
             "--cache-dir", directory.appendingPathComponent("cache").path, "--metrics-file", metricsPath,
+            "--public-base-url", "https://cdn.example.com/richpush",
         ], environment: [:], workingDirectory: nil)
         let errors = Pipe()
         consumer.standardError = errors
@@ -126,6 +132,9 @@ final class ConsumeCommandTests: XCTestCase {
         try redis(["DEL", "jobs"])
         try redis(["XADD", "jobs", "*", "job", job.replacingOccurrences(of: "g1", with: "g2")])
         for _ in 0..<200 where try resultCount() < 2 { usleep(50_000) }
+        // An entry without a job field never reaches the pipeline, but it is logged and counted like a rejected job.
+        let jobless = try redis(["XADD", "jobs", "*", "other", "x"]).trimmingCharacters(in: .whitespacesAndNewlines)
+        for _ in 0..<200 where try resultCount() < 3 { usleep(50_000) }
         kill(consumer.processIdentifier, SIGTERM)
         consumer.waitUntilExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -136,13 +145,19 @@ final class ConsumeCommandTests: XCTestCase {
         XCTAssertEqual(events.first?["event"] as? String, "start", log)
         XCTAssertEqual(events.first?["command"] as? String, "consume")
         XCTAssertTrue(events.contains { $0["event"] as? String == "group_recreated" && $0["level"] as? String == "warning" }, log)
-        XCTAssertFalse(events.contains { $0["event"] as? String == "job" }, "per-job lines are debug, not info")
+        let jobLines = events.filter { $0["event"] as? String == "job" }
+        XCTAssertEqual(jobLines.count, 1, "per-job lines are debug, not info; a rejected job is a warning: \(log)")
+        XCTAssertEqual(jobLines.first?["entry_id"] as? String, jobless, log)
+        XCTAssertEqual(jobLines.first?["code"] as? String, "missing_job_field", log)
+        XCTAssertEqual(jobLines.first?["level"] as? String, "warning", log)
         let metrics = try String(contentsOfFile: metricsPath, encoding: .utf8)
         XCTAssertTrue(metrics.contains("richpush_jobs_total{status=\"passthrough\"} 2") || metrics.contains("richpush_jobs_total{status=\"enriched\"} 2"), metrics)
+        XCTAssertTrue(metrics.contains("richpush_jobs_total{status=\"rejected\"} 1"), metrics)
+        XCTAssertTrue(metrics.contains("richpush_rejected_jobs_total{code=\"missing_job_field\"} 1"), metrics)
     }
 
     func testTlsRedisURLIsAUsageError() throws {
-        let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0"])
+        let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0", "--public-base-url", "https://cdn.example.com/richpush"])
         XCTAssertEqual(output.status, 2)
         XCTAssertTrue(output.standardError.contains("TLS"), output.standardError)
     }

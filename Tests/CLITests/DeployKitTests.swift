@@ -43,7 +43,7 @@ final class DeployKitTests: XCTestCase {
         XCTAssertNotEqual(validate.status, 2, validate.standardError)
         let missing = try makeTemporaryDirectory("none").appendingPathComponent("cache").path
         let gc = try CommandRunner.run(["cache", "gc", "--config", config, "--cache-dir", missing])
-        XCTAssertEqual(gc.status, 1, "parsed, then refused the missing cache: \(gc.standardError)")
+        XCTAssertEqual(gc.status, 3, "parsed, then refused the missing cache: \(gc.standardError)")
         XCTAssertTrue(gc.standardError.contains("no cache at"), gc.standardError)
     }
 

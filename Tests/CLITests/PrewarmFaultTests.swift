@@ -29,10 +29,19 @@ final class PrewarmFaultTests: XCTestCase {
         ])
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(8), "all items run concurrently under one 3 s deadline")
         XCTAssertEqual(output.status, 1, "failures make prewarm exit 1")
-        XCTAssertTrue(output.standardError.contains("\(faults.count) failed"), output.standardError)
+        // The report is the JSON log: an item_failed line per failure with its code, then the summary.
+        let events = output.standardError.split(separator: "\n").compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        XCTAssertEqual(events.count, output.standardError.split(separator: "\n").count, "every line is JSON: \(output.standardError)")
+        let summary = events.last { $0["event"] as? String == "summary" }
+        XCTAssertEqual(summary?["failed"] as? Int, faults.count, output.standardError)
+        XCTAssertEqual(summary?["items"] as? Int, faults.count, output.standardError)
+        let failed = events.filter { $0["event"] as? String == "item_failed" }
         for fault in faults {
-            let line = output.standardError.split(separator: "\n").first { $0.contains(fault.path.split(separator: "?")[0]) }
-            XCTAssertTrue(line?.contains(fault.code) == true, "\(fault.path): expected \(fault.code) in \(line ?? "no line")")
+            let line = failed.first { ($0["source"] as? String)?.contains(fault.path.split(separator: "?")[0]) == true }
+            XCTAssertEqual(line?["code"] as? String, fault.code, "\(fault.path): \(output.standardError)")
+            XCTAssertEqual(line?["level"] as? String, "warning")
         }
         XCTAssertEqual(origin.totalCount(onSecondary: true), secondaryBefore, "no request reached 127.0.0.2")
         try? FileManager.default.removeItem(at: list)

@@ -17,7 +17,7 @@ final class ServeCommandTests: XCTestCase {
         port = try LoopbackPort.free()
         server = CommandRunner.makeProcess(
             ["serve", "--listen", "127.0.0.1:\(port)", "--cache-dir", directory.appendingPathComponent("cache").path,
-             "--local-origin", origin] + extra,
+             "--local-origin", origin, "--public-base-url", "https://cdn.example.com/richpush"] + extra,
             environment: [:], workingDirectory: nil)
         errors = Pipe()
         server.standardError = errors
@@ -293,7 +293,7 @@ final class ServeCommandTests: XCTestCase {
         for arguments in [["--listen", "nowhere"], ["--listen", "example.com:80"], ["--listen", "127.0.0.1:99999"],
                           ["--max-body", "0"], ["--max-in-flight", "0"], ["--max-connections-per-ip", "0"],
                           ["--header-timeout", "500ms"], ["--body-timeout", "0s"]] {
-            let output = try CommandRunner.run(["serve"] + arguments)
+            let output = try CommandRunner.run(["serve", "--public-base-url", "https://cdn.example.com/richpush"] + arguments)
             XCTAssertEqual(output.status, 2, "\(arguments): \(output.standardError)")
         }
     }

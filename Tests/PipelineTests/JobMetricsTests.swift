@@ -81,3 +81,73 @@ extension JobMetricsTests {
         XCTAssertEqual(value(text, "richpush_published_bytes_total"), 5_000)
     }
 }
+
+extension JobMetricsTests {
+    /// Parses the text exposition format strictly enough to catch a malformed line: every sample is
+    /// `name{labels} value` with a numeric value, and belongs to a family declared by a `# TYPE` line before it.
+    func parsedSamples(_ text: String, file: StaticString = #filePath, line: UInt = #line) -> [String: Double] {
+        var declared: [String: String] = [:]
+        var samples: [String: Double] = [:]
+        for row in text.split(separator: "\n") {
+            if row.hasPrefix("# TYPE ") {
+                let parts = row.split(separator: " ")
+                XCTAssertEqual(parts.count, 4, String(row), file: file, line: line)
+                declared[String(parts[2])] = String(parts[3])
+                continue
+            }
+            if row.hasPrefix("# HELP ") { continue }
+            let parts = row.split(separator: " ")
+            XCTAssertEqual(parts.count, 2, String(row), file: file, line: line)
+            let series = String(parts[0])
+            let name = String(series.prefix { $0 != "{" })
+            let family = declared.keys.first { declaredName in
+                name == declaredName
+                    || (name.hasPrefix(declaredName) && ["_bucket", "_sum", "_count"].contains(String(name.dropFirst(declaredName.count))))
+            }
+            XCTAssertNotNil(family, "\(name) has no # TYPE line", file: file, line: line)
+            XCTAssertNotNil(Double(parts[1]), String(row), file: file, line: line)
+            samples[series] = Double(parts[1])
+        }
+        return samples
+    }
+
+    func testProcessFamiliesReportThisProcess() throws {
+        let metrics = JobMetrics()
+        let before = parsedSamples(metrics.prometheusText())
+        for family in ["process_cpu_seconds_total", "process_resident_memory_bytes", "process_open_fds", "process_start_time_seconds"] {
+            XCTAssertNotNil(before[family], "\(family) missing")
+        }
+        XCTAssertTrue(metrics.prometheusText().contains("# TYPE process_cpu_seconds_total counter"))
+
+        // Five more open files are five more descriptors; a busy loop is more CPU time.
+        let handles = try (0..<5).map { _ in try XCTUnwrap(FileHandle(forReadingAtPath: "/proc/self/stat")) }
+        // Busy until getrusage says 0.3 s more CPU time went by (on shared cores, wall time says nothing).
+        func cpuSeconds() -> Double {
+            var usage = rusage()
+            getrusage(RUSAGE_SELF.rawValue, &usage)
+            return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec)
+                + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1_000_000
+        }
+        var sum = 0.0
+        let cpuBefore = cpuSeconds()
+        while cpuSeconds() - cpuBefore < 0.3 { for index in 0..<10_000 { sum += sqrt(Double(index)) } }
+        let after = parsedSamples(metrics.prometheusText())
+        for handle in handles { try handle.close() }
+        XCTAssertGreaterThan(sum, 0)
+        func change(_ family: String) throws -> Double { try XCTUnwrap(after[family]) - XCTUnwrap(before[family]) }
+        XCTAssertEqual(try change("process_open_fds"), 5, accuracy: 1)
+        XCTAssertGreaterThanOrEqual(try change("process_cpu_seconds_total"), 0.25)
+
+        // Resident memory is at most the peak the kernel reports (ru_maxrss, in KB), and at least a few MB.
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        let resident = try XCTUnwrap(after["process_resident_memory_bytes"])
+        XCTAssertGreaterThan(resident, 4_000_000)
+        XCTAssertLessThanOrEqual(resident, Double(usage.ru_maxrss) * 1024 + 4096)
+        // Started before now, and (this test process) within the last day.
+        let now = Date().timeIntervalSince1970
+        let started = try XCTUnwrap(after["process_start_time_seconds"])
+        XCTAssertLessThanOrEqual(started, now + 1)
+        XCTAssertGreaterThan(started, now - 86_400)
+    }
+}
