@@ -279,14 +279,21 @@ def test_tap_left_and_right_and_the_sdk_default_duration():
     submit(story_document([
         {'image': 'https://media.example.com/story1.jpg', 'title': 'One'},
         {'image': 'https://media.example.com/story2.jpg', 'title': 'Two'},
-        {'image': 'https://media.example.com/story3.jpg', 'title': 'Three'}]))
+        {'image': 'https://media.example.com/hero.jpg', 'title': 'Three'}]))
     story = viewer()
-    assert "5 s (the SDK's default)" in driver.find_element(By.CSS_SELECTOR, '.page-details').text
+    details = driver.find_element(By.CSS_SELECTOR, '.page-details')
+    assert "5 s (the SDK's default)" in details.text and 'No findings on this page.' in details.text, details.text
     pages = []
     for side in ('right', 'right', 'left', 'left', 'left'):
         tap(story, side)
         pages.append(story.get_attribute('data-page'))
     assert pages == ['2', '3', '2', '1', '1'], pages
+    # The side panel follows the page: the landscape page 3 carries its crop warning with the figure.
+    tap(story, 'right'); tap(story, 'right')
+    details = driver.find_element(By.CSS_SELECTOR, '.page-details').text
+    assert 'Page 3 of 3' in details and 'story_crop_heavy' in details and 'cuts away 50%' in details, details
+    screenshot('story-viewer-crop-warning')
+    tap(story, 'left'); tap(story, 'left')
     assert 'One' in story.find_element(By.CSS_SELECTOR, '.slide.current').text
     tap(story, 'right'); tap(story, 'right'); tap(story, 'right')
     assert story.get_attribute('data-finished') == 'true', 'a tap on the last page closes the story'
