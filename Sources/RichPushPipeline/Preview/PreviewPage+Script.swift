@@ -120,7 +120,7 @@ extension PreviewPage {
                 }
                 button.addEventListener("click", function (event) {
                   event.stopPropagation();
-                  toast.textContent = page.link ? "Opens " + page.link + " (not followed in the preview)" : "No link";
+                  toast.textContent = page.link ? "Opens " + page.link + " (not followed in the preview)" : "No link: this button opens nothing";
                   toast.className = "toast shown";
                 });
                 caption.appendChild(button);
