@@ -6,10 +6,13 @@
 Builds nothing: it runs the newest of .build/debug/richpush and .build/release/richpush (or --binary) as
 `richpush serve` on a free loopback port, with the bundled media as a local origin, and drives Debian's chromium
 through selenium and /usr/bin/chromedriver. It pastes the sample story job with one broken page, submits it, and
-checks the rendered story pages at 2:3, the finding beside the broken page, the lock screen and the byte count; then
-the same story uploaded as a Pushwoosh request file, a URL list, an image push's thumbnail, and the self-contained
-file of `validate --html` opened from disk. Screenshots
-go to --artifacts (.build/artifacts). Prints `N passed, N failed`; exits 1 on any failure.
+checks the phone-sized story viewer (the pages the phone shows, at 1080x1620, the button with its link), the findings,
+the lock-screen notification and the byte count; then the same story uploaded as a Pushwoosh request file, a URL
+list, an image push's thumbnail, and the self-contained file of `validate --html` opened from disk; then the viewer
+itself: progress bars that advance with each page's duration, taps on the left and right half, a button that shows
+its link and does not navigate, a 300-character title that stays inside its card, the fallback alert card, and the
+not-JSON and rejected states. Screenshots go to --artifacts (.build/artifacts). Prints `N passed, N failed`; exits 1
+on any failure.
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
 """
 import argparse, json, os, shutil, socket, subprocess, sys, tempfile, time, traceback, urllib.request
@@ -23,6 +26,7 @@ args = parser.parse_args()
 from selenium import webdriver
 from selenium.webdriver.chrome.options import Options
 from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support import expected_conditions
 from selenium.webdriver.support.ui import WebDriverWait
@@ -127,33 +131,51 @@ def loaded_images(selector):
     return [(image.get_property('naturalWidth'), image.get_property('naturalHeight')) for image in images]
 
 
+def viewer():
+    return driver.find_element(By.CSS_SELECTOR, '.viewer.story')
+
+
+def fill_widths(story):
+    """Each progress bar's fill, in percent of its bar."""
+    return driver.execute_script("""
+        return Array.from(arguments[0].querySelectorAll('.progress .bar')).map(function (bar) {
+          return 100 * bar.querySelector('.fill').getBoundingClientRect().width / bar.getBoundingClientRect().width; });""", story)
+
+
+def tap(element, side):
+    """A click on the left or right half of element, a quarter of its width from its centre."""
+    offset = element.size['width'] // 4
+    ActionChains(driver).move_to_element_with_offset(element, -offset if side == 'left' else offset, 0).click().perform()
+
+
 def story_pages_and_findings(label):
-    pages = driver.find_elements(By.CSS_SELECTOR, '.page')
-    assert [page.get_attribute('data-page') for page in pages] == ['1', '2', '3'], [p.get_attribute('data-page') for p in pages]
-    shown = driver.find_elements(By.CSS_SELECTOR, '.page.shown')
-    dropped = driver.find_elements(By.CSS_SELECTOR, '.page.dropped')
-    assert [page.get_attribute('data-page') for page in shown] == ['1', '3']
-    assert [page.get_attribute('data-page') for page in dropped] == ['2']
-    sizes = loaded_images('.page.shown .screen img')
+    story = viewer()
+    # Page 2's image is broken: the phone shows pages 1 and 3 of the sender's, as its pages 1 and 2.
+    assert story.get_attribute('data-pages') == '2', story.get_attribute('data-pages')
+    assert story.get_attribute('data-page') == '1'
+    sizes = loaded_images('.viewer.story .slide img')
     assert sizes == [(1080, 1620), (1080, 1620)], sizes
-    for page in shown:
-        screen = page.find_element(By.CSS_SELECTOR, '.screen')
-        ratio = screen.size['height'] / screen.size['width']
-        assert abs(ratio - 1.5) < 0.02, f'story screen is {screen.size}, not 2:3'
-    first = shown[0].text
-    for text in ('Coats', 'Warm and light', 'Shop coats', '5 s'):
+    # Phone-sized, and the story fills the whole screen.
+    assert 280 <= story.size['width'] <= 340 and 1.9 <= story.size['height'] / story.size['width'] <= 2.3, story.size
+    image = story.find_element(By.CSS_SELECTOR, '.slide.current img')
+    assert (image.size['width'], image.size['height']) == (story.size['width'], story.size['height']), image.size
+    first = story.find_element(By.CSS_SELECTOR, '.slide.current').text
+    for text in ('Coats', 'Warm and light', 'Shop coats', 'https://shop.example.com/coats'):
         assert text in first, f'{text!r} not on page 1: {first!r}'
-    # The findings sit beside the page they concern: the media error (red) and the dropped page (amber).
-    findings = dropped[0].find_elements(By.CSS_SELECTOR, 'ul.findings li')
+    button = story.find_element(By.CSS_SELECTOR, '.slide.current .story-button')
+    assert button.tag_name == 'button', button.tag_name
+    assert '5 s' in driver.find_element(By.CSS_SELECTOR, '.page-details').text
+    # Every finding is listed: the media error (red) and the dropped page (amber).
+    findings = driver.find_elements(By.CSS_SELECTOR, '.summary > ul.findings li')
     codes = {item.find_element(By.CSS_SELECTOR, '.code').text: item.get_attribute('class') for item in findings}
     assert codes.get('unsupported_format') == 'error', codes
     assert codes.get('story_page_dropped') == 'warning', codes
-    assert driver.execute_script(
-        "return getComputedStyle(arguments[0]).borderLeftColor", findings[0]) == 'rgb(198, 40, 40)'
-    assert not shown[0].find_elements(By.CSS_SELECTOR, 'ul.findings li'), 'page 1 has no finding'
-    notification = driver.find_element(By.CSS_SELECTOR, '.phone .notification')
+    red = [item for item in findings if item.get_attribute('class') == 'error'][0]
+    assert driver.execute_script("return getComputedStyle(arguments[0]).borderLeftColor", red) == 'rgb(198, 40, 40)'
+    notification = driver.find_element(By.CSS_SELECTOR, '.lock-preview .notification')
     assert 'Autumn collection' in notification.text and "Swipe through this week's picks" in notification.text, notification.text
     assert '/ 4096 bytes' in driver.find_element(By.CSS_SELECTOR, '.bytes').text
+    assert 'Media fetched and rendered' not in driver.find_element(By.CSS_SELECTOR, '.overall').text, 'one image failed'
     screenshot(label)
 
 
@@ -180,11 +202,13 @@ def test_story_with_a_broken_page():
 
 def test_url_list():
     submit('# two campaign images\nhttps://media.example.com/story1.jpg\nhttps://media.example.com/logo.png\n')
-    shown = driver.find_elements(By.CSS_SELECTOR, '.page.shown')
-    assert len(shown) == 2, len(shown)
-    # The story variant covers 2:3 and never enlarges: the small logo stays 333x500.
-    sizes = loaded_images('.page.shown .screen img')
+    assert viewer().get_attribute('data-pages') == '2'
+    # The story variant covers 2:3 and never enlarges: the small logo stays 333x500, and the author is warned.
+    sizes = loaded_images('.viewer.story .slide img')
     assert len(sizes) == 2 and all(abs(height / width - 1.5) < 0.01 for width, height in sizes), sizes
+    codes = [item.text for item in driver.find_elements(By.CSS_SELECTOR, '.summary > ul.findings li .code')]
+    assert 'image_upscaled' in codes, codes
+    assert 'Media fetched and rendered (2 of 2).' in driver.find_element(By.CSS_SELECTOR, '.overall').text
 
 
 def test_upload_a_pushwoosh_payload_file():
@@ -205,9 +229,9 @@ def test_upload_a_pushwoosh_payload_file():
 
 def test_image_push_thumbnail():
     submit(image_job)
-    assert loaded_images('.phone .notification img.thumbnail')
-    assert 'Back in stock' in driver.find_element(By.CSS_SELECTOR, '.phone .notification').text
-    assert not driver.find_elements(By.CSS_SELECTOR, '.page')
+    assert loaded_images('.phone .lock .notification img.thumbnail')
+    assert 'Back in stock' in driver.find_element(By.CSS_SELECTOR, '.phone .lock .notification').text
+    assert not driver.find_elements(By.CSS_SELECTOR, '.viewer.story')
     screenshot('image-push-preview')
 
 
@@ -227,6 +251,127 @@ def test_validate_html_file_is_self_contained():
     assert sources and all(source.startswith('data:image/') for source in sources), 'images are inlined'
 
 
+def story_document(pages, alert=None):
+    return json.dumps({'aps': {'alert': alert or {'title': 'Viewer', 'body': 'Test'}}, 'pw_stories': {'pages': pages}})
+
+
+def test_progress_advances_with_each_pages_duration():
+    submit(story_document([
+        {'image': 'https://media.example.com/story1.jpg', 'title': 'One', 'duration': 2},
+        {'image': 'https://media.example.com/story3.jpg', 'title': 'Two', 'duration': 30}]))
+    story = viewer()
+    loaded_images('.viewer.story .slide img')
+    assert story.get_attribute('data-page') == '1'
+    early = fill_widths(story)
+    time.sleep(0.8)
+    later = fill_widths(story)
+    assert 0 < later[0] < 100 and later[0] > early[0], (early, later)
+    assert later[1] == 0, later
+    # Two seconds later page 1 is done: its bar is full and page 2 plays.
+    WebDriverWait(driver, 5).until(lambda d: story.get_attribute('data-page') == '2')
+    widths = fill_widths(story)
+    assert widths[0] == 100 and widths[1] < 50, widths
+    assert 'Two' in story.find_element(By.CSS_SELECTOR, '.slide.current').text
+    assert '30 s' in driver.find_element(By.CSS_SELECTOR, '.page-details').text
+    screenshot('story-viewer-progress')
+
+
+def test_tap_left_and_right_and_the_sdk_default_duration():
+    submit(story_document([
+        {'image': 'https://media.example.com/story1.jpg', 'title': 'One'},
+        {'image': 'https://media.example.com/story2.jpg', 'title': 'Two'},
+        {'image': 'https://media.example.com/hero.jpg', 'title': 'Three'}]))
+    story = viewer()
+    details = driver.find_element(By.CSS_SELECTOR, '.page-details')
+    assert "5 s (the SDK's default)" in details.text and 'No findings on this page.' in details.text, details.text
+    pages = []
+    for side in ('right', 'right', 'left', 'left', 'left'):
+        tap(story, side)
+        pages.append(story.get_attribute('data-page'))
+    assert pages == ['2', '3', '2', '1', '1'], pages
+    # The side panel follows the page: the landscape page 3 carries its crop warning with the figure.
+    tap(story, 'right'); tap(story, 'right')
+    details = driver.find_element(By.CSS_SELECTOR, '.page-details').text
+    assert 'Page 3 of 3' in details and 'story_crop_heavy' in details and 'cuts away 50%' in details, details
+    screenshot('story-viewer-crop-warning')
+    tap(story, 'left'); tap(story, 'left')
+    assert 'One' in story.find_element(By.CSS_SELECTOR, '.slide.current').text
+    tap(story, 'right'); tap(story, 'right'); tap(story, 'right')
+    assert story.get_attribute('data-finished') == 'true', 'a tap on the last page closes the story'
+    assert fill_widths(story) == [100, 100, 100]
+    tap(story, 'left')
+    assert story.get_attribute('data-page') == '1' and story.get_attribute('data-finished') == 'false', 'replay'
+
+
+def test_button_shows_its_link_and_does_not_navigate():
+    link = 'myapp://offers/autumn?id=42'
+    submit(story_document([
+        {'image': 'https://media.example.com/story1.jpg', 'title': 'One', 'link': link, 'button_title': 'See offers'},
+        {'image': 'https://media.example.com/story3.jpg', 'title': 'Two'}]))
+    story = viewer()
+    button = story.find_element(By.CSS_SELECTOR, '.slide.current .story-button')
+    assert button.tag_name == 'button'
+    assert 'See offers' in button.text and link in button.text, button.text
+    page_url = driver.current_url
+    button.click()
+    toast = story.find_element(By.CSS_SELECTOR, '.toast')
+    assert toast.is_displayed() and link in toast.text, toast.text
+    assert driver.current_url == page_url, driver.current_url
+    assert story.get_attribute('data-page') == '1', 'the button is not a tap on the page'
+    screenshot('story-viewer-button')
+
+
+def test_long_title_stays_inside_its_card():
+    long_title = ('Autumn ' * 30 + 'x' * 90)[:300]
+    assert len(long_title) == 300
+    submit(story_document([{'image': 'https://media.example.com/story1.jpg', 'title': long_title,
+                            'subtitle': 'y' * 200, 'link': 'https://shop.example.com/' + 'z' * 150, 'button_title': 'Shop'}],
+                          alert={'title': long_title, 'body': long_title}))
+    story = viewer()
+    inside = driver.execute_script("""
+        var viewer = arguments[0].getBoundingClientRect();
+        return Array.from(arguments[0].querySelectorAll('.slide.current .caption *')).map(function (node) {
+          var box = node.getBoundingClientRect();
+          return [node.className, box.left >= viewer.left - 0.5 && box.right <= viewer.right + 0.5 && box.top >= viewer.top - 0.5
+                  && box.bottom <= viewer.bottom + 0.5 && node.scrollWidth <= node.clientWidth + 1]; });""", story)
+    assert inside and all(ok for _, ok in inside), inside
+    title = story.find_element(By.CSS_SELECTOR, '.slide.current .title')
+    assert title.size['height'] < 100, f'the title is clamped to a few lines: {title.size}'
+    card = driver.find_element(By.CSS_SELECTOR, '.lock-preview .notification')
+    assert driver.execute_script('return arguments[0].scrollWidth <= arguments[0].clientWidth + 1', card), 'the alert card wraps'
+    screenshot('story-viewer-long-title')
+
+
+def test_no_usable_story_shows_the_plain_alert_card():
+    submit(json.dumps({'aps': {'alert': {'title': 'Hello', 'body': 'World'}}, 'pw_stories': {'pages': [{'title': 'no image'}]}}))
+    assert not driver.find_elements(By.CSS_SELECTOR, '.viewer.story')
+    card = driver.find_element(By.CSS_SELECTOR, '.phone .lock .notification')
+    assert 'Hello' in card.text and 'World' in card.text, card.text
+    assert 'plain alert' in driver.find_element(By.CSS_SELECTOR, '.phone .lock .note').text
+    assert driver.find_element(By.CSS_SELECTOR, 'section.job').get_attribute('data-state') == 'alert'
+    screenshot('story-fallback-alert')
+
+
+def test_not_json_and_rejected_states():
+    submit('hello world')
+    section = driver.find_element(By.CSS_SELECTOR, 'section.job')
+    assert section.get_attribute('data-state') == 'not_json', section.get_attribute('data-state')
+    assert section.find_element(By.CSS_SELECTOR, 'h2 .badge').text.lower() == 'not json'
+    assert not driver.find_elements(By.CSS_SELECTOR, '.badge.passthrough'), 'no PASSTHROUGH badge'
+    assert not driver.find_elements(By.CSS_SELECTOR, '.viewer.story'), 'no one-page story'
+    state = driver.find_element(By.CSS_SELECTOR, '.phone .state.not-json').text
+    assert 'Not JSON' in state and 'line 1, column 1' in state, state
+    assert driver.find_element(By.CSS_SELECTOR, '.overall').text.endswith('Not JSON: nothing would be sent.')
+    screenshot('not-json')
+    submit(json.dumps({'aps': 'x', 'image_url': 'https://media.example.com/hero.jpg'}))
+    state = driver.find_element(By.CSS_SELECTOR, '.phone .state.rejected').text
+    assert 'Rejected' in state and 'aps is a string' in state, state
+    overall = driver.find_element(By.CSS_SELECTOR, '.overall').text
+    assert 'rendered' not in overall and 'Rejected: nothing would be sent.' in overall, overall
+    submit(json.dumps({'aps': {'alert': 'plain text only'}}))
+    assert 'Nothing fetched: the push names no media.' in driver.find_element(By.CSS_SELECTOR, '.overall').text
+
+
 try:
     check('page_loads_with_nothing_from_elsewhere', test_page_loads_with_nothing_from_elsewhere)
     check('story_with_a_broken_page', test_story_with_a_broken_page)
@@ -234,6 +379,12 @@ try:
     check('upload_a_pushwoosh_payload_file', test_upload_a_pushwoosh_payload_file)
     check('image_push_thumbnail', test_image_push_thumbnail)
     check('validate_html_file_is_self_contained', test_validate_html_file_is_self_contained)
+    check('progress_advances_with_each_pages_duration', test_progress_advances_with_each_pages_duration)
+    check('tap_left_and_right_and_the_sdk_default_duration', test_tap_left_and_right_and_the_sdk_default_duration)
+    check('button_shows_its_link_and_does_not_navigate', test_button_shows_its_link_and_does_not_navigate)
+    check('long_title_stays_inside_its_card', test_long_title_stays_inside_its_card)
+    check('no_usable_story_shows_the_plain_alert_card', test_no_usable_story_shows_the_plain_alert_card)
+    check('not_json_and_rejected_states', test_not_json_and_rejected_states)
 finally:
     driver.quit()
     server.terminate()

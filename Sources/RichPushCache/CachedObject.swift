@@ -8,6 +8,10 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public var variant: String
     public var width: Int
     public var height: Int
+    /// The source image's upright (EXIF-oriented) size before rendering, so author warnings (an upscaled or heavily
+    /// cropped image) hold on a cache hit too; nil for audio and video and for records written before it was kept.
+    public var sourceWidth: Int?
+    public var sourceHeight: Int?
     /// Size of the object file; readers treat the object as absent unless the file has exactly this size.
     public var bytes: Int
     /// The published format (stored as its name: `jpeg`, `png`, `gif`, `mp4`, ...). A sidecar naming any other
@@ -32,13 +36,16 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public init(
         key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int, bytes: Int, format: CacheObjectFormat,
         fileExtension: String, contentSHA256: String, etag: String?, lastModified: String?, fetchedAt: Date,
-        expiresAt: Date, lastUsedAt: Date, hits: Int, retainUntil: Date?, relativePath: String
+        expiresAt: Date, lastUsedAt: Date, hits: Int, retainUntil: Date?, relativePath: String,
+        sourceWidth: Int? = nil, sourceHeight: Int? = nil
     ) {
         self.key = key
         self.sourceURL = sourceURL
         self.variant = variant
         self.width = width
         self.height = height
+        self.sourceWidth = sourceWidth
+        self.sourceHeight = sourceHeight
         self.bytes = bytes
         self.format = format
         self.fileExtension = fileExtension

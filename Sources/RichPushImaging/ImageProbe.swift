@@ -58,7 +58,7 @@ public struct ImageProbe: Sendable, Hashable {
         return probe
     }
 
-    /// Width and height after EXIF orientation.
-    var orientedWidth: Int { orientation >= 5 ? height : width }
-    var orientedHeight: Int { orientation >= 5 ? width : height }
+    /// Width and height after EXIF orientation: the image as the viewer sees it.
+    public var orientedWidth: Int { orientation >= 5 ? height : width }
+    public var orientedHeight: Int { orientation >= 5 ? width : height }
 }

@@ -98,6 +98,9 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case payloadShortened = "payload_shortened"
     case mediaRestoredToFit = "media_restored_to_fit"
     case payloadTooLarge = "payload_too_large"
+    // Author warnings about the source image
+    case storyCropHeavy = "story_crop_heavy"
+    case imageUpscaled = "image_upscaled"
 }
 
 extension DiagnosticCode {
@@ -160,6 +163,8 @@ extension DiagnosticCode {
         case .payloadShortened: return "Send a shorter alert body or subtitle."
         case .mediaRestoredToFit: return "Use shorter texts, or a shorter --public-base-url."
         case .payloadTooLarge: return "Move data out of the push."
+        case .storyCropHeavy: return "Use a portrait image of about 2:3, or keep the subject in the middle."
+        case .imageUpscaled: return "Use an image at least as large as the size the message names."
         }
     }
 }

@@ -31,12 +31,16 @@ public struct PublishedMedia: Sendable, Hashable {
     public var bytes: Int
     /// The pixel size of an image; nil for audio and video, which have none.
     public var size: PixelSize?
+    /// The upright size of the source image it was rendered from, when known (nil for audio, video, and cache
+    /// records written before it was kept).
+    public var sourceSize: PixelSize?
 
-    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?) {
+    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?, sourceSize: PixelSize? = nil) {
         self.publicURL = publicURL
         self.format = format
         self.bytes = bytes
         self.size = size
+        self.sourceSize = sourceSize
     }
 }
 

@@ -45,6 +45,8 @@ public struct PayloadOptions: Sendable {
     public var maximumStorySubtitleLength: Int
     public var maximumButtonTitleLength: Int
     public var storyDurationRange: ClosedRange<Int>
+    /// Seconds the Pushwoosh SDK shows a story page that has no `duration`.
+    public static let deviceDefaultStoryDuration = 5
     public var maximumPushfaTitleLength: Int
     public var maximumPushfaBodyLength: Int
     public var maximumActions: Int

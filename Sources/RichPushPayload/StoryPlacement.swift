@@ -22,6 +22,22 @@ public struct StoryPlacement: Sendable, Hashable {
         self.container = container
     }
 
+    /// The story a device reads from a rendered payload, and where it sits: `locate`'s search, on a copy, so the
+    /// preview finds pages exactly where the SDK would. Nil when there is none or it is not an object (the SDK reads
+    /// no pages from it). Costs one parse of a container given as a JSON string.
+    public static func story(in payload: JSONObject, options: PayloadOptions) -> (placement: StoryPlacement, story: JSONObject)? {
+        var payload = payload
+        guard let placement = locate(in: &payload, options: options),
+              case .object(let story)? = JSONValue.object(payload).value(at: placement.pointer(storyKey: options.storyKey))
+        else { return nil }
+        return (placement, story)
+    }
+
+    /// RFC 6901 pointer of the story object in the payload, e.g. `/u/pw_stories`.
+    public func pointer(storyKey: String) -> String {
+        JSONPointer.make(tokens(storyKey: storyKey))
+    }
+
     /// Pointer tokens of the story object in the payload.
     func tokens(storyKey: String) -> [String] {
         (container.map { [$0] } ?? []) + [storyKey]

@@ -157,10 +157,10 @@ struct StoryValidator {
             return nil
         }
         guard number.isFinite else { return nil }
-        // A clamp to 1 s would flash the page by; without a duration the SDK shows it for its default, about 5 s.
+        // A clamp to 1 s would flash the page by; without a duration the SDK shows it for its default.
         if number <= 0 {
             diagnostics.add(.warning, .storyDurationOutOfRange, pointer,
-                            "duration \(number.formatted()) is not a positive number of seconds; it was removed, so the SDK's default (about 5 s) applies")
+                            "duration \(number.formatted()) is not a positive number of seconds; it was removed, so the SDK's default (\(PayloadOptions.deviceDefaultStoryDuration) s) applies")
             return nil
         }
         if number < Double(range.lowerBound) || number > Double(range.upperBound) {

@@ -121,6 +121,10 @@ public struct Enricher: Sendable {
         }) {
             jobResult.status = .partial
         }
+        // How each image fits its box (a heavy crop, an upscale): warnings that change nothing that is sent.
+        for media in results {
+            jobResult.diagnostics += ImageFitWarnings.diagnostics(for: media, variant: configuration.variant(named: media.variant))
+        }
         // The renderer's findings join the parser's, which are capped already; cap the whole list once more.
         jobResult.diagnostics = jobResult.diagnostics.cappedPerCode(configuration.payload.maximumDiagnosticsPerCode)
         jobResult.timings.mediaMilliseconds = Int((mediaFinished - started) / .milliseconds(1))

@@ -122,6 +122,10 @@ extension MediaResult {
                 object["width"] = .number(String(size.width))
                 object["height"] = .number(String(size.height))
             }
+            if let source = published.sourceSize {
+                object["source_width"] = .number(String(source.width))
+                object["source_height"] = .number(String(source.height))
+            }
             object["bytes"] = .number(String(published.bytes))
             object["format"] = .string(published.format.rawValue)
         }

@@ -9,7 +9,7 @@ enum PreviewFile {
     static func write(
         reports: [JSONValue], valid: Bool, settings: WorkerSettings, store: (any MediaStore)?, to path: String
     ) async -> Bool {
-        let preview = await StoryPreview.build(reports: reports, valid: valid, store: store)
+        let preview = await StoryPreview.build(reports: reports, valid: valid, store: store, options: settings.payloadOptions)
         do {
             try Data(PreviewPage.html(embedding: preview.json).utf8).write(to: URL(fileURLWithPath: path), options: .atomic)
             return true

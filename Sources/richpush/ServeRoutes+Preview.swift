@@ -3,7 +3,8 @@ import RichPush
 
 extension ServeRoutes {
     /// `POST /v1/preview`, what the page at `/` posts: one document in any shape, NDJSON (`application/x-ndjson`,
-    /// one job per line) or a URL list (`text/uri-list`, previewed as a story with a page per URL). Answers the
+    /// one job per line) or a URL list (`text/uri-list`, previewed as a story with a page per URL; text with a line that is not an
+    /// http(s) URL is previewed as a document, so it shows as not JSON). Answers the
     /// `StoryPreview` document of its `validate` report, with the rendered images inlined. Documents are enriched one
     /// after another. `PreviewLimits` bounds the answer: at most `--preview-max-lines` lines (else 413), and at most
     /// `--preview-inline-images` image bytes inlined, none for a body of more than one line.
@@ -12,7 +13,11 @@ extension ServeRoutes {
         var documents: [(data: Data, line: Int?)]
         switch request.contentType {
         case "text/uri-list":
-            let urls = URLListStory.urls(in: request.body)
+            // Text that is not a list of http(s) URLs (`hello world`) is previewed as the document it is: not JSON.
+            guard let urls = URLListStory.urls(in: request.body) else {
+                documents = [(request.body, nil)]
+                break
+            }
             if let refusal = previewLimits.refusal(lines: urls.count) { return refusal }
             guard let story = URLListStory.document(from: urls) else {
                 return .error(400, code: "empty_url_list", message: "the URL list holds no URL")
@@ -33,7 +38,7 @@ extension ServeRoutes {
         let report = ValidateCommand.jsonReport(file: "request", results: results)
         let preview = await StoryPreview.build(
             reports: [report], valid: !failed, store: store,
-            maximumImageBytes: previewLimits.imageBytes(forLines: documents.count))
+            maximumImageBytes: previewLimits.imageBytes(forLines: documents.count), options: enricher.configuration.payload)
         return HTTPResponse(status: 200, contentType: "application/json", body: preview.json.serialized())
     }
 }

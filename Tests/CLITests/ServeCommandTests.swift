@@ -172,6 +172,13 @@ final class ServeCommandTests: XCTestCase {
         }
         let diagnostics = try XCTUnwrap(result["diagnostics"] as? [[String: Any]])
         XCTAssertTrue(diagnostics.contains { $0["code"] as? String == "story_page_dropped" }, "\(diagnostics)")
+        // The pages the phone shows, as the server found them: the viewer draws these.
+        let shownPages = try XCTUnwrap((result["story"] as? [String: Any])?["pages"] as? [[String: Any]])
+        XCTAssertEqual(shownPages.map { $0["title"] as? String }, ["Coats", "Scarves"])
+        XCTAssertEqual(shownPages.map { $0["image"] as? String }, media.compactMap { $0["cached_url"] as? String })
+        XCTAssertEqual(shownPages.first?["button_title"] as? String, "Shop")
+        XCTAssertNil(shownPages.first?["link"], "the page has no link, so the viewer's button names none")
+        XCTAssertEqual(document["summary"] as? String, "2 of 3 media fetched and rendered; see the findings for the rest.")
 
         // A URL list becomes a story with one page per URL.
         let list = "# campaign images\nhttps://media.example.com/story2.jpg\nhttps://media.example.com/hero.jpg\n"
@@ -181,6 +188,13 @@ final class ServeCommandTests: XCTestCase {
         XCTAssertEqual((listedResult?["media"] as? [[String: Any]])?.map { $0["variant"] as? String }, ["story", "story"])
         XCTAssertEqual((listed.json?["images"] as? [String: String])?.count, 2)
         XCTAssertEqual(try curl("/v1/preview", method: "POST", body: Data("# nothing\n".utf8), contentType: "text/uri-list").status, 400)
+        // Prose is no URL list: it is previewed as the document it is, which is not JSON (never a one-page story).
+        let prose = try curl("/v1/preview", method: "POST", body: Data("hello world".utf8), contentType: "text/uri-list")
+        XCTAssertEqual(prose.status, 200, prose.body)
+        let proseResult = ((prose.json?["reports"] as? [[String: Any]])?.first?["results"] as? [[String: Any]])?.first
+        XCTAssertEqual((proseResult?["screen"] as? [String: Any])?["state"] as? String, "not_json", prose.body)
+        XCTAssertTrue(proseResult?["story"] is NSNull, prose.body)
+        XCTAssertEqual(prose.json?["summary"] as? String, "Not JSON: nothing would be sent.")
 
         // NDJSON: a job per line, numbered.
         let lines = #"{"id":"a","payload":{"aps":{"alert":"a"}}}"# + "\n" + #"{"id":"b","payload":{"aps":{"alert":"b"}}}"# + "\n"

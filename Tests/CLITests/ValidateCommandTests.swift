@@ -31,6 +31,23 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(output.standardOutput.contains("/ 4096 bytes"), output.standardOutput)
     }
 
+    /// The author warnings (issue 28, item 7) reach validate's report with their figures, warn without failing, and
+    /// fail with --strict as every warning does.
+    func testCropAndUpscaleWarningsNameTheirFigures() throws {
+        let file = try write("story.json", """
+            {"aps":{"alert":{"title":"Hello","body":"World"}},"pw_stories":{"pages":[{"image":"https://media.example.com/hero.jpg"},{"image":"https://media.example.com/logo.png"}]}}
+            """)
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
+        let arguments = ["validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path]
+        let output = try CommandRunner.run(arguments + [file])
+        XCTAssertEqual(output.status, 0, output.standardOutput + output.standardError)
+        let text = output.standardOutput
+        XCTAssertTrue(text.contains("/pw_stories/pages/0/image: the story variant's 2:3 cover crop cuts away 50% of this 1600×1200 image: only its middle 800×1200 is shown [story_crop_heavy]"), text)
+        XCTAssertTrue(text.contains("/pw_stories/pages/1/image: the 500×500 image is 3.2× smaller than the story variant's 1080×1620, so the phone blows it up and it looks blurred [image_upscaled]"), text)
+        XCTAssertTrue(text.contains("summary: 0 errors, 2 warnings, 2 media"), text)
+        XCTAssertEqual(try CommandRunner.run(arguments + ["--strict", file]).status, 1)
+    }
+
     func testFindingsCarryPointersAndExitOne() throws {
         let file = try write("bad.json", """
             {"aps":{"alert":{"title":"Hello","body":"World"}},"pw_stories":{"pages":[{"image":"https://media.example.com/story1.jpg","duration":5},{"image":"https://media.example.com/story2.jpg","link":"javascript:alert(1)"}]}}

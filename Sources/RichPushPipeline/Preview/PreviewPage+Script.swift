@@ -4,9 +4,12 @@ import RichPushImaging
 import RichPushHTTP
 import RichPushCache
 extension PreviewPage {
-    /// The page's script: posts the form to `/v1/preview` (or reads the embedded document) and renders a
-    /// `StoryPreview` document. It joins the report's parts (a story page to its media by `cached_url`, a finding to
-    /// its page by the page number in its JSON pointer) and applies no payload rule of its own.
+    /// The page's script: posts the form to `/v1/preview` (or reads the embedded document) and draws a
+    /// `StoryPreview` document. Where the story is, which pages the phone shows, their texts and durations, and which
+    /// screen the phone shows (`story`, the fallback `alert` card, `silent`, `rejected`, `not_json`) all come from
+    /// the document's `story` and `screen` fields (`PreviewScreen`), so the script applies no payload rule: it runs
+    /// the story viewer (progress bars that fill over each page's duration, a tap on the left or right half to go
+    /// back or forward, a button that shows the link it would open and never navigates) and lists the findings.
     static let script = #"""
         (function () {
           "use strict";
@@ -15,16 +18,13 @@ extension PreviewPage {
           var upload = document.getElementById("upload");
           var statusLine = document.getElementById("status");
           var main = document.getElementById("preview");
+          var viewers = [];
 
           function element(tag, className, text) {
             var node = document.createElement(tag);
             if (className) node.className = className;
             if (text !== undefined && text !== null) node.textContent = String(text);
             return node;
-          }
-          function pageIndex(pointer) {
-            var match = /^(?:\/u|\/userdata)?\/pw_stories\/pages\/(\d+)(\/|$)/.exec(pointer || "");
-            return match ? Number(match[1]) : null;
           }
           function imageFor(images, url) {
             var value = url ? images[url] : null;
@@ -48,20 +48,8 @@ extension PreviewPage {
             return list;
           }
 
-          function lockScreen(result, images) {
-            var phone = element("div", "phone");
-            phone.appendChild(element("div", "clock", "9:41"));
-            var payload = result.apns ? result.apns.payload : null;
-            var alert = payload && payload.aps ? payload.aps.alert : null;
-            if (!payload) {
-              phone.appendChild(element("div", "notification none", "Rejected: nothing is sent."));
-              return phone;
-            }
-            if (alert === undefined || alert === null) {
-              phone.appendChild(element("div", "notification none", "No alert: a silent push shows nothing."));
-              return phone;
-            }
-            if (typeof alert === "string") alert = { body: alert };
+          // The lock screen with one plain notification: what the SDK shows for a push without a usable story.
+          function alertCard(alert, result, images) {
             var card = element("div", "notification");
             card.appendChild(element("div", "icon"));
             var text = element("div", "text");
@@ -79,97 +67,127 @@ extension PreviewPage {
               thumbnail.src = imageFor(images, attachment.cached_url);
               card.appendChild(thumbnail);
             }
-            phone.appendChild(card);
-            return phone;
+            return card;
+          }
+          function lockScreen(content, note) {
+            var screen = element("div", "lock");
+            screen.appendChild(element("div", "clock", "9:41"));
+            screen.appendChild(content);
+            if (note) screen.appendChild(element("div", "note", note));
+            return screen;
+          }
+          function stateScreen(className, title, reason) {
+            var screen = element("div", "state " + className);
+            screen.appendChild(element("div", "state-title", title));
+            if (reason) screen.appendChild(element("div", "state-reason", reason));
+            return screen;
           }
 
-          // One slot per story page number: the pages the phone shows (joined to their media by URL) and the pages
-          // that were dropped (known only from their media result or their findings).
-          function storySlots(result) {
-            var payload = result.apns ? result.apns.payload : null;
-            // Where the Pushwoosh SDK finds the story: the root, else `u` or `userdata`, each an object or JSON text.
-            function container(value) {
-              if (typeof value === "string") { try { value = JSON.parse(value); } catch (error) { return null; } }
-              return value && typeof value === "object" ? value : null;
-            }
-            var story = payload ? (container(payload.pw_stories) || (container(payload.u) || {}).pw_stories ||
-                                   (container(payload.userdata) || {}).pw_stories) : null;
-            var pages = story && Array.isArray(story.pages) ? story.pages : [];
-            var storyMedia = (result.media || []).filter(function (media) { return pageIndex(media.pointer) !== null; });
-            var slots = {};
-            function slot(index) { return slots[index] || (slots[index] = { index: index, page: null, media: null, findings: [] }); }
-            var used = [];
-            pages.forEach(function (page, position) {
-              var match = storyMedia.filter(function (media) {
-                return used.indexOf(media) < 0 && (media.cached_url ? media.cached_url === page.image : media.source === (page.image_source || page.image));
-              })[0];
-              var index = match ? pageIndex(match.pointer) : position;
-              if (match) used.push(match);
-              if (slots[index] && slots[index].page) index = 1000 + position;
-              var target = slot(index);
-              target.page = page;
-              target.position = position;
-              target.media = match || null;
+          // The story as the phone plays it: one slide per page the device reads, in order.
+          function storyViewer(story, images, fetched, onPage) {
+            var pages = story.pages;
+            var viewer = element("div", "viewer story");
+            viewer.dataset.pages = String(pages.length);
+            var progress = element("div", "progress");
+            var fills = pages.map(function () {
+              var bar = element("i", "bar");
+              var fill = element("span", "fill");
+              bar.appendChild(fill);
+              progress.appendChild(bar);
+              return fill;
             });
-            storyMedia.forEach(function (media) {
-              if (used.indexOf(media) >= 0) return;
-              var target = slot(pageIndex(media.pointer));
-              if (!target.page) target.media = media;
-              var finding = mediaFinding(media);
-              if (finding) target.findings.push(finding);
-            });
-            var general = [];
-            (result.diagnostics || []).forEach(function (diagnostic) {
-              var index = pageIndex(diagnostic.pointer);
-              if (index === null || (pages.length === 0 && storyMedia.length === 0)) general.push(diagnostic);
-              else slot(index).findings.push(diagnostic);
-            });
-            (result.media || []).forEach(function (media) {
-              if (pageIndex(media.pointer) === null && mediaFinding(media)) general.push(mediaFinding(media));
-            });
-            var ordered = Object.keys(slots).map(Number).sort(function (a, b) { return a - b; }).map(function (key) { return slots[key]; });
-            return { slots: ordered, count: pages.length, general: general };
-          }
-
-          function storyPage(slot, count, images, fetched) {
-            var wrapper = element("div", "page " + (slot.page ? "shown" : "dropped"));
-            wrapper.dataset.page = String(slot.index + 1);
-            var screen = element("div", "screen");
-            var media = slot.media;
-            if (slot.page) {
-              var source = imageFor(images, slot.page.image);
+            var slides = pages.map(function (page, index) {
+              var slide = element("div", "slide");
+              var source = imageFor(images, page.image);
               if (source) {
                 var image = element("img");
-                image.alt = "story page " + (slot.index + 1);
+                image.alt = "story page " + (index + 1);
                 image.src = source;
-                screen.appendChild(image);
+                slide.appendChild(image);
               } else {
-                screen.appendChild(element("div", "placeholder", (fetched ? "Image not inlined (answer size limit) or not in the cache: " : "Not fetched (--no-fetch): ") + (slot.page.image_source || slot.page.image || "")));
+                slide.appendChild(element("div", "placeholder", (fetched ? "Image not inlined (answer size limit) or not in the cache: " : "Not fetched (--no-fetch): ") + (page.image || "")));
               }
-              var progress = element("div", "progress");
-              for (var step = 0; step < count; step++) progress.appendChild(element("i", step === slot.position ? "current" : ""));
-              screen.appendChild(progress);
-              if (slot.page.duration !== undefined) screen.appendChild(element("div", "duration", slot.page.duration + " s"));
               var caption = element("div", "caption");
-              if (slot.page.title) caption.appendChild(element("div", "title", slot.page.title));
-              if (slot.page.subtitle) caption.appendChild(element("div", "subtitle", slot.page.subtitle));
-              if (slot.page.button_title) caption.appendChild(element("span", "button", slot.page.button_title));
-              screen.appendChild(caption);
-            } else {
-              screen.appendChild(element("div", "placeholder", "Dropped: the phone does not show this page" + (media ? " (" + media.source + ")" : "")));
+              if (page.title) caption.appendChild(element("div", "title", page.title));
+              if (page.subtitle) caption.appendChild(element("div", "subtitle", page.subtitle));
+              if (page.button_title || page.link) {
+                var button = element("button", "story-button");
+                button.type = "button";
+                if (page.button_title) button.appendChild(element("span", "button-title", page.button_title));
+                if (page.link) {
+                  button.appendChild(element("span", "button-link", page.link));
+                  button.dataset.link = page.link;
+                }
+                button.addEventListener("click", function (event) {
+                  event.stopPropagation();
+                  toast.textContent = page.link ? "Opens " + page.link + " (not followed in the preview)" : "No link: this button opens nothing";
+                  toast.className = "toast shown";
+                });
+                caption.appendChild(button);
+              }
+              slide.appendChild(caption);
+              viewer.appendChild(slide);
+              return slide;
+            });
+            viewer.appendChild(progress);
+            var toast = element("div", "toast");
+            viewer.appendChild(toast);
+            var end = element("div", "end", "End of the story: the phone closes it. Tap to replay.");
+            viewer.appendChild(end);
+
+            var current = 0, started = 0, finished = false;
+            function show(index) {
+              current = Math.max(0, Math.min(pages.length - 1, index));
+              finished = false;
+              viewer.dataset.finished = "false";
+              viewer.dataset.page = String(current + 1);
+              started = performance.now();
+              toast.className = "toast";
+              slides.forEach(function (slide, position) { slide.className = "slide" + (position === current ? " current" : ""); });
+              fills.forEach(function (fill, position) { fill.style.width = position < current ? "100%" : "0%"; });
+              onPage(current);
             }
-            wrapper.appendChild(screen);
-            var label = "Page " + (slot.index + 1);
-            if (slot.page && media && media.width) label += " · " + media.width + "×" + media.height + " " + media.format + " " + kilobytes(media.bytes);
-            if (!slot.page) label += " · dropped";
-            wrapper.appendChild(element("div", "label", label));
-            if (slot.findings.length) wrapper.appendChild(findingList(slot.findings));
-            return wrapper;
+            function finish() {
+              finished = true;
+              viewer.dataset.finished = "true";
+              fills.forEach(function (fill) { fill.style.width = "100%"; });
+            }
+            viewer.addEventListener("click", function (event) {
+              if (finished) { show(0); return; }
+              var box = viewer.getBoundingClientRect();
+              if (event.clientX - box.left < box.width / 2) show(current - 1);
+              else if (current === pages.length - 1) finish();
+              else show(current + 1);
+            });
+            function tick(now) {
+              if (!finished && viewer.isConnected) {
+                var fraction = (now - started) / (1000 * pages[current].duration);
+                fills[current].style.width = (100 * Math.min(1, fraction)).toFixed(2) + "%";
+                if (fraction >= 1) {
+                  if (current === pages.length - 1) finish(); else show(current + 1);
+                }
+              }
+            }
+            viewers.push(tick);
+            show(0);
+            return viewer;
+          }
+
+          function pageDetails(box, page, index, count) {
+            box.textContent = "";
+            box.appendChild(element("h3", "", "Page " + (index + 1) + " of " + count));
+            var facts = page.duration + " s" + (page.duration_is_default ? " (the SDK's default)" : "");
+            var media = page.media;
+            if (media && media.width) facts += " · " + media.width + "×" + media.height + " " + media.format + " " + kilobytes(media.bytes);
+            if (media && media.source_width) facts += " · source " + media.source_width + "×" + media.source_height;
+            box.appendChild(element("p", "facts", facts));
+            if (page.findings.length) box.appendChild(findingList(page.findings));
+            else box.appendChild(element("p", "clean", "No findings on this page."));
           }
 
           function byteMeter(result) {
             var box = element("div", "bytes");
-            if (!result.apns) { box.textContent = "No payload: the job was rejected."; return box; }
+            if (!result.apns) { box.textContent = "No payload: nothing is sent."; return box; }
             var bytes = result.apns.bytes, limit = result.apns.limit;
             box.appendChild(element("div", "count", "Payload " + bytes + " / " + limit + " bytes"));
             var meter = element("div", "meter" + (bytes > limit ? " over" : bytes > 0.9 * limit ? " near" : ""));
@@ -183,40 +201,61 @@ extension PreviewPage {
           function mediaTable(result) {
             var table = element("table", "media");
             var head = element("tr");
-            ["media", "variant", "status", "size", "ms", "source"].forEach(function (name) { head.appendChild(element("th", "", name)); });
+            ["media", "variant", "status", "size", "source size", "ms", "source"].forEach(function (name) { head.appendChild(element("th", "", name)); });
             table.appendChild(head);
             (result.media || []).forEach(function (media) {
               var row = element("tr");
               var size = media.width ? media.width + "×" + media.height + " " + media.format + " " + kilobytes(media.bytes) : (media.error ? media.error.code : "");
-              [media.pointer, media.variant, media.status, size, media.ms, media.source].forEach(function (value) { row.appendChild(element("td", "", value)); });
+              var source = media.source_width ? media.source_width + "×" + media.source_height : "";
+              [media.pointer, media.variant, media.status, size, source, media.ms, media.source].forEach(function (value) { row.appendChild(element("td", "", value)); });
               table.appendChild(row);
             });
             return table;
           }
 
+          var stateLabels = { story: null, alert: null, silent: null, rejected: "rejected", not_json: "not JSON" };
+
           function job(file, result, document_) {
+            var screen = result.screen || { state: "rejected" };
             var section = element("section", "job");
+            section.dataset.state = screen.state;
             var heading = element("h2", "", file + (result.id ? " · " + result.id : "") + (result.line ? " (line " + result.line + ")" : ""));
-            heading.appendChild(element("span", "badge " + result.status, result.status));
+            var label = stateLabels[screen.state] || result.status;
+            heading.appendChild(element("span", "badge " + (screen.state === "not_json" ? "rejected" : result.status), label));
             section.appendChild(heading);
-            var story = storySlots(result);
             var row = element("div", "row");
-            row.appendChild(lockScreen(result, document_.images));
+            var phone = element("div", "phone");
             var summary = element("div", "summary");
             summary.appendChild(byteMeter(result));
-            if (story.general.length) summary.appendChild(findingList(story.general));
-            else summary.appendChild(element("p", "clean", story.slots.length ? "No findings besides those under the story pages." : "No findings."));
+            var pageBox = element("div", "page-details");
+            if (screen.state === "story") {
+              phone.appendChild(storyViewer(result.story, document_.images, document_.fetched, function (index) {
+                pageDetails(pageBox, result.story.pages[index], index, result.story.pages.length);
+              }));
+              if (screen.alert) {
+                summary.appendChild(element("h3", "", "On the lock screen, before the story opens"));
+                var lock = element("div", "lock-preview");
+                lock.appendChild(alertCard(screen.alert, result, document_.images));
+                summary.appendChild(lock);
+              }
+              summary.appendChild(pageBox);
+            } else if (screen.state === "alert") {
+              phone.appendChild(lockScreen(alertCard(screen.alert, result, document_.images), "No story: the phone shows the notification as a plain alert."));
+            } else if (screen.state === "silent") {
+              phone.appendChild(lockScreen(element("div", "notification none", "No alert: a silent push shows nothing.")));
+            } else if (screen.state === "not_json") {
+              phone.appendChild(stateScreen("not-json", "Not JSON", screen.reason));
+            } else {
+              phone.appendChild(stateScreen("rejected", "Rejected: nothing is sent", screen.reason));
+            }
+            row.appendChild(phone);
+            var findings = (result.diagnostics || []).concat((result.media || []).map(mediaFinding).filter(Boolean));
+            summary.appendChild(element("h3", "", "All findings"));
+            if (findings.length) summary.appendChild(findingList(findings));
+            else summary.appendChild(element("p", "clean", "No findings."));
             if (result.media && result.media.length) summary.appendChild(mediaTable(result));
             row.appendChild(summary);
             section.appendChild(row);
-            if (story.slots.length) {
-              var stories = element("div", "stories");
-              stories.appendChild(element("h3", "", "Story pages (" + story.count + " shown)"));
-              var pages = element("div", "pages");
-              story.slots.forEach(function (slot) { pages.appendChild(storyPage(slot, story.count, document_.images, document_.fetched)); });
-              stories.appendChild(pages);
-              section.appendChild(stories);
-            }
             if (result.apns) {
               var details = element("details");
               details.appendChild(element("summary", "", "Rewritten APNs request"));
@@ -228,9 +267,10 @@ extension PreviewPage {
 
           function render(document_) {
             main.textContent = "";
+            viewers = [];
             var overall = element("p", "overall");
             overall.appendChild(element("span", "badge " + (document_.valid ? "valid" : "invalid"), document_.valid ? "valid" : "findings"));
-            overall.appendChild(document.createTextNode(document_.fetched ? " Media fetched and rendered." : " Structure only: media not fetched."));
+            overall.appendChild(document.createTextNode(" " + document_.summary));
             main.appendChild(overall);
             (document_.reports || []).forEach(function (report) {
               (report.results || []).forEach(function (result) {
@@ -240,6 +280,14 @@ extension PreviewPage {
             main.dataset.rendered = "true";
           }
 
+          function frame(now) {
+            viewers.forEach(function (tick) { tick(now); });
+            requestAnimationFrame(frame);
+          }
+          requestAnimationFrame(frame);
+
+          // JSON and NDJSON go as such; anything else as a URL list, which the server previews as a document
+          // (so "not JSON") when a line is not an http(s) URL.
           function contentType(text) {
             var trimmed = text.trim();
             if (trimmed === "" || trimmed[0] === "{" || trimmed[0] === "[") {

@@ -4,8 +4,9 @@ import RichPushImaging
 import RichPushHTTP
 import RichPushCache
 extension PreviewPage {
-    /// The page's CSS: a phone-like lock screen card, story pages side by side at 2:3, findings in red (error), amber
-    /// (warning) or grey (info) under the page they concern.
+    /// The page's CSS: a phone-sized screen (the story full-screen, or the lock screen with a plain alert card, or a
+    /// not-JSON or rejected state), texts that wrap and clamp inside their card, findings in red (error), amber
+    /// (warning) or grey (info).
     static let style = #"""
         :root { --error: #c62828; --warning: #b26a00; --info: #546e7a; --ink: #1d232a; --muted: #5f6b76; }
         * { box-sizing: border-box; }
@@ -27,40 +28,52 @@ extension PreviewPage {
         .badge.partial, .badge.fallback { background: #fff1d6; color: var(--warning); }
         .badge.rejected, .badge.invalid { background: #fde2e2; color: var(--error); }
         .row { display: flex; gap: 24px; align-items: flex-start; flex-wrap: wrap; }
-        .phone { width: 300px; flex: none; border-radius: 36px; padding: 48px 14px 24px; min-height: 260px; background: linear-gradient(160deg, #2c3e63, #6b4f7a 60%, #b0736b); color: #fff; box-shadow: inset 0 0 0 6px #111; }
-        .phone .clock { text-align: center; font-size: 44px; font-weight: 300; margin-bottom: 18px; }
-        .notification { display: flex; gap: 10px; background: rgba(245,245,247,.86); color: #111; border-radius: 16px; padding: 10px 12px; }
+        .phone { width: 320px; height: 660px; flex: none; border-radius: 40px; padding: 12px; background: #111; box-shadow: 0 2px 10px rgba(0,0,0,.25); }
+        .phone > * { width: 100%; height: 100%; border-radius: 30px; overflow: hidden; position: relative; }
+        .lock { padding: 40px 12px 20px; background: linear-gradient(160deg, #2c3e63, #6b4f7a 60%, #b0736b); color: #fff; }
+        .lock .clock { text-align: center; font-size: 52px; font-weight: 300; margin-bottom: 22px; }
+        .lock .note { position: absolute; left: 12px; right: 12px; bottom: 18px; font-size: 12px; text-align: center; opacity: .85; }
+        .notification { display: flex; gap: 10px; background: rgba(245,245,247,.9); color: #111; border-radius: 16px; padding: 10px 12px; }
         .notification .icon { width: 22px; height: 22px; border-radius: 6px; background: #1565c0; flex: none; margin-top: 2px; }
         .notification .text { flex: 1; min-width: 0; }
         .notification .app { font-size: 11px; color: #666; text-transform: uppercase; }
         .notification .title, .notification .subtitle { font-weight: 600; font-size: 14px; }
-        .notification .body { font-size: 14px; overflow-wrap: anywhere; }
+        .notification .title, .notification .subtitle, .notification .body { overflow-wrap: anywhere; display: -webkit-box; -webkit-box-orient: vertical; overflow: hidden; }
+        .notification .title, .notification .subtitle { -webkit-line-clamp: 2; }
+        .notification .body { font-size: 14px; -webkit-line-clamp: 4; }
         .notification .thumbnail { width: 44px; height: 44px; border-radius: 6px; object-fit: cover; flex: none; }
         .notification.none { background: rgba(255,255,255,.2); color: #fff; font-style: italic; }
+        .state { display: flex; flex-direction: column; justify-content: center; padding: 28px; gap: 12px; background: #fbe9e7; color: var(--error); }
+        .state .state-title { font-size: 22px; font-weight: 700; }
+        .state .state-reason { font: 13px/1.45 ui-monospace, Menlo, Consolas, monospace; color: var(--ink); overflow-wrap: anywhere; }
+        .state.not-json { background: #eceff1; color: #37474f; }
+        .viewer.story { background: #000; color: #fff; cursor: pointer; user-select: none; }
+        .viewer .slide { position: absolute; inset: 0; display: none; }
+        .viewer .slide.current { display: block; }
+        .viewer .slide img { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; }
+        .viewer .placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center; text-align: center; padding: 24px; font-size: 12px; color: #cfd8dc; background: #263238; overflow-wrap: anywhere; }
+        .viewer .progress { position: absolute; top: 14px; left: 12px; right: 12px; display: flex; gap: 4px; z-index: 2; }
+        .viewer .progress .bar { flex: 1; height: 3px; border-radius: 2px; background: rgba(255,255,255,.4); overflow: hidden; }
+        .viewer .progress .fill { display: block; height: 100%; width: 0; background: #fff; }
+        .viewer .caption { position: absolute; left: 0; right: 0; bottom: 0; padding: 60px 16px 22px; background: linear-gradient(transparent, rgba(0,0,0,.75)); max-height: 75%; overflow: hidden; }
+        .viewer .caption .title { font-weight: 700; font-size: 20px; line-height: 1.25; overflow-wrap: anywhere; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 3; overflow: hidden; }
+        .viewer .caption .subtitle { margin-top: 4px; font-size: 14px; opacity: .9; overflow-wrap: anywhere; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 4; overflow: hidden; }
+        .viewer .story-button { display: block; width: 100%; margin-top: 14px; background: #fff; color: #111; border-radius: 999px; text-align: center; padding: 8px 14px; }
+        .viewer .story-button .button-title { display: block; font-weight: 700; font-size: 15px; overflow-wrap: anywhere; }
+        .viewer .story-button .button-link { display: block; font: 11px/1.3 ui-monospace, Menlo, Consolas, monospace; color: #1565c0; font-weight: 400; overflow-wrap: anywhere; display: -webkit-box; -webkit-box-orient: vertical; -webkit-line-clamp: 2; overflow: hidden; }
+        .viewer .toast { position: absolute; left: 16px; right: 16px; top: 34px; display: none; background: rgba(0,0,0,.8); border-radius: 10px; padding: 8px 10px; font-size: 12px; overflow-wrap: anywhere; z-index: 3; }
+        .viewer .toast.shown { display: block; }
+        .viewer .end { position: absolute; inset: 0; display: none; align-items: center; justify-content: center; text-align: center; padding: 30px; background: rgba(0,0,0,.7); font-size: 15px; z-index: 4; }
+        .viewer[data-finished="true"] .end { display: flex; }
         .summary { flex: 1; min-width: 280px; }
+        .lock-preview { max-width: 360px; padding: 10px; border-radius: 14px; background: linear-gradient(160deg, #2c3e63, #6b4f7a 60%, #b0736b); }
+        .summary h3 { margin: 14px 0 6px; font-size: 15px; }
+        .page-details .facts { margin: 0 0 6px; font-size: 13px; color: var(--muted); }
         .bytes { margin: 0 0 12px; }
         .meter { height: 8px; border-radius: 4px; background: #e3e8ed; overflow: hidden; margin-top: 4px; max-width: 360px; }
         .meter span { display: block; height: 100%; background: #2e7d32; }
         .meter.near span { background: var(--warning); }
         .meter.over span { background: var(--error); }
-        .stories { margin-top: 20px; }
-        .stories h3 { margin: 0 0 8px; font-size: 15px; }
-        .pages { display: flex; gap: 16px; overflow-x: auto; padding-bottom: 8px; }
-        .page { width: 216px; flex: none; }
-        .screen { position: relative; width: 216px; aspect-ratio: 2 / 3; border-radius: 14px; overflow: hidden; background: #263238; color: #fff; }
-        .screen img { position: absolute; inset: 0; width: 100%; height: 100%; object-fit: cover; }
-        .screen .placeholder { position: absolute; inset: 0; display: flex; align-items: center; justify-content: center; text-align: center; padding: 16px; font-size: 12px; color: #cfd8dc; overflow-wrap: anywhere; }
-        .screen .progress { position: absolute; top: 8px; left: 8px; right: 8px; display: flex; gap: 3px; }
-        .screen .progress i { flex: 1; height: 3px; border-radius: 2px; background: rgba(255,255,255,.45); }
-        .screen .progress i.current { background: #fff; }
-        .screen .caption { position: absolute; left: 0; right: 0; bottom: 0; padding: 36px 12px 12px; background: linear-gradient(transparent, rgba(0,0,0,.72)); }
-        .screen .caption .title { font-weight: 700; font-size: 16px; }
-        .screen .caption .subtitle { font-size: 13px; opacity: .9; }
-        .screen .button { display: block; margin-top: 8px; background: #fff; color: #111; border-radius: 999px; text-align: center; font-weight: 600; font-size: 13px; padding: 6px 10px; }
-        .screen .duration { position: absolute; top: 18px; right: 10px; font-size: 11px; background: rgba(0,0,0,.45); border-radius: 999px; padding: 1px 7px; }
-        .page.dropped .screen { background: repeating-linear-gradient(135deg, #fbe9e7, #fbe9e7 10px, #fff 10px, #fff 20px); color: var(--error); outline: 2px solid var(--error); }
-        .page.dropped .screen .placeholder { color: var(--error); font-weight: 600; }
-        .page .label { font-size: 12px; color: var(--muted); margin: 6px 0 4px; overflow-wrap: anywhere; }
         ul.findings { list-style: none; margin: 4px 0 0; padding: 0; }
         ul.findings li { border-left: 4px solid var(--info); background: #f3f5f7; padding: 4px 8px; margin-bottom: 4px; font-size: 12.5px; border-radius: 0 6px 6px 0; overflow-wrap: anywhere; }
         ul.findings li.error { border-color: var(--error); background: #fdecea; }

@@ -17,8 +17,8 @@ import RichPushCache
 /// base64 (a third larger) inside the JSON, at most about 5 MB for a ten-page story with an attachment, and each
 /// preview reads its objects again instead of letting the browser cache them, which suits an author's tool.
 public struct StoryPreview: Sendable {
-    /// The preview document: `{"valid", "fetched", "reports": [...], "images": {...},
-    /// "images_omitted": N}`.
+    /// The preview document: `{"valid", "fetched", "summary", "reports": [...], "images": {...},
+    /// "images_omitted": N}`, each result carrying `PreviewScreen`'s `story` and `screen`.
     public let json: JSONValue
 
     /// Builds the document from `reports` (each one file's `validate --format json` report). With a `store`, the
@@ -29,18 +29,21 @@ public struct StoryPreview: Sendable {
     ///
     /// `maximumImageBytes` bounds the image bytes inlined (before base64, which adds a third): an image that would
     /// pass it is left out, the page shows its placeholder, and `images_omitted` counts it. `serve` passes its
-    /// `--preview-inline-images`, so one answer stays bounded whatever the request asks to render.
+    /// `--preview-inline-images`, so one answer stays bounded whatever the request asks to render. `options` are the
+    /// payload options the reports were made with (their story key).
     public static func build(
         reports: [JSONValue], valid: Bool, store: (any MediaStore)?,
-        maximumImageBytes: Int = .max
+        maximumImageBytes: Int = .max, options: PayloadOptions = PayloadOptions()
     ) async -> StoryPreview {
         var redactedReports: [JSONValue] = []
         var images = JSONObject()
         var remainingImageBytes = maximumImageBytes
         var omitted = 0
         for report in reports {
-            redactedReports.append(MediaURLRedaction(report: report).redact(report))
-            let results = report.objectValue?["results"]?.arrayValue ?? []
+            var redacted = MediaURLRedaction(report: report).redact(report).objectValue ?? JSONObject()
+            let results = redacted["results"]?.arrayValue ?? []
+            redacted["results"] = .array(results.map { PreviewScreen.annotate($0, options: options) })
+            redactedReports.append(.object(redacted))
             guard let store else { continue }
             for result in results {
                 for media in result.objectValue?["media"]?.arrayValue ?? [] {
@@ -58,10 +61,33 @@ public struct StoryPreview: Sendable {
         var document = JSONObject()
         document["valid"] = .bool(valid)
         document["fetched"] = .bool(store != nil)
+        document["summary"] = .string(summary(of: redactedReports, fetched: store != nil))
         document["reports"] = .array(redactedReports)
         document["images"] = .object(images)
         document["images_omitted"] = .number(String(omitted))
         return StoryPreview(json: .object(document))
+    }
+
+    /// One sentence on what happened to the whole input: nothing sent (not JSON, or rejected), structure only,
+    /// nothing to fetch, or how much media rendered. Only media the cache now holds counts as rendered.
+    public static func summary(of reports: [JSONValue], fetched: Bool) -> String {
+        let results = reports.flatMap { $0.objectValue?["results"]?.arrayValue ?? [] }.compactMap(\.objectValue)
+        let states = results.map { $0["screen"]?.objectValue?["state"]?.stringValue ?? "" }
+        let sent = states.filter { $0 != "rejected" && $0 != "not_json" }.count
+        if sent == 0 {
+            return states.contains("not_json") && states.allSatisfy({ $0 == "not_json" })
+                ? "Not JSON: nothing would be sent." : "Rejected: nothing would be sent."
+        }
+        let unsent = results.count - sent
+        let rejectedPart = unsent == 0 ? "" : " \(unsent) of \(results.count) jobs rejected: nothing is sent for them."
+        let media = results.flatMap { $0["media"]?.arrayValue ?? [] }.compactMap(\.objectValue)
+        guard fetched else { return "Structure only: media not fetched (--no-fetch)." + rejectedPart }
+        guard !media.isEmpty else { return "Nothing fetched: the push names no media." + rejectedPart }
+        let usable = media.filter { $0["cached_url"] != nil }.count
+        let rendered = usable == media.count
+            ? "Media fetched and rendered (\(usable) of \(media.count))."
+            : "\(usable) of \(media.count) media fetched and rendered; see the findings for the rest."
+        return rendered + rejectedPart
     }
 
     /// The object behind `cachedURL` as `data:image/…;base64,…`, or nil when the URL names no cache object of the

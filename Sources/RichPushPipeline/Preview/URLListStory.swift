@@ -8,17 +8,23 @@ import RichPushCache
 /// Turns a list of image URLs (`text/uri-list`: one per line, `#` lines are comments) into a story push with one
 /// page per URL, so an author can preview images before writing the payload. Costs one pass over the text.
 public enum URLListStory {
-    /// The story document, or nil when the list holds no URL.
+    /// The story document, or nil when the text is not a list of URLs or holds none.
     public static func document(from text: Data) -> Data? {
-        document(from: urls(in: text))
+        urls(in: text).flatMap { document(from: $0) }
     }
 
-    /// The URLs of a list, in order, without blank and comment lines.
-    public static func urls(in text: Data) -> [String] {
-        String(decoding: text, as: UTF8.self)
+    /// The URLs of a list, in order, without blank and comment lines; nil when a line does not start with `http://`
+    /// or `https://`, so that prose such as `hello world` is not taken for a one-page story. (A line that starts so
+    /// but is no valid URL stays a page, which gets the payload layer's `media_url_invalid` finding.)
+    public static func urls(in text: Data) -> [String]? {
+        let lines = String(decoding: text, as: UTF8.self)
             .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
             .map { $0.trimmingCharacters(in: .whitespaces) }
             .filter { !$0.isEmpty && !$0.hasPrefix("#") }
+        return lines.allSatisfy({ line in
+            let lowered = line.lowercased()
+            return lowered.hasPrefix("http://") || lowered.hasPrefix("https://")
+        }) ? lines : nil
     }
 
     /// The story document with a page per URL, or nil when there is none.

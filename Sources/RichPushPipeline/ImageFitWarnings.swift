@@ -1,0 +1,57 @@
+import Foundation
+import RichPushCore
+import RichPushPayload
+import RichPushImaging
+
+/// Warnings for the author about how a source image fits its variant's box: `story_crop_heavy` when a `cover` fit
+/// (the story's 2:3) cuts away more than `maximumCroppedShare` of the image, and `image_upscaled` when the image is
+/// smaller than the box by more than `maximumUpscale`, so the phone blows it up. They need the source's upright
+/// size, which a media result carries once the source was fetched; costs a few multiplications per result.
+enum ImageFitWarnings {
+    /// More than this share of the image cut away by the crop is worth a warning.
+    static let maximumCroppedShare = 0.4
+    /// A box larger than the image by more than this factor (along the side that fills it) is worth a warning.
+    static let maximumUpscale = 1.5
+
+    /// The warnings for `media`, rendered as `variant`; none when its source size is unknown.
+    static func diagnostics(for media: MediaResult, variant: ImageVariant) -> [Diagnostic] {
+        guard let source = media.published?.sourceSize, source.width > 0, source.height > 0,
+              variant.width > 0, variant.height > 0 else { return [] }
+        let box = "\(variant.width)×\(variant.height)"
+        let image = "\(source.width)×\(source.height)"
+        var found: [Diagnostic] = []
+        if variant.fit == .cover {
+            let sourceAspect = Double(source.width) / Double(source.height)
+            let boxAspect = Double(variant.width) / Double(variant.height)
+            let keptShare = min(sourceAspect, boxAspect) / max(sourceAspect, boxAspect)
+            let cutShare = 1 - keptShare
+            if cutShare > maximumCroppedShare {
+                let kept = sourceAspect > boxAspect
+                    ? "\(Int((Double(source.height) * boxAspect).rounded()))×\(source.height)"
+                    : "\(source.width)×\(Int((Double(source.width) / boxAspect).rounded()))"
+                found.append(Diagnostic(
+                    severity: .warning, pointer: media.pointer, code: DiagnosticCode.storyCropHeavy.rawValue,
+                    message: "the \(variant.name) variant's \(ratio(variant)) cover crop cuts away \(percent(cutShare)) of this \(image) image: only its middle \(kept) is shown"))
+            }
+        }
+        // Cover fills the box, so its larger factor counts; contain fits inside it, so its smaller one does.
+        let widthFactor = Double(variant.width) / Double(source.width)
+        let heightFactor = Double(variant.height) / Double(source.height)
+        let upscale = variant.fit == .cover ? max(widthFactor, heightFactor) : min(widthFactor, heightFactor)
+        if upscale > maximumUpscale {
+            found.append(Diagnostic(
+                severity: .warning, pointer: media.pointer, code: DiagnosticCode.imageUpscaled.rawValue,
+                message: "the \(image) image is \(String(format: "%.1f", upscale))× smaller than the \(variant.name) variant's \(box), so the phone blows it up and it looks blurred"))
+        }
+        return found
+    }
+
+    private static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }
+
+    /// The box's aspect ratio in lowest terms, such as 2:3.
+    private static func ratio(_ variant: ImageVariant) -> String {
+        func divisor(_ a: Int, _ b: Int) -> Int { b == 0 ? a : divisor(b, a % b) }
+        let common = divisor(variant.width, variant.height)
+        return "\(variant.width / common):\(variant.height / common)"
+    }
+}
