@@ -8,19 +8,20 @@ struct PreviewLimits: Sendable {
     /// `too_many_lines` before anything is fetched.
     var maximumLines = 10
     /// Rendered image bytes inlined in one answer (base64 adds a third); images past it are left out and counted in
-    /// `images_omitted`. 0 inlines none. A body of more than one line inlines none, whatever this says.
+    /// `images_omitted`. Like every size option it is above zero. A body of more than one line inlines none,
+    /// whatever this says.
     var maximumImageBytes = 8 * 1024 * 1024
 
     static let options: [OptionDefinition] = [
         OptionDefinition("preview-max-lines", .value, valueName: "N", help: "Lines (NDJSON documents or URLs) one /v1/preview request may hold; more get 413. Default 10."),
-        OptionDefinition("preview-inline-images", .value, valueName: "SIZE", help: "Rendered image bytes inlined in one /v1/preview answer, 0 for none; a multi-line body inlines none. Default 8MB."),
+        OptionDefinition("preview-inline-images", .value, valueName: "SIZE", help: "Rendered image bytes inlined in one /v1/preview answer; a multi-line body inlines none. Default 8MB."),
     ]
 
     init() {}
 
     init(_ options: ParsedOptions) throws(UsageError) {
         maximumLines = try options.integer("preview-max-lines", range: 1...10_000) ?? maximumLines
-        maximumImageBytes = try options.byteCount("preview-inline-images", allowsZero: true) ?? maximumImageBytes
+        maximumImageBytes = try options.byteCount("preview-inline-images") ?? maximumImageBytes
     }
 
     /// The image bytes an answer to `lines` documents may inline: none for a multi-line body.
