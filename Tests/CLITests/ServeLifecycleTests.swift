@@ -174,7 +174,8 @@ extension ServeCommandTests {
 
     func testASecondServeOnTheSameAddressFailsToStart() throws {
         try start()
-        let second = try CommandRunner.run(["serve", "--listen", "127.0.0.1:\(port)", "--cache-dir", directory.appendingPathComponent("cache").path])
+        let second = try CommandRunner.run(["serve", "--listen", "127.0.0.1:\(port)", "--cache-dir", directory.appendingPathComponent("cache").path,
+                                            "--public-base-url", "https://cdn.example.com/richpush"])
         XCTAssertNotEqual(second.status, 0)
         XCTAssertTrue(second.standardError.contains("cannot listen on 127.0.0.1:\(port): Address already in use"), second.standardError)
         XCTAssertEqual(try curl("/healthz").status, 200, "the first one still serves")

@@ -69,7 +69,8 @@ final class StrictCommandLineTests: XCTestCase {
                 checked += 1
             }
         }
-        XCTAssertEqual(checked, 5 * 5 + 2, "five worker sizes in each of five worker commands, serve's max-body and gc's max-bytes")
+        XCTAssertEqual(checked, 5 * 5 + 3,
+                       "five worker sizes in each of five worker commands, serve's max-body and preview-inline-images, and gc's max-bytes")
     }
 
     func testAMissingConfigurationFileIsOnePlainLine() throws {

@@ -45,7 +45,7 @@ public enum PreviewPage {
             <body>
             <header><h1>RichPush story preview</h1><p>What the phone will show, from the same report as <code>richpush validate --format json</code>.</p></header>
             <form id="preview-form">
-            <label for="document">Payload in any shape (raw APNs, envelope, Pushwoosh, Pushfa), or a list of image URLs, one per line</label>
+            <label for="document">Payload in any shape (raw APNs, envelope, Pushwoosh, FCM, OneSignal, Pushfa), or a list of image URLs, one per line</label>
             <textarea id="document" name="document" rows="10" spellcheck="false" placeholder='{"aps":{"alert":{"title":"…"}},"pw_stories":{"pages":[{"image":"https://…","title":"…"}]}}'></textarea>
             <div class="controls">
             <input type="file" id="upload" accept=".json,.txt,.ndjson,application/json,text/plain">
