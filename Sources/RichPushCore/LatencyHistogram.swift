@@ -32,12 +32,20 @@ public struct LatencyHistogram: Sendable, Hashable {
 
     /// The histogram in the Prometheus text exposition format, with its HELP and TYPE lines.
     public func prometheusText(name: String, help: String) -> String {
-        var text = "# HELP \(name) \(help)\n# TYPE \(name) histogram\n"
+        "# HELP \(name) \(help)\n# TYPE \(name) histogram\n" + prometheusSamples(name: name)
+    }
+
+    /// The bucket, sum and count samples without HELP and TYPE, each carrying `labels` (`route="/v1/enrich"`, already
+    /// escaped) before `le`: one of several histograms of a labelled family.
+    public func prometheusSamples(name: String, labels: String = "") -> String {
+        let prefix = labels.isEmpty ? "" : labels + ","
+        let own = labels.isEmpty ? "" : "{\(labels)}"
+        var text = ""
         for (index, bound) in bounds.enumerated() {
-            text += "\(name)_bucket{le=\"\(bound)\"} \(counts[index])\n"
+            text += "\(name)_bucket{\(prefix)le=\"\(bound)\"} \(counts[index])\n"
         }
-        text += "\(name)_bucket{le=\"+Inf\"} \(count)\n"
-        text += "\(name)_sum \(sum)\n\(name)_count \(count)\n"
+        text += "\(name)_bucket{\(prefix)le=\"+Inf\"} \(count)\n"
+        text += "\(name)_sum\(own) \(sum)\n\(name)_count\(own) \(count)\n"
         return text
     }
 }

@@ -15,13 +15,28 @@ enum ServeCommand: Command {
         OptionDefinition("max-connections", .value, valueName: "N", help: "Open connections at most. Default 1024."),
         OptionDefinition("max-connections-per-ip", .value, valueName: "N", help: "Open connections from one client address at most (put a proxy's address behind a higher one). Default 64."),
         OptionDefinition("max-in-flight", .value, valueName: "N", help: "Requests being enriched at once; more get 503 with Retry-After. Default 16 x --concurrency."),
+        OptionDefinition("auth-token-file", .value, valueName: "FILE", help: "Require 'Authorization: Bearer <token>' on /v1/*, the token being the file's contents (trimmed); else 401. /, /healthz, /readyz and /metrics stay open."),
+        OptionDefinition("insecure-no-auth", .flag, help: "Allow a non-loopback --listen without --auth-token-file (behind a proxy that authenticates)."),
+        OptionDefinition("metrics-listen", .value, valueName: "HOST:PORT", help: "Serve /metrics, /healthz and /readyz on this address too, and /metrics no longer on --listen."),
     ] + PreviewLimits.options
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
         try settings.checkPublicBaseURL(requiresExplicit: true)
         var configuration = HTTPServer.Configuration()
-        (configuration.address, configuration.port) = try listenAddress(options.string("listen") ?? "127.0.0.1:8080")
+        let listen = options.string("listen") ?? "127.0.0.1:8080"
+        (configuration.address, configuration.port) = try listenAddress(listen)
+        let authToken = try options.string("auth-token-file").map(bearerToken(readingFrom:))
+        let insecure = options.flag("insecure-no-auth")
+        if authToken == nil, !insecure, !isLoopback(configuration.address) {
+            throw UsageError.invalidValue(
+                option: "listen", value: listen,
+                expected: "a loopback address, since serve has no --auth-token-file (give one, or --insecure-no-auth to "
+                    + "serve /v1/* without authentication behind a proxy that authenticates)")
+        }
+        let metricsAddress = try options.string("metrics-listen").map { text throws(UsageError) in
+            try listenAddress(text, option: "metrics-listen")
+        }
         configuration.maximumBodyBytes = try options.byteCount("max-body") ?? configuration.maximumBodyBytes
         configuration.connectionTimeout = try options.duration("request-timeout") ?? configuration.connectionTimeout
         configuration.headerTimeout = try options.duration("header-timeout") ?? configuration.headerTimeout
@@ -39,21 +54,44 @@ enum ServeCommand: Command {
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let metrics = JobMetrics(fetcher: fetcher)
+        let requestMetrics = HTTPRequestMetrics()
         let routes = ServeRoutes(
             enricher: enricher, store: store, metrics: metrics, logger: settings.logger, concurrency: settings.concurrency,
-            strict: settings.strict, previewLimits: previewLimits)
+            strict: settings.strict, previewLimits: previewLimits, authToken: authToken, requestMetrics: requestMetrics,
+            servesMetrics: metricsAddress == nil)
+        let observer = ServeRequestObserver(metrics: requestMetrics, logger: settings.logger)
         let server: HTTPServer
+        var metricsServer: HTTPServer?
         do {
-            server = try HTTPServer(configuration: configuration) { request in await routes.respond(to: request) }
+            server = try HTTPServer(configuration: configuration, observer: observer.observe) { request in
+                await routes.respond(to: request)
+            }
+            if let metricsAddress {
+                // Scrapes and probes only: small bodies, few threads, its own connection limits.
+                let metricsConfiguration = HTTPServer.Configuration(
+                    address: metricsAddress.0, port: metricsAddress.1, threads: 1, maximumConnections: 64,
+                    maximumConnectionsPerAddress: 16, maximumBodyBytes: 4096, maximumRequestsInFlight: 16)
+                metricsServer = try HTTPServer(configuration: metricsConfiguration, observer: observer.observe) { request in
+                    await routes.respondOnMetricsListener(to: request)
+                }
+            }
         } catch {
             throw ServeError.cannotStart(error.description)
         }
-        settings.logger.started(name, settings.startupFields + [
+        var fields = settings.startupFields + [
             ("listen", .string("\(configuration.address):\(server.port)")),
+            ("authentication", .string(authToken != nil ? "bearer" : "none")),
             ("max_body", .number(String(configuration.maximumBodyBytes))),
             ("max_in_flight", .number(String(configuration.maximumRequestsInFlight))),
             ("max_connections_per_ip", .number(String(configuration.maximumConnectionsPerAddress))),
-        ])
+        ]
+        if let metricsServer, let metricsAddress {
+            fields.append(("metrics_listen", .string("\(metricsAddress.0):\(metricsServer.port)")))
+        }
+        settings.logger.started(name, fields)
+        if authToken == nil, !isLoopback(configuration.address) {
+            settings.logger.log(.warning, "no_authentication", [("reason", .string("--insecure-no-auth: /v1/* is open to every client that reaches \(listen)"))])
+        }
 
         // Runs until the first SIGTERM or SIGINT: stop accepting, finish what is in flight (every job has its hard
         // deadline), join every job, flush, exit 0. A second signal exits at once.
@@ -64,14 +102,15 @@ enum ServeCommand: Command {
             settings.logger.log(.warning, "stopping", [("signal", .number(String(signalNumber)))])
         }
         await server.shutdown(gracePeriod: settings.deadline + .seconds(5))
+        await metricsServer?.shutdown(gracePeriod: .seconds(1))
         try? await store.flushUsage()
         settings.logger.summary([("stopped_by_signal", .bool(watcher.signalReceived))])
         return 0
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, as an address literal and a port.
-    static func listenAddress(_ text: String) throws(UsageError) -> (String, Int) {
-        let usage = UsageError.invalidValue(option: "listen", value: text, expected: "HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080")
+    static func listenAddress(_ text: String, option: String = "listen") throws(UsageError) -> (String, Int) {
+        let usage = UsageError.invalidValue(option: option, value: text, expected: "HOST:PORT with an IP address, e.g. 127.0.0.1:8080 or [::1]:8080")
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65_535).contains(port) else {
             throw usage
         }
@@ -80,6 +119,34 @@ enum ServeCommand: Command {
         if host == "localhost" { host = "127.0.0.1" }
         guard !host.isEmpty, host.allSatisfy({ $0.isHexDigit || $0 == "." || $0 == ":" }) else { throw usage }
         return (host, port)
+    }
+}
+
+extension ServeCommand {
+    /// The token in the file at `path`, without surrounding whitespace. An unreadable or empty file, or one holding
+    /// more than one token, is a usage error: serving without the token the operator meant is worse than not starting.
+    static func bearerToken(readingFrom path: String) throws(UsageError) -> BearerToken {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            let reason = access(path, R_OK) == 0 ? "not a regular file" : String(cString: strerror(errno))
+            throw .invalidValue(option: "auth-token-file", value: path, expected: "a readable file holding the token (\(reason))")
+        }
+        let contents = String(decoding: data, as: UTF8.self)
+        guard let token = BearerToken(contents.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw .invalidValue(
+                option: "auth-token-file", value: path,
+                expected: "a file holding one non-empty token of visible ASCII characters (no spaces or line breaks inside)")
+        }
+        return token
+    }
+
+    /// Whether `address` (an IP literal) is a loopback address, 127.0.0.0/8 or ::1, which only this host reaches.
+    static func isLoopback(_ address: String) -> Bool {
+        var ipv4 = in_addr()
+        if inet_pton(AF_INET, address, &ipv4) == 1 { return UInt32(bigEndian: ipv4.s_addr) >> 24 == 127 }
+        var ipv6 = in6_addr()
+        guard inet_pton(AF_INET6, address, &ipv6) == 1 else { return false }
+        let bytes = withUnsafeBytes(of: ipv6) { Array($0) }
+        return bytes[..<15].allSatisfy { $0 == 0 } && bytes[15] == 1
     }
 }
 

@@ -12,6 +12,11 @@ struct ServeRoutes: Sendable {
     let concurrency: Int
     let strict: Bool
     let previewLimits: PreviewLimits
+    /// Required on `/v1/*` when set (`--auth-token-file`); the page, health and metrics stay open.
+    let authToken: BearerToken?
+    let requestMetrics: HTTPRequestMetrics
+    /// False with `--metrics-listen`: `/metrics` is then answered on that listener only.
+    let servesMetrics: Bool
 
     /// The story preview page with its form, built once.
     private static let previewPage = Data(PreviewPage.html().utf8)
@@ -20,7 +25,18 @@ struct ServeRoutes: Sendable {
     /// without the browser asking first (a form or `text/plain` post is a CORS "simple request"; these are not).
     static let acceptedMediaTypes: Set<String> = ["application/json", "application/x-ndjson", "text/uri-list"]
 
+    /// The paths served, which are also the `route` label of the request metrics; any other path counts as `other`.
+    static let routes: Set<String> = ["/v1/enrich", "/v1/validate", "/v1/preview", "/", "/healthz", "/readyz", "/metrics"]
+
+    /// The answer to a `/v1/*` request without the token.
+    static let unauthorized = HTTPResponse.error(
+        401, code: "unauthorized", message: "this endpoint needs the header 'Authorization: Bearer <token>' with the token of --auth-token-file",
+        headers: [("WWW-Authenticate", #"Bearer realm="richpush""#)])
+
     func respond(to request: HTTPRequest) async -> HTTPResponse {
+        if request.path.hasPrefix("/v1/"), let authToken, !authToken.admits(authorization: request.authorization) {
+            return Self.unauthorized
+        }
         if request.method == "POST", request.path.hasPrefix("/v1/") {
             guard let type = request.contentType, Self.acceptedMediaTypes.contains(type) else {
                 return .error(415, code: "unsupported_media_type",
@@ -48,15 +64,31 @@ struct ServeRoutes: Sendable {
             } catch {
                 return .error(503, code: error.code.rawValue, message: error.description, headers: [("Retry-After", "5")])
             }
-        case ("GET", "/metrics"):
-            return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(metrics.prometheusText().utf8))
+        case ("GET", "/metrics") where servesMetrics:
+            return metricsResponse()
         case (_, "/v1/enrich"), (_, "/v1/validate"), (_, "/v1/preview"):
             return .error(405, code: "method_not_allowed", message: "\(request.path) takes POST", headers: [("Allow", "POST")])
-        case (_, "/"), (_, "/healthz"), (_, "/readyz"), (_, "/metrics"):
+        case (_, "/"), (_, "/healthz"), (_, "/readyz"),
+             (_, "/metrics") where servesMetrics:
             return .error(405, code: "method_not_allowed", message: "\(request.path) takes GET", headers: [("Allow", "GET, HEAD")])
         default:
             return .error(404, code: "not_found", message: "no such path: \(request.path)")
         }
+    }
+
+    /// What the `--metrics-listen` listener answers: metrics and health, nothing of the pipeline.
+    func respondOnMetricsListener(to request: HTTPRequest) async -> HTTPResponse {
+        switch (request.method, request.path) {
+        case ("GET", "/metrics"): metricsResponse()
+        case (_, "/healthz"), (_, "/readyz"): await respond(to: request)
+        case (_, "/metrics"): .error(405, code: "method_not_allowed", message: "/metrics takes GET", headers: [("Allow", "GET")])
+        default: .error(404, code: "not_found", message: "the metrics listener serves /metrics, /healthz and /readyz only")
+        }
+    }
+
+    private func metricsResponse() -> HTTPResponse {
+        let text = metrics.prometheusText() + requestMetrics.prometheusText()
+        return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(text.utf8))
     }
 
     /// One document in any input shape: 200 with the `process` result, or 400 with it when the job is rejected.

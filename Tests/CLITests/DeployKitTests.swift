@@ -60,7 +60,7 @@ final class DeployKitTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.output)
     }
 
-    /// `serve` has no authentication, so the image must not answer every network it is attached to by default.
+    /// The image holds no token, so by default it must not answer every network it is attached to.
     func testDockerfileServesOnLoopbackByDefault() throws {
         let dockerfile = try String(contentsOf: deploy.appendingPathComponent("Dockerfile"), encoding: .utf8)
         let command = try XCTUnwrap(dockerfile.split(separator: "\n").last { $0.hasPrefix("CMD ") })

@@ -9,7 +9,7 @@ final class ServeCommandTests: XCTestCase {
     var server: Process!
     var port: UInt16 = 0
     var directory: URL!
-    private var errors: Pipe!
+    var errors: Pipe!
     let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
 
     func start(_ extra: [String] = []) throws {

@@ -41,6 +41,8 @@ final class HTTPExchange: @unchecked Sendable {
         var work: Task<Void, Never>?
         var workEnded = false
         var isStopping = false
+        /// The status of the response queued or written; nil while none was.
+        var status: Int?
     }
 
     let connection: OpaquePointer
@@ -49,17 +51,21 @@ final class HTTPExchange: @unchecked Sendable {
     let method: String
     let path: String
     let contentType: String?
+    let authorization: String?
+    /// When the headers arrived, from which the request's duration counts.
+    let started = ContinuousClock.now
     /// When the whole body must have arrived.
     let bodyDeadline: ContinuousClock.Instant
     private let state = Mutex(State())
 
     init(connection: OpaquePointer, socket: Int32, method: String, path: String, contentType: String?,
-         bodyDeadline: ContinuousClock.Instant) {
+         authorization: String?, bodyDeadline: ContinuousClock.Instant) {
         self.connection = connection
         self.socket = socket
         self.method = method
         self.path = path
         self.contentType = contentType
+        self.authorization = authorization
         self.bodyDeadline = bodyDeadline
     }
 
@@ -85,6 +91,7 @@ final class HTTPExchange: @unchecked Sendable {
             guard case .receiving = state.phase, !state.isRefused, !state.isClosed else { return }
             state.isRefused = true
             state.phase = .responded
+            state.status = response.status
             state.body = Data()
             let bytes = response.closingWireBytes(reason: reason)
             _ = bytes.withUnsafeBytes { Glibc.send(socket, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) }
@@ -102,7 +109,7 @@ final class HTTPExchange: @unchecked Sendable {
             state.phase = .handling
             let body = state.body
             state.body = Data()
-            return HTTPRequest(method: method, path: path, contentType: contentType, body: body)
+            return HTTPRequest(method: method, path: path, contentType: contentType, authorization: authorization, body: body)
         }
     }
 
@@ -132,9 +139,15 @@ final class HTTPExchange: @unchecked Sendable {
         }
     }
 
-    func markResponded() {
-        state.withLock { $0.phase = .responded }
+    func markResponded(status: Int) {
+        state.withLock { state in
+            state.phase = .responded
+            state.status = status
+        }
     }
+
+    /// The status of the response queued or written; nil when the request ended without one (the client left).
+    var status: Int? { state.withLock { $0.status } }
 
     // MARK: Work
 

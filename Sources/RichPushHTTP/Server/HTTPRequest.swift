@@ -8,12 +8,15 @@ public struct HTTPRequest: Sendable {
     public var path: String
     /// The media type of `Content-Type`, lowercased and without parameters (`application/x-ndjson`); nil if absent.
     public var contentType: String?
+    /// The `Authorization` header as sent; nil if absent.
+    public var authorization: String?
     public var body: Data
 
-    public init(method: String, path: String, contentType: String?, body: Data) {
+    public init(method: String, path: String, contentType: String?, authorization: String? = nil, body: Data) {
         self.method = method
         self.path = path
         self.contentType = contentType
+        self.authorization = authorization
         self.body = body
     }
 

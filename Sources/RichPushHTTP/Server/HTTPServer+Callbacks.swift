@@ -16,6 +16,7 @@ let httpAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, m
             contentType: MHD_lookup_connection_value(connection, .HEADER_KIND, "Content-Type").map {
                 HTTPRequest.mediaType(ofContentType: String(cString: $0))
             },
+            authorization: MHD_lookup_connection_value(connection, .HEADER_KIND, "Authorization").map { String(cString: $0) },
             bodyDeadline: .now + server.configuration.bodyTimeout)
         slot.pointee = Unmanaged.passRetained(exchange).toOpaque()
         // The sweep cut this connection for overdue headers just as they arrived.
@@ -94,7 +95,7 @@ let httpConnectionNotified: MHD_NotifyConnectionCallback = { context, connection
 /// Queues `response` on the exchange's connection, with `Connection: close` when `closing` (during shutdown, so a
 /// keep-alive client sends nothing more on it); a streamed body is pulled from the exchange's chunks.
 private func queue(_ response: HTTPResponse, on exchange: HTTPExchange, closing: Bool) -> MHD_Result {
-    exchange.markResponded()
+    exchange.markResponded(status: response.status)
     let mhdResponse: OpaquePointer?
     switch response.body {
     case .complete(let data):

@@ -54,9 +54,13 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    /// Called once per request that got a response, on libmicrohttpd's thread as it completes the request: keep it
+    /// short (a counter, a rate-limited log line). A request whose client left before any answer is not reported.
+    public typealias Observer = @Sendable (HTTPRequestOutcome) -> Void
 
     public let configuration: Configuration
     let handler: Handler
+    let observer: Observer?
     let connections = HTTPConnectionRegistry()
     private var daemon: OpaquePointer?
     /// Requests admitted and not yet over (their work has ended and libmicrohttpd has completed them), and whether
@@ -81,10 +85,11 @@ public final class HTTPServer: @unchecked Sendable {
     }
 
     /// Starts listening at once. Throws when the address does not parse or the port cannot be bound (another
-    /// server on it included).
-    public init(configuration: Configuration, handler: @escaping Handler) throws(HTTPServerError) {
+    /// server on it included). `observer` hears how each request ended, refusals by the server itself included.
+    public init(configuration: Configuration, observer: Observer? = nil, handler: @escaping Handler) throws(HTTPServerError) {
         self.configuration = configuration
         self.handler = handler
+        self.observer = observer
         sweeper = HTTPSweeper()
         let context = Unmanaged.passUnretained(self).toOpaque()
         var errorNumber: Int32 = 0
@@ -211,6 +216,10 @@ public final class HTTPServer: @unchecked Sendable {
     /// cancelled. It counts as in flight until that work has returned.
     func requestCompleted(_ exchange: HTTPExchange, normally: Bool) {
         connections.requestCompleted(on: exchange.connection)
+        if let observer, let status = exchange.status {
+            observer(HTTPRequestOutcome(
+                method: exchange.method, path: exchange.path, status: status, duration: .now - exchange.started))
+        }
         let (isOver, cancel) = exchange.requestDidComplete(abnormally: !normally)
         cancel?.cancel()
         if isOver { forget(exchange) }

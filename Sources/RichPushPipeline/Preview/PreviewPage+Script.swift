@@ -302,7 +302,10 @@ extension PreviewPage {
             event.preventDefault();
             statusLine.className = "";
             statusLine.textContent = "Fetching and rendering…";
-            fetch("/v1/preview", { method: "POST", headers: { "Content-Type": contentType(area.value) }, body: area.value })
+            var headers = { "Content-Type": contentType(area.value) };
+            var token = document.getElementById("token").value.trim();
+            if (token) headers.Authorization = "Bearer " + token;
+            fetch("/v1/preview", { method: "POST", headers: headers, body: area.value })
               .then(function (response) { return response.json(); })
               .then(function (answer) {
                 if (!answer.reports) throw new Error(answer.error ? answer.error.message : "unexpected answer");

@@ -49,6 +49,7 @@ public enum PreviewPage {
             <textarea id="document" name="document" rows="10" spellcheck="false" placeholder='{"aps":{"alert":{"title":"…"}},"pw_stories":{"pages":[{"image":"https://…","title":"…"}]}}'></textarea>
             <div class="controls">
             <input type="file" id="upload" accept=".json,.txt,.ndjson,application/json,text/plain">
+            <input type="password" id="token" autocomplete="off" placeholder="Access token (serve --auth-token-file)" aria-label="Access token">
             <button type="submit" id="submit">Preview</button>
             <span id="status" role="status"></span>
             </div>
