@@ -69,7 +69,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge):
             if let problem = stored.publishingProblem(bytes: bytes, width: width, height: height) {
                 return .failed(
-                    try await recordFailure(key, code: "invalid_output", message: problem.reason, deadline: deadline),
+                    try await recordFailure(key, code: .invalidOutput, message: problem.reason, deadline: deadline),
                     cached: false)
             }
             let object = CachedObject(

@@ -15,6 +15,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let deadlineExceeded: ErrorCode = "deadline_exceeded"
     /// The caller went away.
     public static let cancelled: ErrorCode = "cancelled"
+    /// Bytes that are not (or will not become) a format devices take: an image format nothing decodes, or a
+    /// QuickTime movie with no MP4 brand. Imaging finds the first, Pipeline the second.
+    public static let unsupportedFormat: ErrorCode = "unsupported_format"
+    /// An MP4-family file whose boxes do not hold together (`ISOMediaStructure`), found by Pipeline before publishing.
+    public static let corruptMedia: ErrorCode = "corrupt_media"
+    /// A render produced bytes that are not the format they claim; Pipeline and Cache both refuse to publish them.
+    public static let invalidOutput: ErrorCode = "invalid_output"
 }
 
 /// What every layer's error type is: a stable `code` and a human-readable description (no secrets, URLs redacted).
