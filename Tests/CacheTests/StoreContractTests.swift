@@ -131,20 +131,35 @@ final class StoreContract {
         let store = try makeStore(Settings())
         let counter = CallCounter()
         let target = key("https://a.test/flight")
+        let gate = Gate()
+        defer { gate.open() }
         let kinds = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<12 {
                 group.addTask {
-                    try await Self.resolve(store, target, counter: counter) { _ in
-                        Thread.sleep(forTimeInterval: 0.05)
+                    try await store.object(
+                        for: target, sourceURL: "https://origin.test/flight", variant: "attachment", retainUntil: nil,
+                        deadline: farDeadline()
+                    ) { _ in
+                        _ = counter.increment()
+                        await gate.wait()
                         return jpegProduction("once")
                     }.kind
                 }
             }
+            // The production ends only once every caller has joined it.
+            try await waitUntil(timeout: .seconds(30), "all callers waiting", interval: .milliseconds(2)) {
+                Self.callersWaiting(store) == 12
+            }
+            gate.open()
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         XCTAssertEqual(counter.count(), 1)
-        XCTAssertEqual(kinds.count, 12)
-        XCTAssertTrue(kinds.allSatisfy { $0 == "produced" || $0 == "hit" }, "\(kinds)")
+        XCTAssertEqual(kinds, Array(repeating: "produced", count: 12), "every caller shared the one production")
+    }
+
+    /// Callers of `store` waiting for a resolution; both stores count them.
+    private static func callersWaiting(_ store: any MediaStore) -> Int {
+        (store as? FileMediaStore)?.callersWaiting ?? (store as? ObjectStorageMediaStore)?.callersWaiting ?? 0
     }
 
     /// Bytes that are not the format they claim are never published: an `invalid_output` negative entry instead.
