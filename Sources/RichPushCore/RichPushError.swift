@@ -1,7 +1,8 @@
 /// A stable, machine-readable error code, written in snake_case in every JSON output (`deadline_exceeded`).
 ///
 /// A struct rather than one closed enum so that each layer declares its own codes next to its errors, while every
-/// layer compares codes by value (`error.code == .deadlineExceeded`), never by spelling out strings.
+/// layer compares codes by value (`error.code == .deadlineExceeded`), never by spelling out strings. Codes that
+/// several layers use are declared here; `ErrorCodeSpellingTests` fails on a declared code spelled anywhere else.
 public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 
