@@ -1,4 +1,12 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.2
+// 6.2 because the code uses what Swift 6.2 brought, such as the `SendableMetatype` protocol (richpush's `Command`);
+// an older toolchain would read this manifest and then fail in the sources instead of saying why.
+//
+// No Swift package dependency, on purpose: where RichPush is built (CI, the container's build stage, engineers'
+// machines) no package can be fetched, and Debian's C libraries already do the work, maintained and patched by
+// Debian. They come in as the system-library targets below, found through pkg-config: libcurl (HTTP client, AWS
+// SigV4 signing), libmicrohttpd (the `serve` server), libjpeg-turbo, libpng, libdeflate, libwebp, giflib and libheif
+// (with libde265 and dav1d) for images, hiredis for Redis, and OpenSSL's libcrypto for SHA-256.
 import PackageDescription
 
 let package = Package(

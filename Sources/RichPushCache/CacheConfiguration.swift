@@ -29,13 +29,15 @@ public struct CacheConfiguration: Sendable {
     /// with no `stat`; an entry that another process deletes meanwhile may be handed out for that long. Zero checks
     /// the disk on every request.
     public var memoryHitDuration: Duration = .seconds(1)
+    /// The time every freshness, TTL, retention, GC and wait decision reads; tests pass a clock they move.
+    public var clock: any CacheClock = SystemCacheClock()
 
     public init(
         root: URL, publicBaseURL: String, defaultTTL: Duration = .seconds(7 * 86_400),
         maximumTTL: Duration = .seconds(7 * 86_400), negativeTTL: Duration = .seconds(300),
         lockWaitTimeout: Duration = .seconds(30), usageWriteInterval: Duration = .seconds(60),
         temporaryFileMaximumAge: Duration = .seconds(3_600), retentionGranularity: Duration = .seconds(3_600),
-        memoryHitDuration: Duration = .seconds(1)
+        memoryHitDuration: Duration = .seconds(1), clock: any CacheClock = SystemCacheClock()
     ) {
         self.root = root
         self.publicBaseURL = publicBaseURL
@@ -47,11 +49,12 @@ public struct CacheConfiguration: Sendable {
         self.temporaryFileMaximumAge = temporaryFileMaximumAge
         self.retentionGranularity = retentionGranularity
         self.memoryHitDuration = memoryHitDuration
+        self.clock = clock
     }
 
     var rules: CacheFreshnessRules {
         CacheFreshnessRules(
             defaultTTL: defaultTTL, maximumTTL: maximumTTL, negativeTTL: negativeTTL,
-            retentionGranularity: retentionGranularity)
+            retentionGranularity: retentionGranularity, clock: clock)
     }
 }

@@ -123,10 +123,10 @@ struct CacheDisk: Sendable {
     /// negative entry. Nil when the key needs the locked resolution (absent, stale, or retention to raise).
     func answerWithoutLock(_ key: CacheKey, retainUntil: Date?) throws(CacheError) -> CacheOutcome? {
         if let object = try readObject(key) {
-            guard object.isFresh(), !rules.needsRetention(object, until: retainUntil) else { return nil }
+            guard rules.isFresh(object), !rules.needsRetention(object, until: retainUntil) else { return nil }
             return .hit(object)
         }
-        if let failure = try readFailure(key), Date() < failure.expiresAt {
+        if let failure = try readFailure(key), rules.isLive(failure) {
             return .failed(failure, cached: true)
         }
         return nil
@@ -165,7 +165,7 @@ extension CacheDisk: CacheBackend {
         _ key: CacheKey, deadline: ContinuousClock.Instant, look: () async throws(CacheError) -> CacheOutcome?
     ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
         try await CacheFileLock.acquire(
-            layout.lockPath(key), key: key, limit: ContinuousClock.now + configuration.lockWaitTimeout,
+            layout.lockPath(key), key: key, limit: rules.clock.instant + configuration.lockWaitTimeout, clock: rules.clock,
             deadline: deadline, look: look)
     }
 

@@ -43,8 +43,8 @@ public enum CacheError: RichPushError, Equatable {
         case .io: return "cache_io"
         case .lockTimeout: return "lock_timeout"
         case .producerFailed(let code, _): return code
-        case .deadlineExceeded: return "deadline_exceeded"
-        case .cancelled: return "cancelled"
+        case .deadlineExceeded: return .deadlineExceeded
+        case .cancelled: return .cancelled
         case .invalidConfiguration: return "invalid_configuration"
         case .invalidProduction: return "invalid_production"
         case .objectStorage: return "object_storage"

@@ -47,20 +47,21 @@ struct CacheFileLock: Sendable {
     /// the lock is free, `limit` passes (`lockTimeout`) or the caller's `deadline` passes (`deadlineExceeded`).
     /// Between polls it calls `look`; an answer there (what the holder published) ends the wait without the lock.
     static func acquire(
-        _ path: String, key: CacheKey, limit: ContinuousClock.Instant, deadline: ContinuousClock.Instant,
+        _ path: String, key: CacheKey, limit: ContinuousClock.Instant, clock: any CacheClock = SystemCacheClock(),
+        deadline: ContinuousClock.Instant,
         look: () async throws(CacheError) -> CacheOutcome? = { nil }
     ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
         var pause = Duration.milliseconds(1)
         while true {
             if let lock = try attempt(path) { return .held(lock) }
             if let answer = try await look() { return .answered(answer) }
-            let now = ContinuousClock.now
+            let now = clock.instant
             if now >= deadline { throw CacheError.deadlineExceeded }
             if now >= limit { throw CacheError.lockTimeout(key: key.hexDigest) }
             if Task.isCancelled { throw CacheError.cancelled }
-            let wake = min(now + pause, limit, deadline)
+            // The pause is a real one whatever the clock: it spaces the polls, it does not measure the wait.
             do {
-                try await Task.sleep(until: wake, clock: .continuous)
+                try await Task.sleep(for: min(pause, limit - now, deadline - now))
             } catch {
                 throw CacheError.cancelled
             }

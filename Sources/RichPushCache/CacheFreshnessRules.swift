@@ -8,6 +8,11 @@ struct CacheFreshnessRules: Sendable {
     var maximumTTL: Duration
     var negativeTTL: Duration
     var retentionGranularity: Duration
+    /// Every reading of the time below and in the stores goes through it (see `CacheClock`).
+    var clock: any CacheClock
+
+    /// The wall-clock time now.
+    var now: Date { clock.date }
 
     /// `date` rounded up to a multiple of `retentionGranularity` (never down).
     func roundedRetention(_ date: Date) -> Date {
@@ -16,6 +21,12 @@ struct CacheFreshnessRules: Sendable {
         let seconds = date.timeIntervalSince1970
         return Date(timeIntervalSince1970: (seconds / step).rounded(.up) * step)
     }
+
+    /// Whether `failure` is still live now.
+    func isLive(_ failure: CachedFailure) -> Bool { now < failure.expiresAt }
+
+    /// Whether `object` is fresh now.
+    func isFresh(_ object: CachedObject) -> Bool { object.isFresh(at: now) }
 
     /// Whether `object` must be retained longer than it is to cover `requested`.
     func needsRetention(_ object: CachedObject, until requested: Date?) -> Bool {
@@ -34,6 +45,6 @@ struct CacheFreshnessRules: Sendable {
     func failure(_ key: CacheKey, code: ErrorCode, message: String) -> CachedFailure {
         CachedFailure(
             key: key, code: code, message: message,
-            expiresAt: Date().addingTimeInterval(negativeTTL.timeInterval).cacheMillisecondPrecision)
+            expiresAt: now.addingTimeInterval(negativeTTL.timeInterval).cacheMillisecondPrecision)
     }
 }

@@ -91,7 +91,7 @@ extension CachedObject {
     mutating func revalidate(
         etag: String?, lastModified: String?, maxAge: Duration?, retainUntil: Date?, rules: CacheFreshnessRules
     ) {
-        let now = Date().cacheMillisecondPrecision
+        let now = rules.now.cacheMillisecondPrecision
         self.etag = etag ?? self.etag
         self.lastModified = lastModified ?? self.lastModified
         fetchedAt = now

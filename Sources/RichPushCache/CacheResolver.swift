@@ -59,21 +59,21 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     ) async throws(CacheError) -> CacheOutcome {
         // Another process may have published while this one waited for the key.
         let current = try await backend.readObject(key, deadline: deadline)
-        if let current, current.isFresh() {
+        if let current, rules.isFresh(current) {
             return .hit(try await raiseRetentionHolding(key, to: retainUntil, deadline: deadline) ?? current)
         }
         let previousFailure = try await backend.readFailure(key, deadline: deadline)
-        if let previousFailure, Date() < previousFailure.expiresAt { return .failed(previousFailure, cached: true) }
+        if let previousFailure, rules.isLive(previousFailure) { return .failed(previousFailure, cached: true) }
 
         switch try await CacheProduction.make(by: produce, replacing: current) {
         case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge, let sourceWidth, let sourceHeight):
             if let problem = stored.publishingProblem(bytes: bytes, width: width, height: height) {
                 return .failed(
-                    try await recordFailure(key, code: "invalid_output", message: problem.reason, deadline: deadline),
+                    try await recordFailure(key, code: .invalidOutput, message: problem.reason, deadline: deadline),
                     cached: false)
             }
             let object = CachedObject(
-                publishedAt: Date().cacheMillisecondPrecision, key: key, sourceURL: sourceURL, variant: variant,
+                publishedAt: rules.now.cacheMillisecondPrecision, key: key, sourceURL: sourceURL, variant: variant,
                 width: width, height: height, byteCount: bytes.count, format: stored,
                 contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, maxAge: maxAge,
                 retainUntil: retainUntil, replacing: current,
@@ -102,7 +102,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         guard let requested, rules.needsRetention(object, until: requested) else { return object }
         object.retainUntil = rules.roundedRetention(requested)
         // A job that raises the retention uses the object, so GC's LRU must see it.
-        object.lastUsedAt = Date().cacheMillisecondPrecision
+        object.lastUsedAt = rules.now.cacheMillisecondPrecision
         try await backend.writeSidecar(object, deadline: deadline)
         return object
     }
@@ -111,8 +111,8 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
 
     /// A fresh object or a live failure, as stored; no retention raise.
     private func look(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CacheOutcome? {
-        if let object = try await backend.readObject(key, deadline: deadline), object.isFresh() { return .hit(object) }
-        if let failure = try await backend.readFailure(key, deadline: deadline), Date() < failure.expiresAt {
+        if let object = try await backend.readObject(key, deadline: deadline), rules.isFresh(object) { return .hit(object) }
+        if let failure = try await backend.readFailure(key, deadline: deadline), rules.isLive(failure) {
             return .failed(failure, cached: true)
         }
         return nil

@@ -69,5 +69,5 @@ public struct CachedObject: Sendable, Hashable, Codable {
     }
 
     /// True while `now` is before `expiresAt`.
-    public func isFresh(at now: Date = Date()) -> Bool { now < expiresAt }
+    public func isFresh(at now: Date) -> Bool { now < expiresAt }
 }

@@ -18,17 +18,18 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
     /// Every answer this instance gave (hits, misses, revalidations, negative hits).
     let counters = Mutex(CacheUsageCounters())
     private let resolver: CacheResolver<Backend>
-    private let singleFlight = SingleFlight()
+    private let singleFlight: SingleFlight
 
     /// Throws `invalidConfiguration` for a public base URL that is not http(s), has no host, or carries a query or
     /// fragment (device extensions need plain URLs). `makeBackend` gets the memory, for backends that forget there.
     init(
-        publicBaseURL: String, memoryHitDuration: Duration,
+        publicBaseURL: String, memoryHitDuration: Duration, clock: any CacheClock,
         makeBackend: (OutcomeMemory) throws(CacheError) -> Backend
     ) throws(CacheError) {
         try CacheLayout.checkPublicBaseURL(publicBaseURL)
         self.publicBaseURL = publicBaseURL
-        let memory = OutcomeMemory(duration: memoryHitDuration)
+        let memory = OutcomeMemory(duration: memoryHitDuration, clock: clock)
+        self.singleFlight = SingleFlight(clock: clock)
         self.memory = memory
         let backend = try makeBackend(memory)
         self.backend = backend
@@ -38,6 +39,9 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
     /// Resolutions started by this instance; callers that joined one in flight do not count. For tests.
     var flightsStarted: Int { singleFlight.flightsStarted }
 
+    /// Callers of this instance waiting for a resolution, leaders included. For tests.
+    var callersWaiting: Int { singleFlight.callersWaiting }
+
     /// `MediaStore.object(for:…)`: an immediate answer when there is one, else one resolution per key in this
     /// process (callers of the same key share it), counted.
     func object(
@@ -45,7 +49,7 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
         if Task.isCancelled { throw CacheError.cancelled }
-        if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
+        if backend.rules.clock.instant >= deadline { throw CacheError.deadlineExceeded }
         if let answer = immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
         let resolver = self.resolver
         let outcome = try await singleFlight.storeOutcome(

@@ -29,29 +29,34 @@ public actor FileMediaStore: MediaStore {
     private struct PendingUsage {
         var hits = 0
         var lastUsedAt = Date.distantPast
-        var lastWrite = ContinuousClock.Instant.now
+        var lastWrite: ContinuousClock.Instant
     }
 
     /// Hits not yet written, shared by every caller without an actor hop. (The hit/miss counters are the caching
     /// store's; they are merged into `counters.json` here.)
     private struct UsageLedger {
         var pending: [CacheKey: PendingUsage] = [:]
-        var lastCounterWrite = ContinuousClock.Instant.now
-        var lastScan = ContinuousClock.Instant.now
+        var lastCounterWrite: ContinuousClock.Instant
+        var lastScan: ContinuousClock.Instant
 
         /// Notes one hit; true when a flush scan is due.
-        mutating func record(_ key: CacheKey, _ outcome: CacheOutcome, scanEvery: Duration) -> Bool {
+        mutating func record(
+            _ key: CacheKey, _ outcome: CacheOutcome, scanEvery: Duration, clock: any CacheClock
+        ) -> Bool {
+            let now = clock.instant
             if case .hit = outcome {
-                pending[key, default: PendingUsage()].hits += 1
-                pending[key]?.lastUsedAt = Date()
+                pending[key, default: PendingUsage(lastWrite: now)].hits += 1
+                pending[key]?.lastUsedAt = clock.date
             }
-            return ContinuousClock.now - lastScan >= scanEvery
+            return now - lastScan >= scanEvery
         }
     }
 
     /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
     var flightsStarted: Int { cache.flightsStarted }
-    private let ledger = Mutex(UsageLedger())
+    /// Callers of this store waiting for a resolution, leaders included. For tests.
+    nonisolated var callersWaiting: Int { cache.callersWaiting }
+    private let ledger: Mutex<UsageLedger>
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not
     /// http(s) or carries a query or fragment (device extensions need plain URLs).
@@ -63,8 +68,11 @@ public actor FileMediaStore: MediaStore {
 
     public init(configuration: CacheConfiguration) throws(CacheError) {
         self.configuration = configuration
+        let start = configuration.clock.instant
+        self.ledger = Mutex(UsageLedger(lastCounterWrite: start, lastScan: start))
         self.cache = try CachingStore(
-            publicBaseURL: configuration.publicBaseURL, memoryHitDuration: configuration.memoryHitDuration
+            publicBaseURL: configuration.publicBaseURL, memoryHitDuration: configuration.memoryHitDuration,
+            clock: configuration.clock
         ) { _ in CacheDisk(configuration: configuration) }
         try cache.backend.createDirectories()
     }
@@ -137,7 +145,7 @@ public actor FileMediaStore: MediaStore {
     // MARK: Usage
 
     private nonisolated func account(key: CacheKey, outcome: CacheOutcome) async {
-        let flushIsDue = ledger.withLock { $0.record(key, outcome, scanEvery: scanInterval) }
+        let flushIsDue = ledger.withLock { $0.record(key, outcome, scanEvery: scanInterval, clock: configuration.clock) }
         // Usage bookkeeping must never fail a request; errors are dropped and the counts retried later.
         if flushIsDue { try? await flushUsage(force: false) }
     }
@@ -149,7 +157,7 @@ public actor FileMediaStore: MediaStore {
     /// everything now, waiting for the counters lock. Runs on the actor, so flushes never overlap; hits recorded
     /// meanwhile go on accumulating in the ledger.
     private func flushUsage(force: Bool) async throws(CacheError) {
-        let now = ContinuousClock.now
+        let now = configuration.clock.instant
         let interval = configuration.usageWriteInterval
         let scanInterval = self.scanInterval
         let dueKeys = ledger.withLock { ledger -> [CacheKey]? in

@@ -9,7 +9,7 @@ extension FileMediaStore {
         _ disk: CacheDisk, maximumBytes: Int?, maximumAge: Duration?
     ) async throws(CacheError) -> GarbageCollectionReport {
         var report = GarbageCollectionReport()
-        let now = Date()
+        let now = disk.rules.now
         let layout = disk.layout
 
         var objects: [CachedObject] = []
@@ -29,7 +29,7 @@ extension FileMediaStore {
             }
             defer { lock.release() }
             guard let current = try disk.readObject(object.key) else { return .skipped }
-            if let retainUntil = current.retainUntil, retainUntil > Date() {
+            if let retainUntil = current.retainUntil, retainUntil > now {
                 return .kept(GarbageCollectionReport.KeptObject(current, reason: "retained"))
             }
             if current.lastUsedAt > object.lastUsedAt && !overBudget {

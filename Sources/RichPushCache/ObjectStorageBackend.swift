@@ -51,15 +51,16 @@ struct ObjectStorageBackend: CacheBackend {
         _ key: CacheKey, deadline: ContinuousClock.Instant, look: () async throws(CacheError) -> CacheOutcome?
     ) async throws(CacheError) -> CacheHoldResult<String?> {
         guard let lease else { return .held(nil) }
-        let limit = min(deadline, ContinuousClock.now + configuration.leaseWaitTimeout)
+        let clock = configuration.clock
+        let limit = min(deadline, clock.instant + configuration.leaseWaitTimeout)
         var pause = Duration.milliseconds(50)
         while true {
             // The lease outlives the deadline a little, so that a holder never loses it while publishing; a holder
             // that dies frees it after that.
-            let timeToLive = max(deadline - ContinuousClock.now, .seconds(1)) + .seconds(5)
+            let timeToLive = max(deadline - clock.instant, .seconds(1)) + .seconds(5)
             if let token = try await lease.acquire(leaseName(key), timeToLive: timeToLive) { return .held(token) }
             if let answer = try await look() { return .answered(answer) }
-            if ContinuousClock.now + pause >= limit {
+            if clock.instant + pause >= limit {
                 if limit >= deadline { throw CacheError.deadlineExceeded }
                 throw CacheError.lockTimeout(key: key.hexDigest)
             }

@@ -20,6 +20,8 @@ public struct ObjectStorageConfiguration: Sendable {
     public var maintenanceRequestTimeout: Duration = .seconds(30)
     /// An object without metadata younger than this is a publish in progress, not an orphan.
     public var orphanMinimumAge: Duration = .seconds(3_600)
+    /// The time every freshness, TTL, retention, GC and wait decision reads; tests pass a clock they move.
+    public var clock: any CacheClock = SystemCacheClock()
 
     public init(location: ObjectStorageLocation, publicBaseURL: String) {
         self.location = location
@@ -29,6 +31,6 @@ public struct ObjectStorageConfiguration: Sendable {
     var rules: CacheFreshnessRules {
         CacheFreshnessRules(
             defaultTTL: defaultTTL, maximumTTL: maximumTTL, negativeTTL: negativeTTL,
-            retentionGranularity: retentionGranularity)
+            retentionGranularity: retentionGranularity, clock: clock)
     }
 }

@@ -9,7 +9,7 @@ extension ObjectStorageMediaStore {
     public func statistics() async throws(CacheError) -> CacheStatistics {
         let deadline = ContinuousClock.now + configuration.maintenanceRequestTimeout * 10
         var statistics = CacheStatistics()
-        let now = Date()
+        let now = configuration.clock.date
         for object in try await readAllSidecars(deadline: deadline).objects {
             statistics.count(object, now: now)
         }
@@ -29,7 +29,7 @@ extension ObjectStorageMediaStore {
     ) async throws(CacheError) -> GarbageCollectionReport {
         let deadline = ContinuousClock.now + configuration.maintenanceRequestTimeout * 10
         var report = GarbageCollectionReport()
-        let now = Date()
+        let now = configuration.clock.date
         let objects = try await readAllSidecars(deadline: deadline).objects
         try await report.evictLeastRecentlyUsed(
             objects, maximumBytes: maximumBytes, maximumAge: maximumAge, now: now
@@ -60,7 +60,7 @@ extension ObjectStorageMediaStore {
         _ object: CachedObject, overBudget: Bool, deadline: ContinuousClock.Instant
     ) async throws(CacheError) -> EvictionDecision {
         guard let current = try await backend.readObject(object.key, deadline: deadline) else { return .skipped }
-        if let retainUntil = current.retainUntil, retainUntil > Date() {
+        if let retainUntil = current.retainUntil, retainUntil > configuration.clock.date {
             return .kept(GarbageCollectionReport.KeptObject(current, reason: "retained"))
         }
         if current.lastUsedAt > object.lastUsedAt && !overBudget { return .skipped }
@@ -102,7 +102,7 @@ extension ObjectStorageMediaStore {
                 try await check(object, sidecarPath: sidecarPath, repair: repair, report: &report, deadline: deadline)
             }
         }
-        let oldestOrphan = Date().addingTimeInterval(-configuration.orphanMinimumAge.timeInterval)
+        let oldestOrphan = configuration.clock.date.addingTimeInterval(-configuration.orphanMinimumAge.timeInterval)
         for entry in listing where !entry.relativePath.hasSuffix(".json") {
             guard !described.contains(entry.relativePath), !retiredPaths.contains(entry.relativePath),
                 (entry.lastModified ?? .distantPast) < oldestOrphan

@@ -34,7 +34,8 @@ public final class ObjectStorageMediaStore: MediaStore {
     ) throws(CacheError) {
         self.configuration = configuration
         cache = try CachingStore(
-            publicBaseURL: configuration.publicBaseURL, memoryHitDuration: configuration.memoryHitDuration
+            publicBaseURL: configuration.publicBaseURL, memoryHitDuration: configuration.memoryHitDuration,
+            clock: configuration.clock
         ) { memory in
             ObjectStorageBackend(
                 configuration: configuration,
@@ -45,6 +46,8 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     /// Resolutions started by this instance (callers that joined one in flight do not count). For tests.
     var flightsStarted: Int { cache.flightsStarted }
+    /// Callers of this store waiting for a resolution, leaders included. For tests.
+    var callersWaiting: Int { cache.callersWaiting }
 
     /// One HEAD on the bucket: throws a single clear error for a missing bucket or refused credentials.
     public func checkAccess() async throws(CacheError) {

@@ -15,26 +15,28 @@ final class OutcomeMemory: Sendable {
     }
 
     let duration: Duration
+    private let clock: any CacheClock
     private let capacity: Int
     private let table = Mutex<[CacheKey: Entry]>([:])
 
     /// A zero `duration` remembers nothing.
-    init(duration: Duration, capacity: Int = 100_000) {
+    init(duration: Duration, clock: any CacheClock, capacity: Int = 100_000) {
         self.duration = duration
+        self.clock = clock
         self.capacity = capacity
     }
 
     /// `.hit` with a fresh object whose retention already reaches `retainUntil`, or `.failed(cached: true)` with a
     /// live failure; nil when storage must be asked. No I/O.
     func answer(for key: CacheKey, retainUntil: Date?, rules: CacheFreshnessRules) -> CacheOutcome? {
-        let now = ContinuousClock.now
+        let now = clock.instant
         let remembered = table.withLock { table -> CacheOutcome? in
             guard let entry = table[key] else { return nil }
             switch entry.outcome {
-            case .failed(let failure, _) where now < entry.until && Date() < failure.expiresAt:
+            case .failed(let failure, _) where now < entry.until && rules.isLive(failure):
                 return .failed(failure, cached: true)
             case .hit(let object), .produced(let object), .revalidated(let object):
-                if now < entry.until && object.isFresh() { return .hit(object) }
+                if now < entry.until && rules.isFresh(object) { return .hit(object) }
             default:
                 break
             }
@@ -51,12 +53,12 @@ final class OutcomeMemory: Sendable {
         let key: CacheKey
         switch outcome {
         case .hit(let object), .produced(let object), .revalidated(let object):
-            guard object.isFresh() else { return }
+            guard object.isFresh(at: clock.date) else { return }
             key = object.key
         case .failed(let failure, _):
             key = failure.key
         }
-        let until = ContinuousClock.now + duration
+        let until = clock.instant + duration
         table.withLock { table in
             if table.count >= capacity { table.removeAll(keepingCapacity: true) }
             table[key] = Entry(outcome: outcome, until: until)

@@ -30,11 +30,18 @@ final class SingleFlight: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Deadlines are compared with it and waited for on it.
+    private let clock: any CacheClock
 
-    init() {}
+    init(clock: any CacheClock) {
+        self.clock = clock
+    }
 
     /// Resolutions started (callers that joined one in flight do not count). For tests.
     var flightsStarted: Int { state.withLock { $0.started } }
+
+    /// Callers waiting for a resolution, leaders included. For tests, which wait for callers to join.
+    var callersWaiting: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// True when no resolution of `key` is running in this process.
     func isIdle(_ key: CacheKey) -> Bool { state.withLock { $0.flights[key] == nil } }
@@ -49,7 +56,7 @@ final class SingleFlight: Sendable {
         var attempts = 0
         while true {
             if Task.isCancelled { throw CacheError.cancelled }
-            if ContinuousClock.now >= deadline { throw CacheError.deadlineExceeded }
+            if clock.instant >= deadline { throw CacheError.deadlineExceeded }
             attempts += 1
             let (result, isLeader) = await wait(for: key, deadline: deadline, work: work)
             switch result {
@@ -59,7 +66,7 @@ final class SingleFlight: Sendable {
                 throw CacheError.cancelled
             case .completed(.failure(let error)):
                 let retriable = error == .deadlineExceeded || error == .cancelled
-                if !isLeader && retriable && attempts < 3 && ContinuousClock.now < deadline { continue }
+                if !isLeader && retriable && attempts < 3 && clock.instant < deadline { continue }
                 throw error
             case .completed(.success(let outcome)):
                 return (outcome, isLeader)
@@ -99,8 +106,9 @@ final class SingleFlight: Sendable {
         let leadership = Mutex(false)
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<WaitResult, Never>) in
+                let clock = self.clock
                 let timer = Task {
-                    try? await Task.sleep(until: deadline, clock: .continuous)
+                    try? await clock.sleep(until: deadline)
                     if !Task.isCancelled { self.endWait(key: key, waiter: waiter, with: .timedOut) }
                 }
                 let isLeader = state.withLock { state -> Bool in

@@ -83,7 +83,7 @@ extension FileMediaStore {
             }
         }
 
-        let now = Date()
+        let now = disk.rules.now
         for name in CacheFileSystem.list(layout.temporaryDirectory).sorted() {
             let path = layout.temporaryDirectory + "/" + name
             let relativePath = "tmp/" + name

@@ -1,7 +1,8 @@
 /// A stable, machine-readable error code, written in snake_case in every JSON output (`deadline_exceeded`).
 ///
 /// A struct rather than one closed enum so that each layer declares its own codes next to its errors, while every
-/// layer compares codes by value (`error.code == .deadlineExceeded`), never by spelling out strings.
+/// layer compares codes by value (`error.code == .deadlineExceeded`), never by spelling out strings. Codes that
+/// several layers use are declared here; `ErrorCodeSpellingTests` fails on a declared code spelled anywhere else.
 public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible, ExpressibleByStringLiteral {
     public let rawValue: String
 
@@ -15,6 +16,13 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let deadlineExceeded: ErrorCode = "deadline_exceeded"
     /// The caller went away.
     public static let cancelled: ErrorCode = "cancelled"
+    /// Bytes that are not (or will not become) a format devices take: an image format nothing decodes, or a
+    /// QuickTime movie with no MP4 brand. Imaging finds the first, Pipeline the second.
+    public static let unsupportedFormat: ErrorCode = "unsupported_format"
+    /// An MP4-family file whose boxes do not hold together (`ISOMediaStructure`), found by Pipeline before publishing.
+    public static let corruptMedia: ErrorCode = "corrupt_media"
+    /// A render produced bytes that are not the format they claim; Pipeline and Cache both refuse to publish them.
+    public static let invalidOutput: ErrorCode = "invalid_output"
 }
 
 /// What every layer's error type is: a stable `code` and a human-readable description (no secrets, URLs redacted).

@@ -56,9 +56,6 @@ public struct RequestSigning: Sendable, Hashable {
         self.region = region
         self.service = service
     }
-
-    /// The `CURLOPT_AWS_SIGV4` parameter: provider, header prefix, region and service.
-    package var curlParameter: String { "aws:amz:\(region):\(service)" }
 }
 
 /// The answer to a `ServiceRequest`, whatever its status.

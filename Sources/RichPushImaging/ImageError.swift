@@ -20,15 +20,15 @@ public enum ImageError: RichPushError, Equatable {
     /// A stable snake_case identifier for JSON output.
     public var code: ErrorCode {
         switch self {
-        case .unsupportedFormat: "unsupported_format"
+        case .unsupportedFormat: .unsupportedFormat
         case .tooManyPixels: "too_many_pixels"
         case .sideTooLong: "side_too_long"
         case .animationTooLarge: "animation_too_large"
         case .sourceTooLarge: "source_too_large"
         case .corrupt: "corrupt_image"
         case .unsupportedVariant: "unsupported_variant"
-        case .deadlineExceeded: "deadline_exceeded"
-        case .cancelled: "cancelled"
+        case .deadlineExceeded: .deadlineExceeded
+        case .cancelled: .cancelled
         case .encodeFailed: "encode_failed"
         case .outputTooLarge: "output_too_large"
         case .outputCheckFailed: "output_check_failed"

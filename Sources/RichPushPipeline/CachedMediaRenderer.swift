@@ -143,10 +143,10 @@ struct CachedMediaRenderer: MediaStage {
                 return .failure(code: refusal.code, message: refusal.description)
             }
             guard format.isPublished else {
-                return .failure(code: "unsupported_format", message: "\(URLRedaction.redact(source)): a QuickTime movie whose ftyp lists no MP4 compatible brand; iOS attachments and OneSignal take MP4, so remux it as .mp4")
+                return .failure(code: .unsupportedFormat, message: "\(URLRedaction.redact(source)): a QuickTime movie whose ftyp lists no MP4 compatible brand; iOS attachments and OneSignal take MP4, so remux it as .mp4")
             }
             if ISOMediaBrands.formats.values.contains(format), let problem = ISOMediaStructure.problem(with: fetched.body) {
-                return .failure(code: "corrupt_media", message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")
+                return .failure(code: .corruptMedia, message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")
             }
             return .object(
                 bytes: fetched.body, format: format, width: 0, height: 0, etag: fetched.etag,
@@ -166,7 +166,7 @@ struct CachedMediaRenderer: MediaStage {
         }
         guard let format = AttachmentFormat(rendered: rendered.format) else {
             return .failure(
-                code: "invalid_output", message: "\(URLRedaction.redact(source)): unsupported output format \(rendered.format)")
+                code: .invalidOutput, message: "\(URLRedaction.redact(source)): unsupported output format \(rendered.format)")
         }
         return .object(
             bytes: rendered.bytes, format: format, width: rendered.width, height: rendered.height, etag: fetched.etag,

@@ -82,19 +82,17 @@ final class LineReader: @unchecked Sendable {
             return false
         }
         defer { close(descriptor) }
-        let chunkSize = 64 * 1024
-        let chunk = UnsafeMutableRawPointer.allocate(byteCount: chunkSize, alignment: 16)
-        defer { chunk.deallocate() }
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var splitter = LineSplitter(maximumLineBytes: maximumLineBytes)
         while true {
-            let count = read(descriptor, chunk, chunkSize)
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 if count < 0 { failure = "cannot read \(path): \(String(cString: strerror(errno)))" }
                 splitter.finish { handOver($0) }
                 return count == 0
             }
-            guard splitter.feed(UnsafeRawBufferPointer(start: chunk, count: count), emit: { handOver($0) }) else { return false }
+            guard splitter.feed(chunk[..<count], emit: { handOver($0) }) else { return false }
         }
     }
 }

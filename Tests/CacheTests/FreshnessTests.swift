@@ -11,7 +11,8 @@ import TestSupport
 final class FreshnessTests: XCTestCase {
     func testStaleObjectIsRevalidatedAndNotModifiedRefreshesMetadataOnly() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         let url = "https://origin.test/revalidate.jpg"
         let cacheKey = key(url)
         let first = try await store.object(
@@ -23,7 +24,7 @@ final class FreshnessTests: XCTestCase {
             produce: { _ in XCTFail("fresh object must not be produced"); return jpegProduction("no") })
         XCTAssertEqual(fresh.kind, "hit")
 
-        try await Task.sleep(for: .milliseconds(550))
+        clock.advance(by: .milliseconds(550))
         let renders = CallCounter()
         let revalidated = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
@@ -47,7 +48,7 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(storedAfter, refreshed, "the returned object is exactly what the sidecar holds")
 
         // After the TTL again, the origin has changed: new ETag, new bytes, re-rendered.
-        try await Task.sleep(for: .milliseconds(550))
+        clock.advance(by: .milliseconds(550))
         let changed = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { stale in
@@ -81,8 +82,9 @@ final class FreshnessTests: XCTestCase {
 
     func testNegativeEntryFailsFastWithinTTLAndRetriesAfter() async throws {
         let root = try makeTemporaryDirectory()
+        let clock = ManualCacheClock()
         let store = try FileMediaStore(
-            configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
+            configuration: makeConfiguration(root: root, negativeTTL: .seconds(1), clock: clock))
         let url = "https://origin.test/missing.jpg"
         let cacheKey = key(url)
         let fetches = CallCounter()
@@ -103,7 +105,8 @@ final class FreshnessTests: XCTestCase {
             XCTAssertEqual(cached.message, "HTTP 404 from https://origin.test/missing.jpg")
         }
         // Another process sharing the root also fails fast.
-        let other = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
+        let other = try FileMediaStore(
+            configuration: makeConfiguration(root: root, negativeTTL: .seconds(1), clock: clock))
         let fromOther = try await other.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: produce)
@@ -113,7 +116,7 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(statistics.negativeEntryCount, 1)
         XCTAssertEqual(statistics.negativeHits, 6, "five here, one in the other store")
 
-        try await Task.sleep(for: .milliseconds(1_050))
+        clock.advance(by: .milliseconds(1_050))
         let afterTTL = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: produce)
@@ -121,7 +124,7 @@ final class FreshnessTests: XCTestCase {
         XCTAssertEqual(fetches.count(), 2)
 
         // A later success clears the negative entry.
-        try await Task.sleep(for: .milliseconds(1_050))
+        clock.advance(by: .milliseconds(1_050))
         let recovered = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in jpegProduction("back") })

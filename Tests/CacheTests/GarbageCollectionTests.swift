@@ -27,11 +27,12 @@ final class GarbageCollectionTests: XCTestCase {
 
     func testEvictsLeastRecentlyUsedFirstDownToTheBudget() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         let names = ["a", "b", "c", "d", "e"]
         for name in names { _ = try await request(store, name) }
         for name in ["c", "a", "e", "b", "d"] {
-            try await Task.sleep(for: .milliseconds(5))
+            clock.advance(by: .milliseconds(5))
             let outcome = try await request(store, name)
             XCTAssertEqual(outcome.kind, "hit")
         }
@@ -95,9 +96,10 @@ final class GarbageCollectionTests: XCTestCase {
 
     func testMaximumAgeEvictsObjectsUnusedForTooLong() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         let old = try await storedObject(store, "old")
-        try await Task.sleep(for: .milliseconds(700))
+        clock.advance(by: .milliseconds(700))
         let recent = try await storedObject(store, "recent")
         let report = try await store.collectGarbage(maximumBytes: nil, maximumAge: .milliseconds(500))
         XCTAssertEqual(report.evictedObjects, 1)
@@ -109,7 +111,9 @@ final class GarbageCollectionTests: XCTestCase {
 
     func testRemovesExpiredNegativeEntriesAndStaleTemporaryFiles() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(1)))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(
+            configuration: makeConfiguration(root: root, negativeTTL: .seconds(1), clock: clock))
         for name in ["gone1", "gone2"] {
             let url = "https://origin.test/\(name)"
             _ = try await store.object(
@@ -126,7 +130,7 @@ final class GarbageCollectionTests: XCTestCase {
         XCTAssertEqual(early.removedNegativeEntries, 0, "live negative entries stay")
         XCTAssertEqual(early.removedTemporaryFiles, 1)
         XCTAssertTrue(FileManager.default.fileExists(atPath: freshTemporary.path))
-        try await Task.sleep(for: .milliseconds(1_050))
+        clock.advance(by: .milliseconds(1_050))
         let later = try await store.collectGarbage(maximumBytes: nil, maximumAge: nil)
         XCTAssertEqual(later.removedNegativeEntries, 2)
         let statistics = try await store.statistics()
@@ -141,6 +145,7 @@ final class GarbageCollectionTests: XCTestCase {
         // Readers use their own store instances, as other worker processes would.
         let readerStores = try (0..<4).map { _ in try FileMediaStore(configuration: makeConfiguration(root: root)) }
         let stop = CallCounter()
+        let reads = CallCounter()
         let readers = Task {
             try await withThrowingTaskGroup(of: Int.self) { group in
                 for (index, reader) in readerStores.enumerated() {
@@ -156,6 +161,7 @@ final class GarbageCollectionTests: XCTestCase {
                             guard let object = outcome.object else { throw CacheError.producerFailed(code: "test", message: "no object") }
                             XCTAssertEqual(object.contentSHA256, SHA256.hexDigest(of: fakeJPEG(names[position % names.count], size: 1000)))
                             served += 1
+                            _ = reads.increment()
                             position += 7
                         }
                         return served
@@ -170,7 +176,11 @@ final class GarbageCollectionTests: XCTestCase {
         for _ in 0..<5 {
             let report = try await store.collectGarbage(maximumBytes: 10_000, maximumAge: nil)
             evicted += report.evictedObjects
-            try await Task.sleep(for: .milliseconds(20))
+            // Readers make progress between passes, so GC and reads really interleave.
+            let before = reads.count()
+            try await waitUntil(timeout: .seconds(30), "readers to read", interval: .milliseconds(1)) {
+                reads.count() >= before + 4
+            }
         }
         _ = stop.increment()
         let served = try await readers.value
@@ -185,16 +195,17 @@ final class GarbageCollectionTests: XCTestCase {
 final class FormatChangeRetentionTests: XCTestCase {
     func testOldFileOfARetainedObjectOutlivesARerenderInAnotherFormat() async throws {
         let root = try makeTemporaryDirectory()
-        var configuration = makeConfiguration(root: root)
+        let clock = ManualCacheClock()
+        var configuration = makeConfiguration(root: root, clock: clock)
         configuration.retentionGranularity = .zero
         let store = try FileMediaStore(configuration: configuration)
         let url = "https://origin.test/changes-format"
         let cacheKey = key(url)
         let jpegOutcome = try await store.object(
-            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: Date().addingTimeInterval(1.5),
+            for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: clock.date.addingTimeInterval(1.5),
             deadline: farDeadline(), produce: { _ in jpegProduction("opaque", maxAge: .milliseconds(50)) })
         let jpeg = try XCTUnwrap(jpegOutcome.object)
-        try await Task.sleep(for: .milliseconds(100))
+        clock.advance(by: .milliseconds(100))
         let pngOutcome = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in
@@ -211,7 +222,7 @@ final class FormatChangeRetentionTests: XCTestCase {
         XCTAssertEqual(early.removedRetiredObjects, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
 
-        try await Task.sleep(for: .milliseconds(1_500))
+        clock.advance(by: .milliseconds(1_500))
         let later = try await store.collectGarbage(maximumBytes: nil, maximumAge: nil)
         XCTAssertEqual(later.removedRetiredObjects, 1)
         XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent(jpeg.relativePath).path))
@@ -220,14 +231,15 @@ final class FormatChangeRetentionTests: XCTestCase {
 
     func testOldFileWithoutRetentionIsRemovedOnFormatChange() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         let url = "https://origin.test/changes-format-unretained"
         let cacheKey = key(url)
         let jpegOutcome = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in jpegProduction("opaque", maxAge: .milliseconds(10)) })
         let jpeg = try XCTUnwrap(jpegOutcome.object)
-        try await Task.sleep(for: .milliseconds(30))
+        clock.advance(by: .milliseconds(30))
         _ = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in

@@ -134,6 +134,8 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         let (store, _) = try makeStore()
         let counter = CallCounter()
         let cacheKey = key("https://img.example/shared.jpg")
+        let gate = Gate()
+        defer { gate.open() }
         let kinds = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<20 {
                 group.addTask {
@@ -142,11 +144,15 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
                         retainUntil: nil, deadline: farDeadline()
                     ) { _ in
                         _ = counter.increment()
-                        try await Task.sleep(for: .milliseconds(200))
+                        await gate.wait()
                         return jpegProduction("shared")
                     }.kind
                 }
             }
+            try await waitUntil(timeout: .seconds(30), "all callers waiting", interval: .milliseconds(2)) {
+                store.callersWaiting == 20
+            }
+            gate.open()
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         XCTAssertEqual(counter.count(), 1)

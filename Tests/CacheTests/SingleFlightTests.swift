@@ -15,6 +15,7 @@ final class SingleFlightTests: XCTestCase {
         let url = "https://origin.test/popular.jpg"
         let cacheKey = key(url)
         let productions = CallCounter()
+        let gate = Gate()
         let outcomes = try await withThrowingTaskGroup(of: CacheOutcome.self) { group in
             for _ in 0..<100 {
                 group.addTask {
@@ -23,11 +24,16 @@ final class SingleFlightTests: XCTestCase {
                         deadline: farDeadline(),
                         produce: { _ in
                             let call = productions.increment()
-                            try await Task.sleep(for: .milliseconds(500))
+                            await gate.wait()
                             return jpegProduction("popular-\(call)")
                         })
                 }
             }
+            // The production ends only once every caller has joined it.
+            try await waitUntil(timeout: .seconds(30), "all callers waiting", interval: .milliseconds(2)) {
+                store.callersWaiting == 100
+            }
+            gate.open()
             var all: [CacheOutcome] = []
             for try await outcome in group { all.append(outcome) }
             return all
@@ -44,28 +50,40 @@ final class SingleFlightTests: XCTestCase {
 
     func testWaiterDeadlineIsBoundedWhileTheProductionContinues() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         let url = "https://origin.test/slow.jpg"
         let cacheKey = key(url)
+        let gate = Gate()
+        defer { gate.open() }
         let leader = Task {
             try await store.object(
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: { _ in
-                    try await Task.sleep(for: .milliseconds(600))
+                    await gate.wait()
                     return jpegProduction("slow")
                 })
         }
-        try await Task.sleep(for: .milliseconds(50))
-        let start = ContinuousClock.now
-        do {
-            _ = try await store.object(
+        try await waitUntil(timeout: .seconds(30), "the production to start", interval: .milliseconds(2)) {
+            gate.waiting == 1
+        }
+        let impatient = Task {
+            try await store.object(
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil,
-                deadline: .now + .milliseconds(150), produce: { _ in jpegProduction("impatient") })
+                deadline: clock.instant + .milliseconds(150), produce: { _ in jpegProduction("impatient") })
+        }
+        try await waitUntil(timeout: .seconds(30), "the second caller to join", interval: .milliseconds(2)) {
+            store.callersWaiting == 2
+        }
+        clock.advance(by: .milliseconds(150))
+        do {
+            _ = try await impatient.value
             XCTFail("expected the short deadline to expire")
-        } catch {
+        } catch let error as CacheError {
             XCTAssertEqual(error, .deadlineExceeded)
         }
-        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(450))
+        XCTAssertEqual(gate.waiting, 1, "the waiter gave up while the production still ran")
+        gate.open()
         let leaderOutcome = try await leader.value
         XCTAssertEqual(leaderOutcome.kind, "produced")
         XCTAssertEqual(try storedBytes(store, try XCTUnwrap(leaderOutcome.object)), fakeJPEG("slow"))
@@ -73,30 +91,45 @@ final class SingleFlightTests: XCTestCase {
 
     func testCrossStoreLockWaitIsBoundedByLockWaitTimeout() async throws {
         let root = try makeTemporaryDirectory()
-        let holder = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let holder = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         let waiter = try FileMediaStore(
-            configuration: makeConfiguration(root: root, lockWaitTimeout: .milliseconds(200)))
+            configuration: makeConfiguration(root: root, lockWaitTimeout: .milliseconds(200), clock: clock))
         let url = "https://origin.test/locked.jpg"
         let cacheKey = key(url)
-        let started = CallCounter()
+        let gate = Gate()
+        defer { gate.open() }
         let holding = Task {
             try await holder.object(
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: { _ in
-                    _ = started.increment()
-                    try await Task.sleep(for: .milliseconds(800))
+                    await gate.wait()
                     return jpegProduction("held")
                 })
         }
-        while started.count() == 0 { try await Task.sleep(for: .milliseconds(5)) }
-        do {
-            _ = try await waiter.object(
+        try await waitUntil(timeout: .seconds(30), "the holder to produce", interval: .milliseconds(2)) {
+            gate.waiting == 1
+        }
+        let gaveUp = CallCounter()
+        let waiting = Task {
+            defer { _ = gaveUp.increment() }
+            return try await waiter.object(
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: { _ in jpegProduction("other") })
+        }
+        // The waiter polls the lock; time moves on until its limit passes, while the holder still produces.
+        try await waitUntil(timeout: .seconds(30), "the waiter to give up", interval: .milliseconds(2)) {
+            clock.advance(by: .milliseconds(20))
+            return gaveUp.count() == 1
+        }
+        do {
+            _ = try await waiting.value
             XCTFail("expected a lock timeout")
-        } catch {
+        } catch let error as CacheError {
             XCTAssertEqual(error.code, "lock_timeout")
         }
+        XCTAssertEqual(gate.waiting, 1, "the holder still holds the key")
+        gate.open()
         _ = try await holding.value
         // Once published, the other store reads it without producing.
         let after = try await waiter.object(
@@ -113,9 +146,11 @@ final class SingleFlightTests: XCTestCase {
         let url = "https://origin.test/recheck.jpg"
         let cacheKey = key(url)
         let productions = CallCounter()
+        let gate = Gate()
+        defer { gate.open() }
         let produce: @Sendable (CachedObject?) async throws -> CacheProduction = { _ in
             let call = productions.increment()
-            try await Task.sleep(for: .milliseconds(200))
+            await gate.wait()
             return jpegProduction("recheck-\(call)")
         }
         async let a = first.object(
@@ -124,6 +159,11 @@ final class SingleFlightTests: XCTestCase {
         async let b = second.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: produce)
+        // Both stores are resolving the key (one producing, one waiting for its lock) before the work ends.
+        try await waitUntil(timeout: .seconds(30), "both stores to resolve", interval: .milliseconds(2)) {
+            gate.waiting == 1 && first.callersWaiting == 1 && second.callersWaiting == 1
+        }
+        gate.open()
         let (outcomeA, outcomeB) = try await (a, b)
         XCTAssertEqual(productions.count(), 1)
         XCTAssertEqual(Set([outcomeA.kind, outcomeB.kind]), ["produced", "hit"])

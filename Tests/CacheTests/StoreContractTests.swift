@@ -17,6 +17,8 @@ final class StoreContract {
     struct Settings {
         var negativeTTL: Duration = .seconds(300)
         var publicBaseURL = "https://cdn.example.com/media/"
+        /// The store's clock, which the test moves instead of sleeping.
+        var clock = ManualCacheClock()
     }
 
     let makeStore: (Settings) throws -> any MediaStore
@@ -53,7 +55,8 @@ final class StoreContract {
     /// A permanent failure is remembered for the negative TTL and answered without the producer; after it, the
     /// producer runs again.
     func failureIsRememberedForTheNegativeTTL() async throws {
-        let store = try makeStore(Settings(negativeTTL: .milliseconds(300)))
+        let settings = Settings(negativeTTL: .milliseconds(300))
+        let store = try makeStore(settings)
         let counter = CallCounter()
         let target = key("https://a.test/broken")
         let first = try await Self.resolve(store, target, counter: counter) { _ in .failure(code: "http_status", message: "404") }
@@ -61,7 +64,7 @@ final class StoreContract {
         let second = try await Self.resolve(store, target, counter: counter) { _ in jpegProduction("late") }
         XCTAssertEqual(second.kind, "failed-cached")
         XCTAssertEqual(counter.count(), 1)
-        try await Task.sleep(for: .milliseconds(400))
+        settings.clock.advance(by: .milliseconds(400))
         let third = try await Self.resolve(store, target, counter: counter) { _ in jpegProduction("late") }
         XCTAssertEqual(third.kind, "produced")
         let statistics = try await store.statistics()
@@ -72,7 +75,8 @@ final class StoreContract {
     /// A stale object is revalidated with its validators; a 304 refreshes it and removes the key's negative entry
     /// (the file store did, the object store did not: decided here for both).
     func revalidationRefreshesAndRemovesTheNegativeEntry() async throws {
-        let store = try makeStore(Settings(negativeTTL: .milliseconds(200)))
+        let settings = Settings(negativeTTL: .milliseconds(200))
+        let store = try makeStore(settings)
         let counter = CallCounter()
         let target = key("https://a.test/revalidate")
         // Stale at once (max-age 0), with an ETag to revalidate with.
@@ -80,7 +84,7 @@ final class StoreContract {
         // The origin then failed once: the object stays, a negative entry is written.
         let failed = try await Self.resolve(store, target, counter: counter) { _ in .failure(code: "http_status", message: "410") }
         XCTAssertEqual(failed.kind, "failed")
-        try await Task.sleep(for: .milliseconds(300))
+        settings.clock.advance(by: .milliseconds(300))
         let validators = Mutex<String?>(nil)
         let revalidated = try await Self.resolve(store, target, counter: counter) { stale in
             validators.withLock { $0 = stale?.etag }
@@ -100,13 +104,14 @@ final class StoreContract {
     /// A job that needs the object longer raises `retainUntil` (rounded up, never lowered), and that is a use: its
     /// `lastUsedAt` moves (the object store did, the file store did not: decided here for both).
     func retentionRaiseIsAUse() async throws {
-        let store = try makeStore(Settings())
+        let settings = Settings()
+        let store = try makeStore(settings)
         let counter = CallCounter()
         let target = key("https://a.test/retain")
         let soon = Date().addingTimeInterval(600)
         let produced = try await Self.resolve(store, target, retainUntil: soon, counter: counter) { _ in jpegProduction("r") }
         let publishedUse = try XCTUnwrap(produced.object?.lastUsedAt)
-        try await Task.sleep(for: .milliseconds(20))
+        settings.clock.advance(by: .milliseconds(20))
         let later = Date().addingTimeInterval(86_400)
         let raised = try await Self.resolve(store, target, retainUntil: later, counter: counter) { _ in jpegProduction("x") }
         XCTAssertEqual(raised.kind, "hit")
@@ -126,20 +131,35 @@ final class StoreContract {
         let store = try makeStore(Settings())
         let counter = CallCounter()
         let target = key("https://a.test/flight")
+        let gate = Gate()
+        defer { gate.open() }
         let kinds = try await withThrowingTaskGroup(of: String.self) { group in
             for _ in 0..<12 {
                 group.addTask {
-                    try await Self.resolve(store, target, counter: counter) { _ in
-                        Thread.sleep(forTimeInterval: 0.05)
+                    try await store.object(
+                        for: target, sourceURL: "https://origin.test/flight", variant: "attachment", retainUntil: nil,
+                        deadline: farDeadline()
+                    ) { _ in
+                        _ = counter.increment()
+                        await gate.wait()
                         return jpegProduction("once")
                     }.kind
                 }
             }
+            // The production ends only once every caller has joined it.
+            try await waitUntil(timeout: .seconds(30), "all callers waiting", interval: .milliseconds(2)) {
+                Self.callersWaiting(store) == 12
+            }
+            gate.open()
             return try await group.reduce(into: [String]()) { $0.append($1) }
         }
         XCTAssertEqual(counter.count(), 1)
-        XCTAssertEqual(kinds.count, 12)
-        XCTAssertTrue(kinds.allSatisfy { $0 == "produced" || $0 == "hit" }, "\(kinds)")
+        XCTAssertEqual(kinds, Array(repeating: "produced", count: 12), "every caller shared the one production")
+    }
+
+    /// Callers of `store` waiting for a resolution; both stores count them.
+    private static func callersWaiting(_ store: any MediaStore) -> Int {
+        (store as? FileMediaStore)?.callersWaiting ?? (store as? ObjectStorageMediaStore)?.callersWaiting ?? 0
     }
 
     /// Bytes that are not the format they claim are never published: an `invalid_output` negative entry instead.
@@ -229,6 +249,7 @@ final class FileStoreContractTests: XCTestCase {
         var configuration = makeConfiguration(root: try makeTemporaryDirectory(), negativeTTL: settings.negativeTTL)
         configuration.publicBaseURL = settings.publicBaseURL
         configuration.memoryHitDuration = .zero
+        configuration.clock = settings.clock
         return try FileMediaStore(configuration: configuration)
     }
 
@@ -275,6 +296,7 @@ final class ObjectStorageStoreContractTests: XCTestCase {
         configuration.negativeTTL = settings.negativeTTL
         configuration.retentionGranularity = .seconds(60)
         configuration.memoryHitDuration = .zero
+        configuration.clock = settings.clock
         return try ObjectStorageMediaStore(configuration: configuration, transport: fetcher, lease: nil)
     }
 

@@ -14,8 +14,10 @@ final class StoreEdgeCaseTests: XCTestCase {
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let url = "https://origin.test/cancel.jpg"
         let cacheKey = key(url)
+        let gate = Gate()
+        defer { gate.open() }
         let produce: @Sendable (CachedObject?) async throws -> CacheProduction = { _ in
-            try? await Task.sleep(for: .milliseconds(900))  // a producer that ignores cancellation
+            await gate.wait()  // a producer that ignores cancellation
             return jpegProduction("survives")
         }
         let cancelled = Task {
@@ -23,13 +25,17 @@ final class StoreEdgeCaseTests: XCTestCase {
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: produce)
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await waitUntil(timeout: .seconds(30), "the production to start", interval: .milliseconds(2)) {
+            gate.waiting == 1
+        }
         let patient = Task {
             try await store.object(
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: produce)
         }
-        let start = ContinuousClock.now
+        try await waitUntil(timeout: .seconds(30), "the second caller to join", interval: .milliseconds(2)) {
+            store.callersWaiting == 2
+        }
         cancelled.cancel()
         do {
             _ = try await cancelled.value
@@ -37,7 +43,8 @@ final class StoreEdgeCaseTests: XCTestCase {
         } catch let error as CacheError {
             XCTAssertEqual(error, .cancelled)
         }
-        XCTAssertLessThan(ContinuousClock.now - start, .milliseconds(600))
+        XCTAssertEqual(gate.waiting, 1, "the cancelled caller returned while the production still ran")
+        gate.open()
         let outcome = try await patient.value
         XCTAssertEqual(outcome.kind, "produced")
         XCTAssertEqual(try storedBytes(store, try XCTUnwrap(outcome.object)), fakeJPEG("survives"))
@@ -50,6 +57,8 @@ final class StoreEdgeCaseTests: XCTestCase {
         let cacheKey = key(url)
         let now = Date()
         let expirations = (1...20).map { now.addingTimeInterval(Double($0) * 3_600) }
+        let gate = Gate()
+        defer { gate.open() }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for expiration in expirations.shuffled() {
                 group.addTask {
@@ -57,12 +66,17 @@ final class StoreEdgeCaseTests: XCTestCase {
                         for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: expiration,
                         deadline: farDeadline(),
                         produce: { _ in
-                            try await Task.sleep(for: .milliseconds(100))
+                            await gate.wait()
                             return jpegProduction("shared")
                         })
                     XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.object?.retainUntil), expiration)
                 }
             }
+            // Every caller joins the one production, so all but one get their retention as joiners.
+            try await waitUntil(timeout: .seconds(30), "all callers waiting", interval: .milliseconds(2)) {
+                store.callersWaiting == 20
+            }
+            gate.open()
             try await group.waitForAll()
         }
         let stored = try await store.lookup(cacheKey)
@@ -71,13 +85,15 @@ final class StoreEdgeCaseTests: XCTestCase {
 
     func testFailedRevalidationKeepsTheStaleObjectAndStopsHammeringTheOrigin() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root, negativeTTL: .seconds(60)))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(
+            configuration: makeConfiguration(root: root, negativeTTL: .seconds(60), clock: clock))
         let url = "https://origin.test/now-broken.jpg"
         let cacheKey = key(url)
         let first = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
             produce: { _ in jpegProduction("was fine", maxAge: .milliseconds(20)) })
-        try await Task.sleep(for: .milliseconds(40))
+        clock.advance(by: .milliseconds(40))
         let calls = CallCounter()
         for expected in ["failed", "failed-cached", "failed-cached"] {
             let outcome = try await store.object(
@@ -119,13 +135,14 @@ final class StoreEdgeCaseTests: XCTestCase {
 
     func testStatisticsReportOldestNewestAndStaleEntries() async throws {
         let root = try makeTemporaryDirectory()
-        let store = try FileMediaStore(configuration: makeConfiguration(root: root))
+        let clock = ManualCacheClock()
+        let store = try FileMediaStore(configuration: makeConfiguration(root: root, clock: clock))
         for (index, maxAge) in [Duration.milliseconds(10), .seconds(600), .seconds(600)].enumerated() {
             let url = "https://origin.test/stats-\(index).jpg"
             _ = try await store.object(
                 for: key(url), sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: { _ in jpegProduction("s\(index)", size: 1_000, maxAge: maxAge) })
-            try await Task.sleep(for: .milliseconds(20))
+            clock.advance(by: .milliseconds(20))
         }
         let statistics = try await store.statistics()
         XCTAssertEqual(statistics.objectCount, 3)

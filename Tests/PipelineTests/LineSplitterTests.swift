@@ -17,9 +17,7 @@ final class LineSplitterTests: XCTestCase {
         var start = 0
         while start < bytes.count {
             let end = min(bytes.count, start + chunk)
-            bytes[start..<end].withUnsafeBytes { raw in
-                _ = splitter.feed(raw) { lines.append(String(decoding: $0, as: UTF8.self)); return true }
-            }
+            _ = splitter.feed(bytes[start..<end]) { lines.append(String(decoding: $0, as: UTF8.self)); return true }
             start = end
         }
         splitter.finish { lines.append(String(decoding: $0, as: UTF8.self)); return true }
@@ -43,9 +41,7 @@ final class LineSplitterTests: XCTestCase {
     func testEmitCanStopTheScan() {
         var splitter = LineSplitter(maximumLineBytes: 10)
         var seen = 0
-        let finished = Data("a\nb\nc\n".utf8).withUnsafeBytes { raw in
-            splitter.feed(raw) { _ in seen += 1; return seen < 2 }
-        }
+        let finished = splitter.feed(Data("a\nb\nc\n".utf8)) { _ in seen += 1; return seen < 2 }
         XCTAssertFalse(finished)
         XCTAssertEqual(seen, 2)
     }

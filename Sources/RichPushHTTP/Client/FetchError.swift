@@ -39,7 +39,7 @@ public enum FetchError: RichPushError, Equatable {
         case .httpStatus: "http_status"
         case .tooLarge, .tooLargeForKind: "too_large"
         case .kindNotAccepted: "media_kind_not_accepted"
-        case .deadlineExceeded: "deadline_exceeded"
+        case .deadlineExceeded: .deadlineExceeded
         case .stalled: "stalled"
         case .tooManyRedirects: "too_many_redirects"
         case .unsupportedScheme: "unsupported_scheme"
@@ -49,7 +49,7 @@ public enum FetchError: RichPushError, Equatable {
         case .dns: "dns"
         case .connection: "connection"
         case .localFile: "local_file"
-        case .cancelled: "cancelled"
+        case .cancelled: .cancelled
         case .invalidConfiguration: "invalid_configuration"
         case .internalFailure: "internal_error"
         }

@@ -1,8 +1,4 @@
 import Foundation
-import RichPushCore
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 
 /// Splits a byte stream into NDJSON lines, the one rule every input path uses (`process`'s reader, `validate`'s
 /// files, `serve`'s NDJSON bodies): lines end at `\n`, a `\r` before it is dropped, a last line without a newline is
@@ -20,7 +16,32 @@ public struct LineSplitter: Sendable {
     }
 
     /// Scans `chunk`, calling `emit` with each line it completes; stops early (returning false) when `emit` does.
-    public mutating func feed(_ chunk: UnsafeRawBufferPointer, emit: (Data) -> Bool) -> Bool {
+    /// Costs a `memchr` per line and a copy of each line's bytes (up to the cap).
+    public mutating func feed(_ chunk: Data, emit: (Data) -> Bool) -> Bool {
+        chunk.withUnsafeBytes { scan($0, emit: emit) }
+    }
+
+    /// `feed(_:emit:)` over a slice of a read buffer, e.g. `buffer[..<count]` after `read(2)`, without copying it.
+    public mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (Data) -> Bool) -> Bool {
+        chunk.withUnsafeBytes { scan($0, emit: emit) }
+    }
+
+    /// Hands on the last line if it had no newline; call once at the end of the input.
+    public mutating func finish(emit: (Data) -> Bool) {
+        if lineIsOpen { _ = emit(takeLine()) }
+    }
+
+    /// Every line of `data`, as `feed` and `finish` give them.
+    public static func lines(of data: Data, maximumLineBytes: Int) -> [Data] {
+        var splitter = LineSplitter(maximumLineBytes: maximumLineBytes)
+        var lines: [Data] = []
+        _ = splitter.feed(data) { lines.append($0); return true }
+        splitter.finish { lines.append($0); return true }
+        return lines
+    }
+
+    /// The scan behind both `feed`s: pointers stay inside this type, valid only for the caller's `withUnsafeBytes`.
+    private mutating func scan(_ chunk: UnsafeRawBufferPointer, emit: (Data) -> Bool) -> Bool {
         guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return true }
         var start = 0
         while start < chunk.count {
@@ -35,22 +56,6 @@ public struct LineSplitter: Sendable {
             start = end + 1
         }
         return true
-    }
-
-    /// Hands on the last line if it had no newline; call once at the end of the input.
-    public mutating func finish(emit: (Data) -> Bool) {
-        if lineIsOpen { _ = emit(takeLine()) }
-    }
-
-    /// Every line of `data`, as `feed` and `finish` give them.
-    public static func lines(of data: Data, maximumLineBytes: Int) -> [Data] {
-        var splitter = LineSplitter(maximumLineBytes: maximumLineBytes)
-        var lines: [Data] = []
-        data.withUnsafeBytes { raw in
-            _ = splitter.feed(raw) { lines.append($0); return true }
-        }
-        splitter.finish { lines.append($0); return true }
-        return lines
     }
 
     private mutating func takeLine() -> Data {
