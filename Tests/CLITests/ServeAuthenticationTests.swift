@@ -94,7 +94,7 @@ extension ServeCommandTests {
 
     func testNonLoopbackListenNeedsATokenOrInsecureNoAuth() throws {
         for listen in ["0.0.0.0:8080", "[::]:8080", "192.0.2.1:8080"] {
-            let refused = try CommandRunner.run(["serve", "--listen", listen, "--max-in-flight", "0"])
+            let refused = try CommandRunner.run(["serve", "--public-base-url", "https://cdn.example.com/richpush", "--listen", listen, "--max-in-flight", "0"])
             XCTAssertEqual(refused.status, 2, refused.standardError)
             XCTAssertTrue(refused.standardError.contains("--auth-token-file"), refused.standardError)
             XCTAssertTrue(refused.standardError.contains("--insecure-no-auth"), refused.standardError)
@@ -104,7 +104,7 @@ extension ServeCommandTests {
         let token = try writeToken("s3cret\n")
         for arguments in [["--listen", "127.0.0.2:1"], ["--listen", "[::1]:1"], ["--listen", "0.0.0.0:1", "--insecure-no-auth"],
                           ["--listen", "0.0.0.0:1", "--auth-token-file", token]] {
-            let output = try CommandRunner.run(["serve"] + arguments + ["--max-in-flight", "0"])
+            let output = try CommandRunner.run(["serve", "--public-base-url", "https://cdn.example.com/richpush"] + arguments + ["--max-in-flight", "0"])
             XCTAssertEqual(output.status, 2, output.standardError)
             XCTAssertTrue(output.standardError.contains("--max-in-flight"), "\(arguments): \(output.standardError)")
         }
@@ -115,11 +115,11 @@ extension ServeCommandTests {
         // --max-in-flight too, so that a token file wrongly accepted fails the run instead of starting a server.
         let folder = URL(fileURLWithPath: try writeToken("s3cret")).deletingLastPathComponent().path
         for path in ["/nonexistent/token", try writeToken(" \n\n"), try writeToken("two words\n"), folder] {
-            let output = try CommandRunner.run(["serve", "--auth-token-file", path, "--max-in-flight", "0"])
+            let output = try CommandRunner.run(["serve", "--public-base-url", "https://cdn.example.com/richpush", "--auth-token-file", path, "--max-in-flight", "0"])
             XCTAssertEqual(output.status, 2, "\(path): \(output.standardError)")
             XCTAssertTrue(output.standardError.contains("--auth-token-file"), output.standardError)
         }
-        let badMetrics = try CommandRunner.run(["serve", "--metrics-listen", "nowhere", "--max-in-flight", "0"])
+        let badMetrics = try CommandRunner.run(["serve", "--public-base-url", "https://cdn.example.com/richpush", "--metrics-listen", "nowhere", "--max-in-flight", "0"])
         XCTAssertEqual(badMetrics.status, 2, badMetrics.standardError)
         XCTAssertTrue(badMetrics.standardError.contains("--metrics-listen"), badMetrics.standardError)
     }

@@ -2,11 +2,28 @@ import CMicroHTTPD
 import Foundation
 import RichPushCore
 
+/// The server behind a callback's context, borrowed without a retain. A callback must never hold a reference of
+/// its own: were it the last one, the server's deinit would stop the daemon on the daemon's own thread, and
+/// libmicrohttpd aborts when a thread joins itself ("Failed to join a thread"). The borrow is safe because deinit
+/// stops the daemon, which waits for every callback to return, before the server's storage goes.
+private func withServer<Result>(_ context: UnsafeMutableRawPointer, _ body: (HTTPServer) -> Result) -> Result {
+    Unmanaged<HTTPServer>.fromOpaque(context)._withUnsafeGuaranteedRef(body)
+}
+
 /// libmicrohttpd's access handler: called once with the headers, once per body chunk, once when the body is
 /// complete, and once more after each resume of a suspended connection.
 let httpAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, method, _, uploadData, uploadSize, slot in
     guard let context, let connection, let slot, let uploadSize else { return MHD_Result.NO }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
+    return withServer(context) { server in
+        access(server, connection: connection, url: url, method: method, uploadData: uploadData, uploadSize: uploadSize,
+               slot: slot)
+    }
+}
+
+private func access(_ server: HTTPServer, connection: OpaquePointer, url: UnsafePointer<CChar>?,
+                    method: UnsafePointer<CChar>?, uploadData: UnsafePointer<CChar>?,
+                    uploadSize: UnsafeMutablePointer<Int>,
+                    slot: UnsafeMutablePointer<UnsafeMutableRawPointer?>) -> MHD_Result {
 
     guard let existing = slot.pointee else {
         // First call: the headers only.
@@ -74,9 +91,10 @@ let httpAccessHandler: MHD_AccessHandlerCallback = { context, connection, url, m
 /// unless it was answered whole.
 let httpRequestCompleted: MHD_RequestCompletedCallback = { context, _, slot, termination in
     guard let context, let slot, let existing = slot.pointee else { return }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
     let exchange = Unmanaged<HTTPExchange>.fromOpaque(existing)
-    server.requestCompleted(exchange.takeUnretainedValue(), normally: termination == .REQUEST_TERMINATED_COMPLETED_OK)
+    withServer(context) { server in
+        server.requestCompleted(exchange.takeUnretainedValue(), normally: termination == .REQUEST_TERMINATED_COMPLETED_OK)
+    }
     exchange.release()
     slot.pointee = nil
 }
@@ -84,11 +102,12 @@ let httpRequestCompleted: MHD_RequestCompletedCallback = { context, _, slot, ter
 /// A connection opened or closed: kept in the registry the sweep walks.
 let httpConnectionNotified: MHD_NotifyConnectionCallback = { context, connection, _, notification in
     guard let context, let connection else { return }
-    let server = Unmanaged<HTTPServer>.fromOpaque(context).takeUnretainedValue()
-    if notification == .CONNECTION_NOTIFY_STARTED {
-        server.connections.opened(connection)
-    } else {
-        server.connections.closed(connection)
+    withServer(context) { server in
+        if notification == .CONNECTION_NOTIFY_STARTED {
+            server.connections.opened(connection)
+        } else {
+            server.connections.closed(connection)
+        }
     }
 }
 
