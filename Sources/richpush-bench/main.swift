@@ -8,6 +8,7 @@ let usage = """
            richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]
            richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]
            richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]
+           richpush-bench score [--repeat N] REFERENCE CANDIDATE...
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,6 +25,8 @@ case "consume":
     exit(await ConsumeBenchmark.run(Array(arguments.dropFirst())))
 case "memory":
     exit(await MemoryBenchmark.run(Array(arguments.dropFirst())))
+case "score":
+    exit(ScoreBenchmark.run(Array(arguments.dropFirst())))
 default:
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)
