@@ -4,10 +4,11 @@ import RichPushCore
 /// What a producer hands back to the store inside single-flight.
 public enum CacheProduction: Sendable {
     /// New bytes to publish in `format` (bytes without that format's signature, or an image without pixels,
-    /// become an `invalid_output` negative entry); the stored extension is the format's own.
+    /// become an `invalid_output` negative entry); the stored extension is the format's own. `score` is the
+    /// render's SSIMULACRA2 score, kept in the sidecar so cache hits report it too.
     case object(
         bytes: Data, format: CacheObjectFormat, width: Int, height: Int, etag: String?, lastModified: String?,
-        maxAge: Duration?)
+        maxAge: Duration?, score: Double? = nil)
     /// The origin answered 304: refresh the stored object's metadata and freshness only.
     case notModified(etag: String?, lastModified: String?, maxAge: Duration?)
     /// Remembered as a negative entry for `negativeTTL`.
@@ -70,7 +71,7 @@ extension CachedObject {
         publishedAt now: Date, key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int,
         byteCount: Int, format: CacheObjectFormat, contentSHA256: String, etag: String?, lastModified: String?,
         maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?, relativePath: String,
-        rules: CacheFreshnessRules
+        rules: CacheFreshnessRules, score: Double? = nil
     ) {
         var retention = previous?.retainUntil
         if let retainUntil, retention.map({ $0 < retainUntil }) ?? true {
@@ -82,6 +83,7 @@ extension CachedObject {
             lastModified: lastModified, fetchedAt: now,
             expiresAt: now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision,
             lastUsedAt: now, hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath)
+        self.score = score
     }
 
     /// The object after the origin answered 304: its new validators, fresh from now, used now, and retained to

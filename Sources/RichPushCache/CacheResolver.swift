@@ -66,7 +66,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         if let previousFailure, Date() < previousFailure.expiresAt { return .failed(previousFailure, cached: true) }
 
         switch try await CacheProduction.make(by: produce, replacing: current) {
-        case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge):
+        case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge, let score):
             if let problem = stored.publishingProblem(bytes: bytes, width: width, height: height) {
                 return .failed(
                     try await recordFailure(key, code: "invalid_output", message: problem.reason, deadline: deadline),
@@ -77,7 +77,8 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
                 width: width, height: height, byteCount: bytes.count, format: stored,
                 contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, maxAge: maxAge,
                 retainUntil: retainUntil, replacing: current,
-                relativePath: CacheLayout.relativeObjectPath(key, fileExtension: stored.fileExtension), rules: rules)
+                relativePath: CacheLayout.relativeObjectPath(key, fileExtension: stored.fileExtension), rules: rules,
+                score: score)
             try await backend.publish(object, bytes: bytes, replacing: current, deadline: deadline)
             if previousFailure != nil { try await backend.removeFailure(key, deadline: deadline) }
             return .produced(object)

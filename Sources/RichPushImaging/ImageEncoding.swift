@@ -1,12 +1,15 @@
 import Foundation
 import RichPushCore
 
-/// Chooses the output format and meets the variant's byte budget by stepping JPEG quality down.
+/// Chooses the output format, and the JPEG quality: searched for the variant's SSIMULACRA2 target when it has one
+/// (`QualitySearch`), otherwise its fixed quality, stepped down only to meet the byte budget.
 enum ImageEncoding {
     struct Encoded {
         var bytes: Data
         var format: ImageFormat
         var quality: Int?
+        /// The SSIMULACRA2 score when a search chose the quality.
+        var score: Double?
     }
 
     /// Quality steps tried below the variant's quality, ending exactly at its minimum.
@@ -37,6 +40,14 @@ enum ImageEncoding {
             warnings.append("PNG was \(bytes.count) bytes, over the budget: flattened to JPEG")
         }
         let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
+        if let target = variant.qualityTarget {
+            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma throws(ImageError) in
+                try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive, chroma: chroma,
+                                       iccProfile: iccProfile, budget: budget)
+            }
+            let outcome = try search.run(warnings: &warnings)
+            return Encoded(bytes: outcome.bytes, format: .jpeg, quality: outcome.quality, score: outcome.score)
+        }
         var smallest = Data()
         for quality in qualityLadder(from: variant.quality, minimum: variant.minimumQuality) {
             let bytes = try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive,

@@ -10,6 +10,7 @@ extension ImagePipeline {
     /// decoder's working buffers (a band of rows; an interlaced PNG's running sums), the Lanczos intermediate, and the output
     /// three times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap
     /// bounds those) and libjpeg's coefficient buffers for progressive files (capped by `JPEGDecoder.maximumMemory`).
+    /// With a quality target, the search's working memory is added (`QualitySearch.workingBytes`).
     /// GIFs are validated with one frame buffer of the screen size.
     func estimatedPeakBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
         let width = probe.width, height = probe.height
@@ -50,6 +51,7 @@ extension ImagePipeline {
         let decodedBytes = decoded.width * decoded.height * channels
         let outputBytes = plan.outputWidth * plan.outputHeight * channels
         let intermediateBytes = plan.outputHeight * decoded.width * channels
-        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes
+        let search = variant.qualityTarget == nil ? 0 : QualitySearch.workingBytes(width: plan.outputWidth, height: plan.outputHeight)
+        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes + search
     }
 }

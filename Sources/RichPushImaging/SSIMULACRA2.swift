@@ -17,6 +17,12 @@ struct SSIMULACRA2 {
     private let reference: PixelBuffer
     private let lowerScales: [LinearImage]
 
+    /// The memory a prepared reference and one comparison hold beyond the two images' own pixels: both images'
+    /// lower scales (a third of their pixels, 12 bytes each) and the comparison's ring of blurred rows.
+    static func workingBytes(width: Int, height: Int) -> Int {
+        2 * (width * height * 12 / 3) + SSIMULACRA2Scale.ringBytes(width: width)
+    }
+
     /// Prepares `reference` (RGB). Cost: its halvings, one pass over its pixels.
     init(reference: PixelBuffer) throws(ImageError) {
         guard reference.channels == 3 else {

@@ -30,12 +30,18 @@ struct SSIMULACRA2Scale {
     /// Rows held per ring slot: five blurred quantities and the two XYB rows, per channel.
     private static let blurredRows = 15, rowsPerSlot = 21, slots = 2 * radius + 1
 
+    /// The ring and scratch rows `measure` allocates for a scale `width` wide.
+    static func ringBytes(width: Int) -> Int {
+        ((slots * rowsPerSlot + 1) * width + 9 * width + width + 2 * radius + (blurredRows + 3) * width) * MemoryLayout<Float>.size
+    }
+
     static func measure(width: Int, height: Int, reference: RowSource, distorted: RowSource,
                         budget: WorkBudget?) throws(ImageError) -> Norms {
         let padded = width + 2 * radius
         var ring = [Float](repeating: 0, count: (slots * rowsPerSlot + 1) * width)   // + the zero row
-        // Linear RGB of both rows, the products, a zero-padded row for the horizontal blur, the vertical sums.
-        var scratch = [Float](repeating: 0, count: 6 * width + 3 * width + padded + blurredRows * width)
+        // Linear RGB of both rows, the products, a zero-padded row for the horizontal blur, the vertical sums and
+        // the maps' per-pixel values.
+        var scratch = [Float](repeating: 0, count: 6 * width + 3 * width + padded + (blurredRows + 3) * width)
         var sums = [Double](repeating: 0, count: 18)
         for inputRow in 0..<(height + radius) {
             if inputRow % 64 == 0 { try budget?.check() }
@@ -109,29 +115,16 @@ struct SSIMULACRA2Scale {
         }
     }
 
-    /// `output[x] = sum over taps of weights[tap] * sources[tap][x]`, for the 11 symmetric taps: each output
-    /// vector is summed in registers (one store, not one load and store per tap) and mirrored taps share a multiply.
+    /// `output[x] = sum over taps of weights[tap] * sources[tap][x]`, for the 11 symmetric taps: each output is
+    /// summed from all its taps at once (one store, not one load and store per tap), mirrored taps sharing a
+    /// multiply. Plain scalar code on purpose: the optimiser vectorises it, and unlike `SIMD8` operators (generic
+    /// calls without optimisation) it stays usable in debug builds, which the command-line tests run.
     private static func weightedSum(_ sources: UnsafePointer<UnsafePointer<Float>>, count: Int,
                                     weights: UnsafePointer<Float>, into output: UnsafeMutablePointer<Float>) {
-        typealias Lanes = SIMD8<Float>
         let (s0, s1, s2, s3, s4, s5) = (sources[0], sources[1], sources[2], sources[3], sources[4], sources[5])
         let (s6, s7, s8, s9, s10) = (sources[6], sources[7], sources[8], sources[9], sources[10])
         let (w0, w1, w2, w3, w4, w5) = (weights[0], weights[1], weights[2], weights[3], weights[4], weights[5])
-        @inline(__always) func load(_ pointer: UnsafePointer<Float>, _ x: Int) -> Lanes {
-            UnsafeRawPointer(pointer + x).loadUnaligned(as: Lanes.self)
-        }
-        var x = 0
-        while x + 8 <= count {
-            var sum = load(s5, x) * w5
-            sum += (load(s0, x) + load(s10, x)) * w0
-            sum += (load(s1, x) + load(s9, x)) * w1
-            sum += (load(s2, x) + load(s8, x)) * w2
-            sum += (load(s3, x) + load(s7, x)) * w3
-            sum += (load(s4, x) + load(s6, x)) * w4
-            UnsafeMutableRawPointer(output + x).storeBytes(of: sum, as: Lanes.self)
-            x += 8
-        }
-        while x < count {
+        for x in 0..<count {
             var sum = s5[x] * w5
             sum += (s0[x] + s10[x]) * w0
             sum += (s1[x] + s9[x]) * w1
@@ -139,7 +132,6 @@ struct SSIMULACRA2Scale {
             sum += (s3[x] + s7[x]) * w3
             sum += (s4[x] + s6[x]) * w4
             output[x] = sum
-            x += 1
         }
     }
 
@@ -164,7 +156,8 @@ struct SSIMULACRA2Scale {
             let planes = blurred + channel * 5 * width
             let partial = SSIMULACRA2MapSums.row(width: width, mean1: planes, mean2: planes + width, square1: planes + 2 * width,
                                       square2: planes + 3 * width, product: planes + 4 * width,
-                                      image1: slot + (15 + channel) * width, image2: slot + (18 + channel) * width)
+                                      image1: slot + (15 + channel) * width, image2: slot + (18 + channel) * width,
+                                      scratch: blurred + blurredRows * width)
             for index in 0..<6 { sums[channel * 6 + index] += partial[index] }
         }
     }

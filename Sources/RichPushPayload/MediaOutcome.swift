@@ -31,12 +31,15 @@ public struct PublishedMedia: Sendable, Hashable {
     public var bytes: Int
     /// The pixel size of an image; nil for audio and video, which have none.
     public var size: PixelSize?
+    /// The SSIMULACRA2 score of an image encoded for a quality target; nil otherwise.
+    public var score: Double?
 
-    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?) {
+    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?, score: Double? = nil) {
         self.publicURL = publicURL
         self.format = format
         self.bytes = bytes
         self.size = size
+        self.score = score
     }
 }
 

@@ -108,7 +108,8 @@ struct CachedMediaRenderer: MediaStage {
     private func published(_ object: CachedObject) -> PublishedMedia {
         PublishedMedia(
             publicURL: store.publicURL(for: object), format: object.format, bytes: object.bytes,
-            size: object.width > 0 && object.height > 0 ? PixelSize(width: object.width, height: object.height) : nil)
+            size: object.width > 0 && object.height > 0 ? PixelSize(width: object.width, height: object.height) : nil,
+            score: object.score)
     }
 
     /// Runs inside the store's single-flight: at most once per key across all processes sharing the cache.
@@ -164,7 +165,7 @@ struct CachedMediaRenderer: MediaStage {
         }
         return .object(
             bytes: rendered.bytes, format: format, width: rendered.width, height: rendered.height, etag: fetched.etag,
-            lastModified: fetched.lastModified, maxAge: maxAge)
+            lastModified: fetched.lastModified, maxAge: maxAge, score: rendered.score)
     }
 }
 

@@ -33,7 +33,8 @@ enum ValidationReport {
                     let size = String(format: "%.1f KB", Double(published.bytes) / 1024)
                     let dimensions = published.size.map { " \($0.width)x\($0.height)" } ?? ""
                     text += "            \(media.status.rawValue)\(dimensions) \(published.format.rawValue)"
-                    text += " \(size) in \(media.milliseconds) ms -> \(published.publicURL)\n"
+                    let score = published.score.map { String(format: " SSIMULACRA2 %.1f", $0) } ?? ""
+                    text += " \(size)\(score) in \(media.milliseconds) ms -> \(published.publicURL)\n"
                 } else {
                     text += "            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode?.rawValue ?? "")\n"
                 }

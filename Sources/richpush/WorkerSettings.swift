@@ -39,6 +39,7 @@ struct WorkerSettings {
         OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest image source accepted (GIF included), e.g. 10MB. Default 10MB."),
         OptionDefinition("render-memory", .value, valueName: "SIZE", help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline. Default: a quarter of the machine's (or the cgroup's) memory, 64MB to 2GB."),
+        OptionDefinition("quality-target", .value, valueName: "SCORE", help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes (90 is visually lossless, 80 high quality), or off for a fixed quality of 82. Default \(defaultQualityTarget.formatted())."),
         OptionDefinition("max-audio-bytes", .value, valueName: "SIZE", help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through. Default 5MB."),
         OptionDefinition("max-video-bytes", .value, valueName: "SIZE", help: "Largest video source (MP4, MOV, M4V), passed through. Default 50MB."),
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
@@ -53,7 +54,12 @@ struct WorkerSettings {
         logLevel,
     ]
 
+    /// Chosen by measurement (docs/benchmarks.md, "Quality by target"): high quality on SSIMULACRA2's scale.
+    static let defaultQualityTarget = 80.0
+
     var concurrency = 16
+    /// `--quality-target`: nil encodes every JPEG at the variants' fixed quality.
+    var qualityTarget: Double? = defaultQualityTarget
     var deadline: Duration = .seconds(25)
     var cacheDirectory = "richpush-cache"
     var publicBaseURL = "https://cdn.example.com/richpush"
@@ -125,6 +131,15 @@ struct WorkerSettings {
         maximumVideoBytes = try options.byteCount("max-video-bytes") ?? maximumVideoBytes
         maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
         if let capacity = try options.byteCount("render-memory") { renderMemoryBudget = RenderMemoryBudget(capacity: capacity) }
+        if let raw = options.string("quality-target") {
+            if raw == "off" {
+                qualityTarget = nil
+            } else if let score = Double(raw), score > 0, score <= 100 {
+                qualityTarget = score
+            } else {
+                throw .invalidValue(option: "quality-target", value: raw, expected: "a SSIMULACRA2 score above 0 and at most 100, or off")
+            }
+        }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
@@ -170,6 +185,7 @@ struct WorkerSettings {
             ("max_video_bytes", .number(String(maximumVideoBytes))),
             ("max_line_bytes", .number(String(maximumLineBytes))),
             ("render_memory_bytes", .number(String(renderMemoryBudget.capacity))),
+            ("quality_target", qualityTarget.map { .number(String($0)) } ?? .string("off")),
             ("allowed_networks", .number(String(allowNetworks.count))),
         ]
     }
@@ -210,8 +226,13 @@ struct WorkerSettings {
     var enricherConfiguration: EnricherConfiguration {
         var imageLimits = ImageLimits()
         imageLimits.maximumSourceBytes = maximumSourceBytes
+        let variants = EnricherConfiguration.defaultVariants.mapValues { variant in
+            var variant = variant
+            variant.qualityTarget = qualityTarget
+            return variant
+        }
         return EnricherConfiguration(
-            jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
+            jobDeadline: deadline, variants: variants, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
             maximumDocumentBytes: maximumLineBytes, renderMemoryBudget: renderMemoryBudget, log: logger)
     }
 

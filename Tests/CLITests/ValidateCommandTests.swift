@@ -29,6 +29,10 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertEqual(output.status, 0, output.standardOutput + output.standardError)
         XCTAssertTrue(output.standardOutput.contains("1080x1620"), output.standardOutput)
         XCTAssertTrue(output.standardOutput.contains("/ 4096 bytes"), output.standardOutput)
+        // The page was searched for the default quality target of 80 and says what it reached.
+        let score = try XCTUnwrap(output.standardOutput.range(of: #"SSIMULACRA2 [0-9]+\.[0-9]"#, options: .regularExpression),
+                                  output.standardOutput)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(Double(output.standardOutput[score].dropFirst("SSIMULACRA2 ".count))), 80)
     }
 
     func testFindingsCarryPointersAndExitOne() throws {
