@@ -38,6 +38,8 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     public var minimumQuality: Int
     /// Byte budget for the encoded output, or nil for none.
     public var maximumBytes: Int?
+    /// Always progressive scans. Without it a fixed-quality JPEG is baseline, and a searched one (`qualityTarget`)
+    /// is whichever of the two is smaller (the pixels are the same).
     public var progressive: Bool
     public var background: Background
     /// The SSIMULACRA2 score a JPEG output must reach (90 is visually lossless, 80 high quality): the JPEG quality

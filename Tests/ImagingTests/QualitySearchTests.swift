@@ -114,6 +114,21 @@ final class QualitySearchTests: XCTestCase {
                                                             iccProfile: nil, budget: budget))
     }
 
+    /// A searched JPEG is baseline or progressive, whichever is smaller at the chosen quality and chroma.
+    func testSearchedOutputTakesTheSmallerOfBaselineAndProgressive() throws {
+        let budget = ImagingHelpers.farBudget
+        for name in ["media/hero.jpg", "media/story2.jpg", "media/banner.webp"] {
+            let pixels = try resizedPixels(ImagingHelpers.data(name))
+            var warnings: [String] = []
+            let encoded = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
+            let quality = try XCTUnwrap(encoded.quality), chroma = try XCTUnwrap(encoded.chroma)
+            let sizes = try [false, true].map { progressive in
+                try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma, iccProfile: nil, budget: budget).count
+            }
+            XCTAssertEqual(encoded.bytes.count, sizes.min(), "\(name): baseline \(sizes[0]), progressive \(sizes[1])")
+        }
+    }
+
     func testTargetIsPartOfTheCacheDescription() {
         let fixed = variant(target: nil).cacheDescription
         XCTAssertFalse(fixed.contains("target"))
