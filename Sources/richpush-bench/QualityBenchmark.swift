@@ -5,16 +5,19 @@ import RichPush
 /// default before the search) and searched for `--quality-target` (default 80); one row per file with both outputs'
 /// bytes and median render times, the searched quality and score, and the ratios; then the geometric means.
 /// `--output DIR` writes the searched renditions, for `scripts/quality_peers.py` to compare with Pillow and libvips.
+/// `--variant attachment|story` renders as the service's variant (its box, fit and byte budget) instead of a
+/// fit within `--width` x `--height`; the medians of both outputs' bytes are printed too.
 enum QualityBenchmark {
     static let usage = "usage: richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] "
-        + "[--output DIR] FILE..."
+        + "[--variant attachment|story] [--output DIR] FILE..."
 
     static func run(_ arguments: [String]) async -> Int32 {
         var arguments = arguments
-        var outputDirectory: String?
-        if let index = arguments.firstIndex(of: "--output") {
+        var outputDirectory: String?, variantName: String?
+        for name in ["--output", "--variant"] {
+            guard let index = arguments.firstIndex(of: name) else { continue }
             guard index + 1 < arguments.count else { return fail() }
-            outputDirectory = arguments[index + 1]
+            if name == "--output" { outputDirectory = arguments[index + 1] } else { variantName = arguments[index + 1] }
             arguments.removeSubrange(index...(index + 1))
         }
         let optionNames: Set<String> = ["--width", "--height", "--repeat", "--quality-target"]
@@ -34,12 +37,18 @@ enum QualityBenchmark {
         else { return fail() }
         let width = values["--width"] ?? 1038, height = values["--height"] ?? 1038, repeats = values["--repeat"] ?? 5
         let target = Double(values["--quality-target"] ?? 80)
-        let fixed = ImageVariant(name: "bench", width: width, height: height, fit: .contain)
+        let fixed: ImageVariant
+        switch variantName {
+        case nil: fixed = ImageVariant(name: "bench", width: width, height: height, fit: .contain)
+        case "attachment": fixed = .attachment
+        case "story": fixed = .story
+        default: return fail()
+        }
         var searched = fixed
         searched.qualityTarget = target
         let pipeline = ImagePipeline()
         print("file\tfixed_bytes\tfixed_ms\tsearched_bytes\tsearched_ms\tquality\tscore\tbytes_ratio\ttime_ratio")
-        var byteLogs: [Double] = [], timeLogs: [Double] = []
+        var byteLogs: [Double] = [], timeLogs: [Double] = [], fixedSizes: [Int] = [], searchedSizes: [Int] = []
         for file in files {
             guard let bytes = FileManager.default.contents(atPath: file) else {
                 print("\(file)\terror\tcannot read")
@@ -56,6 +65,8 @@ enum QualityBenchmark {
                 let byteRatio = Double(result.bytes.count) / Double(plain.bytes.count)
                 let timeRatio = searchedMilliseconds / plainMilliseconds
                 byteLogs.append(log(byteRatio))
+                fixedSizes.append(plain.bytes.count)
+                searchedSizes.append(result.bytes.count)
                 timeLogs.append(log(timeRatio))
                 let score = result.score.map { String(format: "%.2f", $0) } ?? "-"
                 print("\(file)\t\(plain.bytes.count)\t\(String(format: "%.1f", plainMilliseconds))\t\(result.bytes.count)\t"
@@ -69,6 +80,8 @@ enum QualityBenchmark {
             let mean = { (logs: [Double]) in exp(logs.reduce(0, +) / Double(logs.count)) }
             print(String(format: "geometric mean: bytes %.3f, render time %.2f (searched over fixed, %d files)",
                          mean(byteLogs), mean(timeLogs), byteLogs.count))
+            let median = { (sizes: [Int]) in sizes.sorted()[sizes.count / 2] }
+            print("median bytes: fixed \(median(fixedSizes)), searched \(median(searchedSizes))")
         }
         return 0
     }
