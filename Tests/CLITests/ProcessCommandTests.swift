@@ -71,6 +71,10 @@ final class ProcessCommandTests: XCTestCase {
         let searched = try media([])
         XCTAssertFalse(searched.isEmpty)
         for item in searched { XCTAssertGreaterThanOrEqual(try XCTUnwrap(item["score"] as? Double, "\(item)"), 80) }
+        // A cache hit reports the score kept in the object's sidecar.
+        let cached = try media([])
+        XCTAssertEqual(cached.map { $0["status"] as? String }, searched.map { _ in "cached" })
+        XCTAssertEqual(cached.map { $0["score"] as? Double }, searched.map { $0["score"] as? Double })
         let high = try media(["--quality-target", "85"])
         for item in high { XCTAssertGreaterThanOrEqual(try XCTUnwrap(item["score"] as? Double, "\(item)"), 85) }
         XCTAssertGreaterThan(high.compactMap { $0["bytes"] as? Int }.reduce(0, +), searched.compactMap { $0["bytes"] as? Int }.reduce(0, +))
