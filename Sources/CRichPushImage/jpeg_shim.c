@@ -257,7 +257,7 @@ const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder) 
 }
 
 int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
-                                int progressive, const uint8_t *icc, unsigned int icc_length) {
+                                int progressive, int full_chroma, const uint8_t *icc, unsigned int icc_length) {
     if (setjmp(encoder->error.jump)) return -1;
     jpeg_mem_dest(&encoder->cinfo, &encoder->buffer, &encoder->length);
     encoder->cinfo.image_width = (JDIMENSION)width;
@@ -267,9 +267,9 @@ int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int h
     jpeg_set_defaults(&encoder->cinfo);
     jpeg_set_quality(&encoder->cinfo, quality, TRUE);
     encoder->cinfo.optimize_coding = TRUE;
-    // jpeg_set_defaults already selects 2x2 luma sampling (4:2:0); stated for clarity.
-    encoder->cinfo.comp_info[0].h_samp_factor = 2;
-    encoder->cinfo.comp_info[0].v_samp_factor = 2;
+    // jpeg_set_defaults already selects 2x2 luma sampling (4:2:0); stated for clarity. 1x1 is 4:4:4.
+    encoder->cinfo.comp_info[0].h_samp_factor = full_chroma ? 1 : 2;
+    encoder->cinfo.comp_info[0].v_samp_factor = full_chroma ? 1 : 2;
     if (progressive) jpeg_simple_progression(&encoder->cinfo);
     jpeg_start_compress(&encoder->cinfo, TRUE);
     if (icc != NULL && icc_length > 0) jpeg_write_icc_profile(&encoder->cinfo, icc, icc_length);

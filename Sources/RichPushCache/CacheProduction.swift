@@ -5,10 +5,11 @@ import RichPushCore
 public enum CacheProduction: Sendable {
     /// New bytes to publish in `format` (bytes without that format's signature, or an image without pixels,
     /// become an `invalid_output` negative entry); the stored extension is the format's own. `sourceWidth` and
-    /// `sourceHeight` are the upright source image's size (0 when there is none, as for audio and video).
+    /// `sourceHeight` are the upright source image's size (0 when there is none, as for audio and video). `score` is
+    /// the render's SSIMULACRA2 score, kept in the sidecar so cache hits report it too.
     case object(
         bytes: Data, format: CacheObjectFormat, width: Int, height: Int, etag: String?, lastModified: String?,
-        maxAge: Duration?, sourceWidth: Int = 0, sourceHeight: Int = 0)
+        maxAge: Duration?, sourceWidth: Int = 0, sourceHeight: Int = 0, score: Double? = nil)
     /// The origin answered 304: refresh the stored object's metadata and freshness only.
     case notModified(etag: String?, lastModified: String?, maxAge: Duration?)
     /// Remembered as a negative entry for `negativeTTL`.
@@ -71,7 +72,7 @@ extension CachedObject {
         publishedAt now: Date, key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int,
         byteCount: Int, format: CacheObjectFormat, contentSHA256: String, etag: String?, lastModified: String?,
         maxAge: Duration?, retainUntil: Date?, replacing previous: CachedObject?, relativePath: String,
-        rules: CacheFreshnessRules, sourceWidth: Int = 0, sourceHeight: Int = 0
+        rules: CacheFreshnessRules, sourceWidth: Int = 0, sourceHeight: Int = 0, score: Double? = nil
     ) {
         var retention = previous?.retainUntil
         if let retainUntil, retention.map({ $0 < retainUntil }) ?? true {
@@ -84,6 +85,7 @@ extension CachedObject {
             expiresAt: now.addingTimeInterval(rules.timeToLive(maxAge: maxAge)).cacheMillisecondPrecision,
             lastUsedAt: now, hits: previous?.hits ?? 0, retainUntil: retention, relativePath: relativePath,
             sourceWidth: sourceWidth > 0 ? sourceWidth : nil, sourceHeight: sourceHeight > 0 ? sourceHeight : nil)
+        self.score = score
     }
 
     /// The object after the origin answered 304: its new validators, fresh from now, used now, and retained to

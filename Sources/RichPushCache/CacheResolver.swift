@@ -66,7 +66,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         if let previousFailure, rules.isLive(previousFailure) { return .failed(previousFailure, cached: true) }
 
         switch try await CacheProduction.make(by: produce, replacing: current) {
-        case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge, let sourceWidth, let sourceHeight):
+        case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge, let sourceWidth, let sourceHeight, let score):
             if let problem = stored.publishingProblem(bytes: bytes, width: width, height: height) {
                 return .failed(
                     try await recordFailure(key, code: .invalidOutput, message: problem.reason, deadline: deadline),
@@ -78,7 +78,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
                 contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, maxAge: maxAge,
                 retainUntil: retainUntil, replacing: current,
                 relativePath: CacheLayout.relativeObjectPath(key, fileExtension: stored.fileExtension), rules: rules,
-                sourceWidth: sourceWidth, sourceHeight: sourceHeight)
+                sourceWidth: sourceWidth, sourceHeight: sourceHeight, score: score)
             try await backend.publish(object, bytes: bytes, replacing: current, deadline: deadline)
             if previousFailure != nil { try await backend.removeFailure(key, deadline: deadline) }
             return .produced(object)

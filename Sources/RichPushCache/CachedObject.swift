@@ -32,6 +32,9 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public var retainUntil: Date?
     /// Path below the root and below the public base URL, e.g. `objects/ab/cd/<key>.jpg`.
     public var relativePath: String
+    /// The SSIMULACRA2 score of a JPEG whose quality was searched for a target; absent otherwise (and in sidecars
+    /// written before scores existed).
+    public var score: Double?
 
     public init(
         key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int, bytes: Int, format: CacheObjectFormat,

@@ -1,12 +1,17 @@
 import Foundation
 import RichPushCore
 
-/// Chooses the output format and meets the variant's byte budget by stepping JPEG quality down.
+/// Chooses the output format, and the JPEG quality: searched for the variant's SSIMULACRA2 target when it has one
+/// (`QualitySearch`), otherwise its fixed quality, stepped down only to meet the byte budget.
 enum ImageEncoding {
     struct Encoded {
         var bytes: Data
         var format: ImageFormat
         var quality: Int?
+        /// The SSIMULACRA2 score when a search chose the quality.
+        var score: Double?
+        /// The JPEG's chroma resolution, nil for PNG.
+        var chroma: JPEGEncoder.Chroma?
     }
 
     /// Quality steps tried below the variant's quality, ending exactly at its minimum.
@@ -37,13 +42,33 @@ enum ImageEncoding {
             warnings.append("PNG was \(bytes.count) bytes, over the budget: flattened to JPEG")
         }
         let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
+        if let target = variant.qualityTarget {
+            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma throws(ImageError) in
+                try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive, chroma: chroma,
+                                       iccProfile: iccProfile, budget: budget)
+            }
+            var outcome = try search.run(warnings: &warnings)
+            // Progressive scans hold the same coefficients (the same pixels, so the same score) in another order:
+            // 1-6% smaller on most images, larger on some (docs/benchmarks.md); one more encode picks per image.
+            if !variant.progressive {
+                do throws(ImageError) {
+                    let progressive = try JPEGEncoder.encode(opaque, quality: outcome.quality, progressive: true,
+                                                             chroma: outcome.chroma, iccProfile: iccProfile, budget: budget)
+                    if progressive.count < outcome.bytes.count { outcome.bytes = progressive }
+                } catch .deadlineExceeded {
+                    // The baseline file is complete; the deadline is the caller's to report.
+                }
+            }
+            return Encoded(bytes: outcome.bytes, format: .jpeg, quality: outcome.quality, score: outcome.score,
+                           chroma: outcome.chroma)
+        }
         var smallest = Data()
         for quality in qualityLadder(from: variant.quality, minimum: variant.minimumQuality) {
             let bytes = try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive,
                                                iccProfile: iccProfile, budget: budget)
             guard let limit = variant.maximumBytes, bytes.count > limit else {
                 if quality != variant.quality { warnings.append("quality lowered to \(quality) to meet the byte budget") }
-                return Encoded(bytes: bytes, format: .jpeg, quality: quality)
+                return Encoded(bytes: bytes, format: .jpeg, quality: quality, chroma: .halved)
             }
             smallest = bytes
         }

@@ -12,6 +12,7 @@ extension ImagePipeline {
     /// JPEG's coefficients, `ImageProbe.wholeImageDecoderBytes`), the Lanczos intermediate, and the output three
     /// times (resize, orientation, flattening). Not counted: the source and encoded bytes (the fetcher's cap bounds
     /// those).
+    /// With a quality target, the search's working memory is added (`QualitySearch.workingBytes`).
     /// GIFs are validated with one frame buffer of the screen size.
     func estimatedPeakBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
         let width = probe.width, height = probe.height
@@ -63,6 +64,7 @@ extension ImagePipeline {
         let decodedBytes = decoded.width * decoded.height * channels
         let outputBytes = plan.outputWidth * plan.outputHeight * channels
         let intermediateBytes = plan.outputHeight * decoded.width * channels
-        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes
+        let search = variant.qualityTarget == nil ? 0 : QualitySearch.workingBytes(width: plan.outputWidth, height: plan.outputHeight)
+        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes + search
     }
 }

@@ -121,7 +121,7 @@ public struct ImagePipeline: Sendable {
                                                warnings: &warnings)
         try Self.checkOutput(encoded.bytes, format: encoded.format, width: pixels.width, height: pixels.height)
         return RenderedImage(bytes: encoded.bytes, format: encoded.format, width: pixels.width, height: pixels.height,
-                             source: probe, quality: encoded.quality, warnings: warnings)
+                             source: probe, quality: encoded.quality, score: encoded.score, warnings: warnings)
     }
 
     /// Re-reads the encoded output's headers: a renderer bug becomes an error, never a broken image on a phone.

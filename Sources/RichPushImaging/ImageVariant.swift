@@ -31,18 +31,25 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     public var height: Int
     public var fit: Fit
     public var format: OutputFormat
-    /// JPEG quality to try first (1...100).
+    /// JPEG quality to try first (1...100): the fixed quality without a `qualityTarget`, the search's first guess
+    /// with one.
     public var quality: Int
     /// The lowest JPEG quality the byte budget may step down to.
     public var minimumQuality: Int
     /// Byte budget for the encoded output, or nil for none.
     public var maximumBytes: Int?
+    /// Always progressive scans. Without it a fixed-quality JPEG is baseline, and a searched one (`qualityTarget`)
+    /// is whichever of the two is smaller (the pixels are the same).
     public var progressive: Bool
     public var background: Background
+    /// The SSIMULACRA2 score a JPEG output must reach (90 is visually lossless, 80 high quality): the JPEG quality
+    /// is searched per image for the smallest file at or above it, within `minimumQuality...100`, the byte budget
+    /// and the deadline (`QualitySearch`). Nil encodes at `quality`, stepping down only for the byte budget.
+    public var qualityTarget: Double?
 
     public init(name: String, width: Int, height: Int, fit: Fit = .contain, format: OutputFormat = .automatic,
                 quality: Int = 82, minimumQuality: Int = 60, maximumBytes: Int? = nil, progressive: Bool = false,
-                background: Background = .white) {
+                background: Background = .white, qualityTarget: Double? = nil) {
         self.name = name
         self.width = width
         self.height = height
@@ -53,6 +60,7 @@ public struct ImageVariant: Sendable, Hashable, Codable {
         self.maximumBytes = maximumBytes
         self.progressive = progressive
         self.background = background
+        self.qualityTarget = qualityTarget
     }
 
     /// Notification attachment: fit within 1038x1038, at most 400 KB.
@@ -68,5 +76,7 @@ public struct ImageVariant: Sendable, Hashable, Codable {
         return "\(name);\(width)x\(height);fit=\(fit.rawValue);format=\(format.rawValue);q=\(quality);"
             + "qmin=\(minimumQuality);max=\(budget);progressive=\(progressive);"
             + "bg=\(background.red),\(background.green),\(background.blue)"
+            // Appended only when set, so the keys of fixed-quality variants stay what they were.
+            + (qualityTarget.map { ";target=\($0)" } ?? "")
     }
 }

@@ -2,10 +2,18 @@ import CRichPushImage
 import Foundation
 import RichPushCore
 
-/// libjpeg-turbo encoding of RGB pixels: 4:2:0, optimized Huffman tables, optional progressive, ICC only.
+/// libjpeg-turbo encoding of RGB pixels: 4:2:0 (or 4:4:4), optimized Huffman tables, optional progressive, ICC only.
 enum JPEGEncoder {
-    static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool, iccProfile: [UInt8]?,
-                       budget: WorkBudget) throws(ImageError) -> Data {
+    /// The resolution of the colour (Cb, Cr) planes.
+    enum Chroma: String, Sendable {
+        /// Half in both directions (4:2:0): the usual choice for photographs, half the colour data.
+        case halved = "4:2:0"
+        /// Full (4:4:4): sharp coloured edges, as in text on colour, which 4:2:0 smears at any quality.
+        case full = "4:4:4"
+    }
+
+    static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool, chroma: Chroma = .halved,
+                       iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
         guard image.channels == 3 else { throw .encodeFailed(reason: "JPEG needs RGB pixels, got \(image.channels) channels") }
         guard let encoder = richpush_jpeg_encoder_create() else { throw .encodeFailed(reason: "JPEG encoder could not be created") }
         defer { richpush_jpeg_encoder_destroy(encoder) }
@@ -14,7 +22,7 @@ enum JPEGEncoder {
         let profile = iccProfile ?? []
         let started = profile.withUnsafeBufferPointer { profile in
             richpush_jpeg_encoder_start(encoder, Int32(image.width), Int32(image.height), Int32(min(100, max(1, quality))),
-                                        progressive ? 1 : 0, profile.baseAddress, UInt32(profile.count))
+                                        progressive ? 1 : 0, chroma == .full ? 1 : 0, profile.baseAddress, UInt32(profile.count))
         }
         guard started == 0 else { throw failure() }
         let wroteAll = try image.writeRows(inBandsOf: WorkBudget.bandRows * 4, budget: budget) { rows, count in

@@ -11,16 +11,19 @@ public struct RenderedImage: Sendable {
     public var source: ImageProbe
     /// The JPEG quality used, or nil for PNG and passed-through GIF.
     public var quality: Int?
+    /// The SSIMULACRA2 score of a JPEG chosen by a quality search (against the pixels before encoding), or nil.
+    public var score: Double?
     /// Non-fatal notes, e.g. "animated WebP: first frame only".
     public var warnings: [String]
 
-    public init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, warnings: [String]) {
+    public init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, score: Double? = nil, warnings: [String]) {
         self.bytes = bytes
         self.format = format
         self.width = width
         self.height = height
         self.source = source
         self.quality = quality
+        self.score = score
         self.warnings = warnings
     }
 }

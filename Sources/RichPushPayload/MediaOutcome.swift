@@ -34,13 +34,17 @@ public struct PublishedMedia: Sendable, Hashable {
     /// The upright size of the source image it was rendered from, when known (nil for audio, video, and cache
     /// records written before it was kept).
     public var sourceSize: PixelSize?
+    /// The SSIMULACRA2 score of an image encoded for a quality target; nil otherwise.
+    public var score: Double?
 
-    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?, sourceSize: PixelSize? = nil) {
+    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?, sourceSize: PixelSize? = nil,
+                score: Double? = nil) {
         self.publicURL = publicURL
         self.format = format
         self.bytes = bytes
         self.size = size
         self.sourceSize = sourceSize
+        self.score = score
     }
 }
 

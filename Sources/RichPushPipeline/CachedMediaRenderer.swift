@@ -111,7 +111,7 @@ struct CachedMediaRenderer: MediaStage {
             size: object.width > 0 && object.height > 0 ? PixelSize(width: object.width, height: object.height) : nil,
             sourceSize: object.sourceWidth.flatMap { width in
                 object.sourceHeight.map { PixelSize(width: width, height: $0) }
-            })
+            }, score: object.score)
     }
 
     /// Runs inside the store's single-flight: at most once per key across all processes sharing the cache.
@@ -171,7 +171,7 @@ struct CachedMediaRenderer: MediaStage {
         return .object(
             bytes: rendered.bytes, format: format, width: rendered.width, height: rendered.height, etag: fetched.etag,
             lastModified: fetched.lastModified, maxAge: maxAge, sourceWidth: rendered.source.orientedWidth,
-            sourceHeight: rendered.source.orientedHeight)
+            sourceHeight: rendered.source.orientedHeight, score: rendered.score)
     }
 }
 

@@ -27,9 +27,13 @@ public struct EnricherConfiguration: Sendable {
     /// How long an object stays retained for a job that carries no `apns-expiration`: APNs keeps pushes up to 30 days.
     public var defaultRetention: Duration
 
+    /// The variants a configuration has unless given others: `attachment` and `story`, at a fixed JPEG quality
+    /// (the command-line tools add `--quality-target` to them).
+    public static let defaultVariants: [String: ImageVariant] = ["attachment": .attachment, "story": .story]
+
     public init(
         jobDeadline: Duration = .seconds(25),
-        variants: [String: ImageVariant] = ["attachment": .attachment, "story": .story],
+        variants: [String: ImageVariant] = defaultVariants,
         imageLimits: ImageLimits = ImageLimits(),
         payload: PayloadOptions = PayloadOptions(),
         defaultRetention: Duration = .seconds(30 * 86_400),

@@ -128,6 +128,7 @@ extension MediaResult {
             }
             object["bytes"] = .number(String(published.bytes))
             object["format"] = .string(published.format.rawValue)
+            if let score = published.score { object["score"] = .number(String(format: "%.1f", score)) }
         }
         object["ms"] = .number(String(milliseconds))
         // A reference that was not fetched on purpose has no error.

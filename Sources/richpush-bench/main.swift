@@ -8,6 +8,8 @@ let usage = """
            richpush-bench fetch [--count N] [--concurrency N] [--file-bytes N] [--rounds N]
            richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]
            richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]
+           richpush-bench score [--repeat N] REFERENCE CANDIDATE...
+           richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] [--output DIR] FILE...
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -24,6 +26,10 @@ case "consume":
     exit(await ConsumeBenchmark.run(Array(arguments.dropFirst())))
 case "memory":
     exit(await MemoryBenchmark.run(Array(arguments.dropFirst())))
+case "quality":
+    exit(await QualityBenchmark.run(Array(arguments.dropFirst())))
+case "score":
+    exit(ScoreBenchmark.run(Array(arguments.dropFirst())))
 default:
     FileHandle.standardError.write(Data(usage.utf8))
     exit(2)

@@ -36,8 +36,9 @@ enum ValidationReport {
                 if let published = media.published {
                     let size = String(format: "%.1f KB", Double(published.bytes) / 1024)
                     let dimensions = published.size.map { " \($0.width)x\($0.height)" } ?? ""
+                    let score = published.score.map { String(format: " SSIMULACRA2 %.1f", $0) } ?? ""
                     add("            \(media.status.rawValue)\(dimensions) \(published.format.rawValue)"
-                        + " \(size) in \(media.milliseconds) ms -> \(published.publicURL)")
+                        + " \(size)\(score) in \(media.milliseconds) ms -> \(published.publicURL)")
                 } else {
                     add("            \(media.status.rawValue): \(media.errorMessage ?? media.errorCode?.rawValue ?? "")")
                 }

@@ -45,6 +45,7 @@ struct WorkerSettings {
         OptionDefinition("max-line-bytes", .value, valueName: "SIZE", help: "Longest input document (line or stream entry); a longer one is rejected unread as line_too_long. Default 1MB."),
         OptionDefinition("max-source-bytes", .value, valueName: "SIZE", help: "Largest image source accepted (GIF included), e.g. 10MB. Default 10MB."),
         OptionDefinition("render-memory", .value, valueName: "SIZE", help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline. Default: a quarter of the machine's (or the cgroup's) memory, 64MB to 2GB."),
+        OptionDefinition("quality-target", .value, valueName: "SCORE", help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes (90 is visually lossless, 80 high quality; 80 is the measured choice), or off for a fixed quality of 82. Default off: the search costs about 3x the render time."),
         OptionDefinition("max-audio-bytes", .value, valueName: "SIZE", help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through. Default 5MB."),
         OptionDefinition("max-video-bytes", .value, valueName: "SIZE", help: "Largest video source (MP4, MOV, M4V), passed through. Default 50MB."),
         OptionDefinition("default-retention", .value, valueName: "DURATION", help: "Keep an object this long after a job that has no apns-expiration used it (gc will not evict it before). Default 30d, APNs' longest storage."),
@@ -62,6 +63,11 @@ struct WorkerSettings {
     ]
 
     var concurrency = 16
+    /// `--quality-target`: nil (the default) encodes every JPEG at the variants' fixed quality. Off by default because
+    /// measured on the corpus the search took 2.95x the render time (a full-size SSIMULACRA2 costs about two
+    /// fixed-quality renders) and, on the load suite's images, whose quality 82 scores only 73-76, raised the median
+    /// attachment from 74 to 109 KB (docs/benchmarks.md, "Quality by target").
+    var qualityTarget: Double?
     var deadline: Duration = .seconds(25)
     var cacheDirectory = "richpush-cache"
     var publicBaseURL = placeholderPublicBaseURL
@@ -142,6 +148,15 @@ struct WorkerSettings {
         maximumLineBytes = try options.byteCount("max-line-bytes") ?? maximumLineBytes
         maximumNotifications = try options.integer("max-notifications", range: 1...10_000) ?? maximumNotifications
         if let capacity = try options.byteCount("render-memory") { renderMemoryBudget = RenderMemoryBudget(capacity: capacity) }
+        if let raw = options.string("quality-target") {
+            if raw == "off" {
+                qualityTarget = nil
+            } else if let score = Double(raw), score > 0, score <= 100 {
+                qualityTarget = score
+            } else {
+                throw .invalidValue(option: "quality-target", value: raw, expected: "a SSIMULACRA2 score above 0 and at most 100, or off")
+            }
+        }
         negativeTTL = try options.duration("negative-ttl") ?? negativeTTL
         defaultRetention = try options.duration("default-retention") ?? defaultRetention
         if let raw = options.string("shape") {
@@ -218,6 +233,7 @@ struct WorkerSettings {
             ("max_video_bytes", .number(String(maximumVideoBytes))),
             ("max_line_bytes", .number(String(maximumLineBytes))),
             ("render_memory_bytes", .number(String(renderMemoryBudget.capacity))),
+            ("quality_target", qualityTarget.map { .number(String($0)) } ?? .string("off")),
             ("allowed_networks", .number(String(allowNetworks.count))),
         ]
     }
@@ -261,10 +277,15 @@ struct WorkerSettings {
     var enricherConfiguration: EnricherConfiguration {
         var imageLimits = ImageLimits()
         imageLimits.maximumSourceBytes = maximumSourceBytes
+        let variants = EnricherConfiguration.defaultVariants.mapValues { variant in
+            var variant = variant
+            variant.qualityTarget = qualityTarget
+            return variant
+        }
         return EnricherConfiguration(
-            jobDeadline: deadline, imageLimits: imageLimits, payload: payloadOptions, defaultRetention: defaultRetention,
-            maximumDocumentBytes: maximumLineBytes, renderMemoryBudget: renderMemoryBudget, log: logger,
-            notificationConcurrency: concurrency)
+            jobDeadline: deadline, variants: variants, imageLimits: imageLimits, payload: payloadOptions,
+            defaultRetention: defaultRetention, maximumDocumentBytes: maximumLineBytes,
+            renderMemoryBudget: renderMemoryBudget, log: logger, notificationConcurrency: concurrency)
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

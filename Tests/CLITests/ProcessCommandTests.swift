@@ -59,6 +59,31 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(output.standardError.contains("?"), "logs carry no URL query strings")
     }
 
+    /// `--quality-target 80`: each rendered JPEG reports its SSIMULACRA2 score in `media[]`, at or above the target;
+    /// `off` (the default) is the fixed quality, without a score; a score outside 0...100 is a usage mistake.
+    func testRenderedMediaReportTheirScoreAgainstTheQualityTarget() throws {
+        func media(_ extra: [String]) throws -> [[String: Any]] {
+            let output = try CommandRunner.run(["process", "--local-origin", origin, "--cache-dir", cacheDirectory + extra.joined()]
+                + extra + ["Fixtures/jobs/sample.ndjson"])
+            XCTAssertEqual(output.status, 0, output.standardError)
+            return try objects(output).flatMap { ($0["media"] as? [[String: Any]]) ?? [] }.filter { $0["format"] as? String == "jpeg" }
+        }
+        let searched = try media(["--quality-target", "80"])
+        XCTAssertFalse(searched.isEmpty)
+        for item in searched { XCTAssertGreaterThanOrEqual(try XCTUnwrap(item["score"] as? Double, "\(item)"), 80) }
+        // A cache hit reports the score kept in the object's sidecar.
+        let cached = try media(["--quality-target", "80"])
+        XCTAssertEqual(cached.map { $0["status"] as? String }, searched.map { _ in "cached" })
+        XCTAssertEqual(cached.map { $0["score"] as? Double }, searched.map { $0["score"] as? Double })
+        let high = try media(["--quality-target", "85"])
+        for item in high { XCTAssertGreaterThanOrEqual(try XCTUnwrap(item["score"] as? Double, "\(item)"), 85) }
+        XCTAssertGreaterThan(high.compactMap { $0["bytes"] as? Int }.reduce(0, +), searched.compactMap { $0["bytes"] as? Int }.reduce(0, +))
+        for item in try media(["--quality-target", "off"]) { XCTAssertNil(item["score"], "\(item)") }
+        for item in try media([]) { XCTAssertNil(item["score"], "fixed quality by default: \(item)") }
+        XCTAssertEqual(try CommandRunner.run(["process", "--quality-target", "101"]).status, 2)
+        XCTAssertEqual(try CommandRunner.run(["process", "--quality-target", "good"]).status, 2)
+    }
+
     func testLogIsStartUpSummaryAndProblemsAtInfoAndJobsAtDebug() throws {
         func events(_ level: String) throws -> [[String: Any]] {
             let output = try CommandRunner.run([

@@ -24,11 +24,16 @@ final class ValidateCommandTests: XCTestCase {
             """)
         let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
         let output = try CommandRunner.run([
-            "validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path, file,
+            "validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path,
+            "--quality-target", "80", file,
         ])
         XCTAssertEqual(output.status, 0, output.standardOutput + output.standardError)
         XCTAssertTrue(output.standardOutput.contains("1080x1620"), output.standardOutput)
         XCTAssertTrue(output.standardOutput.contains("/ 4096 bytes"), output.standardOutput)
+        // The page was searched for the quality target of 80 and says what it reached.
+        let score = try XCTUnwrap(output.standardOutput.range(of: #"SSIMULACRA2 [0-9]+\.[0-9]"#, options: .regularExpression),
+                                  output.standardOutput)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(Double(output.standardOutput[score].dropFirst("SSIMULACRA2 ".count))), 80)
     }
 
     /// The author warnings (issue 28, item 7) reach validate's report with their figures, warn without failing, and

@@ -175,6 +175,12 @@ final class RenderMemoryBudgetTests: XCTestCase {
                           4000 * 3000 * 3 / 8)
         let heic = ImageProbe(format: .heic, width: 4000, height: 3000, hasAlpha: false, isAnimated: false, orientation: 1, hasICCProfile: false)
         XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: heic, as: .attachment), 4000 * 3000 * 4, "HEIC decodes at full size")
+        // A quality search holds a decoded candidate and both images' lower scales: 3 + 8 bytes per output pixel.
+        var searched = ImageVariant.attachment
+        searched.qualityTarget = 80
+        let output = 1038 * 779
+        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: jpeg, as: searched) - pipeline.estimatedPeakBytes(of: jpeg, as: .attachment),
+                             11 * output)
     }
 
     func testDefaultCapacityIsAQuarterOfTheSmallerOfCgroupAndMachine() {

@@ -64,9 +64,10 @@ typedef struct richpush_jpeg_encoder richpush_jpeg_encoder;
 richpush_jpeg_encoder *richpush_jpeg_encoder_create(void);
 void richpush_jpeg_encoder_destroy(richpush_jpeg_encoder *encoder);
 const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder);
-/// RGB input (JCS_EXT_RGB), 4:2:0, optimized Huffman tables.
+/// RGB input (JCS_EXT_RGB), optimized Huffman tables; chroma at half resolution both ways (4:2:0), or at full
+/// resolution (4:4:4) when `full_chroma` is set.
 int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
-                                int progressive, const uint8_t *icc, unsigned int icc_length);
+                                int progressive, int full_chroma, const uint8_t *icc, unsigned int icc_length);
 int richpush_jpeg_encoder_write_rows(richpush_jpeg_encoder *encoder, uint8_t **rows, int count);
 /// Finishes; *output points into encoder-owned memory valid until destroy.
 int richpush_jpeg_encoder_finish(richpush_jpeg_encoder *encoder, const uint8_t **output, size_t *length);

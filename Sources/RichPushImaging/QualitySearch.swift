@@ -1,0 +1,172 @@
+import Foundation
+import RichPushCore
+
+/// Finds, per image, the lowest JPEG quality whose output reaches a SSIMULACRA2 target: the smallest file that
+/// still looks right, instead of one quality for easy and hard images alike.
+///
+/// It brackets from the variant's quality (the first guess): each step encodes, decodes and scores one quality,
+/// then moves by the score's distance from the target times the quality-per-point slope (measured once two
+/// qualities are scored), never outside the bracket of the highest failing and lowest passing quality. It stops
+/// when a pass is within `closeEnough` of the target (another step would save a few hundred bytes for a whole
+/// comparison's time), when the bracket is closed, after `maximumEvaluations`, or when the deadline leaves less
+/// than two more steps (then the best so far is taken). Scoring may use half the time left when the search starts:
+/// past that, a comparison in progress is abandoned and the best so far is taken, or the first guess unscored, so
+/// the search never turns a render that would finish into a missed deadline.
+///
+/// Chroma: the search runs at 4:2:0; when that cannot reach the target, or needs `fullChromaQuality` or more (text
+/// and sharp coloured edges, which 4:2:0 smears at any quality), it searches again at 4:4:4 and keeps the smaller
+/// passing file (docs/benchmarks.md, "Better bytes at the same score").
+///
+/// The byte budget caps it: a quality over the budget counts as too high, and when no passing quality fits, the
+/// highest-scoring one that fits is taken, with a warning.
+///
+/// Cost per step: one JPEG encode, one decode and one SSIMULACRA2 comparison at the output size (about 50 ms of
+/// CPU for 1038x1038, docs/benchmarks.md); usually two or three steps, up to twice `maximumEvaluations` with 4:4:4.
+struct QualitySearch {
+    struct Outcome {
+        var bytes: Data
+        var quality: Int
+        var chroma: JPEGEncoder.Chroma
+        var score: Double?
+    }
+
+    static let maximumEvaluations = 4
+    /// A passing score this close to the target ends the search.
+    static let closeEnough = 1.0
+    /// Quality steps per score point before two scores give a measured slope (libjpeg's scale near q80).
+    static let initialSlope = 2.5
+    /// Aim this far above the target, so the step after a pass tends to land on a pass, not just below.
+    static let aimMargin = 0.25
+    /// A 4:2:0 result at this quality or above is tried at 4:4:4 too.
+    static let fullChromaQuality = 90
+
+    /// What a search holds besides the render's own buffers: the metric's working memory and one decoded
+    /// candidate (the encoded candidates are bounded by the byte budget, like the output).
+    static func workingBytes(width: Int, height: Int) -> Int {
+        SSIMULACRA2.workingBytes(width: width, height: height) + width * height * 3
+    }
+
+    let pixels: PixelBuffer
+    let variant: ImageVariant
+    let target: Double
+    let budget: WorkBudget
+    /// Encodes `pixels` at a quality and chroma (the variant's other JPEG settings).
+    let encode: (Int, JPEGEncoder.Chroma) throws(ImageError) -> Data
+
+    /// One chroma's search: the lowest passing quality found, the best failing one that fits the budget, and why
+    /// it ended.
+    private struct Pass {
+        var best: Outcome?
+        var fallback: Outcome?
+        var unscored: Outcome?
+        var smallestOverBudget: Data?
+        var stopped = false
+        /// True when quality 100 was scored and failed.
+        var exhausted = false
+    }
+
+    func run(warnings: inout [String]) throws(ImageError) -> Outcome {
+        let start = ContinuousClock.now
+        let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
+                                 cancellation: budget.cancellation)
+        let metric = try SSIMULACRA2(reference: pixels)
+        var pass = try search(.halved, from: variant.quality, metric: metric, scoring: scoring)
+        let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
+        if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
+            let full = try search(.full, from: min(variant.quality, pass.best?.quality ?? 100), metric: metric, scoring: scoring)
+            if let candidate = full.best, pass.best.map({ candidate.bytes.count < $0.bytes.count }) ?? true {
+                pass.best = candidate
+            } else if pass.best == nil, let candidate = full.fallback, (candidate.score ?? 0) > (pass.fallback?.score ?? 0) {
+                pass.fallback = candidate
+            }
+            pass.stopped = pass.stopped || full.stopped
+            pass.smallestOverBudget = pass.smallestOverBudget ?? full.smallestOverBudget
+        }
+        if let best = pass.best { return best }
+        if let unscored = pass.unscored, pass.fallback == nil {
+            warnings.append("quality \(unscored.quality) not scored: the deadline came before the SSIMULACRA2 comparison ended")
+            return unscored
+        }
+        if let fallback = pass.fallback {
+            let reason = pass.smallestOverBudget != nil ? "to meet the byte budget"
+                : fallback.quality == 100 ? "at quality 100" : pass.stopped ? "when the deadline stopped the search"
+                : "after \(Self.maximumEvaluations) steps"
+            warnings.append("SSIMULACRA2 \(Self.format(fallback.score ?? 0)) below the target \(Self.format(target)) \(reason)")
+            return fallback
+        }
+        // Every quality tried was over the budget: step down below them, as without a target.
+        let floor = min(100, max(1, variant.minimumQuality))
+        for quality in ImageEncoding.qualityLadder(from: variant.quality, minimum: floor) {
+            let bytes = try encode(quality, .halved)
+            if let limit = variant.maximumBytes, bytes.count > limit { continue }
+            let score = try metric.score(try JPEGDecoder.decode(bytes, budget: budget).pixels, budget: budget)
+            warnings.append("quality lowered to \(quality) to meet the byte budget (SSIMULACRA2 \(Self.format(score)))")
+            return Outcome(bytes: bytes, quality: quality, chroma: .halved, score: score)
+        }
+        throw .outputTooLarge(bytes: pass.smallestOverBudget?.count ?? 0, limit: variant.maximumBytes ?? 0)
+    }
+
+    private func search(_ chroma: JPEGEncoder.Chroma, from guess: Int, metric: SSIMULACRA2,
+                        scoring: WorkBudget) throws(ImageError) -> Pass {
+        let floor = min(100, max(1, variant.minimumQuality))
+        var failing = floor - 1, passing = 101      // the open bracket: known too low, known high enough (or too big)
+        var pass = Pass()
+        var slope = Self.initialSlope, previous: (quality: Int, score: Double)?
+        var quality = min(100, max(floor, guess))
+        var stepCost: Duration?
+        for step in 0..<Self.maximumEvaluations {
+            if let stepCost, ContinuousClock.now + stepCost * 2 > scoring.deadline, pass.best != nil || pass.fallback != nil {
+                pass.stopped = true
+                break
+            }
+            try budget.check()
+            let started = ContinuousClock.now
+            let bytes = try encode(quality, chroma)
+            var next: Int
+            if let limit = variant.maximumBytes, bytes.count > limit {
+                passing = quality
+                if pass.smallestOverBudget.map({ bytes.count < $0.count }) ?? true { pass.smallestOverBudget = bytes }
+                // Bytes grow fast with quality near the top; halve the way down to the known floor.
+                next = quality - max(1, (quality - failing) / 2)
+            } else {
+                let score: Double
+                do throws(ImageError) {
+                    score = try metric.score(try JPEGDecoder.decode(bytes, budget: scoring).pixels, budget: scoring)
+                } catch .deadlineExceeded {
+                    try budget.check()
+                    pass.stopped = true
+                    if pass.best == nil, pass.fallback == nil {
+                        pass.unscored = Outcome(bytes: bytes, quality: quality, chroma: chroma, score: nil)
+                    }
+                    break
+                }
+                let outcome = Outcome(bytes: bytes, quality: quality, chroma: chroma, score: score)
+                if score >= target {
+                    passing = quality
+                    pass.best = outcome
+                    if score < target + Self.closeEnough { break }
+                } else {
+                    failing = quality
+                    if pass.fallback.map({ $0.quality < quality }) ?? true { pass.fallback = outcome }
+                    if quality == 100 { pass.exhausted = true }
+                }
+                if let previous, previous.score != score, previous.quality != quality {
+                    slope = min(8, max(0.5, Double(quality - previous.quality) / (score - previous.score)))
+                }
+                previous = (quality, score)
+                next = quality + Int(((target + Self.aimMargin - score) * slope).rounded(.up))
+            }
+            stepCost = started.duration(to: .now)
+            if passing - failing <= 1 { break }
+            // With no pass yet, the last step tries the highest quality left, so that only the budget or the deadline
+            // can leave an output below the target.
+            if step == Self.maximumEvaluations - 2, pass.best == nil { next = passing - 1 }
+            next = min(passing - 1, max(failing + 1, next))
+            if next == quality { next = quality == passing ? quality - 1 : quality + 1 }
+            quality = next
+        }
+        return pass
+    }
+
+    static func format(_ score: Double) -> String { String(format: "%.1f", score) }
+}

@@ -1,0 +1,107 @@
+import Foundation
+import RichPush
+
+/// `quality`: each file rendered twice into the same box, at the fixed quality (`--quality-target off`, today's
+/// default before the search) and searched for `--quality-target` (default 80); one row per file with both outputs'
+/// bytes and median render times, the searched quality and score, and the ratios; then the geometric means.
+/// `--output DIR` writes the searched renditions, for `scripts/quality_peers.py` to compare with Pillow and libvips.
+/// `--variant attachment|story` renders as the service's variant (its box, fit and byte budget) instead of a
+/// fit within `--width` x `--height`; the medians of both outputs' bytes are printed too.
+enum QualityBenchmark {
+    static let usage = "usage: richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] "
+        + "[--variant attachment|story] [--output DIR] FILE..."
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var arguments = arguments
+        var outputDirectory: String?, variantName: String?
+        for name in ["--output", "--variant"] {
+            guard let index = arguments.firstIndex(of: name) else { continue }
+            guard index + 1 < arguments.count else { return fail() }
+            if name == "--output" { outputDirectory = arguments[index + 1] } else { variantName = arguments[index + 1] }
+            arguments.removeSubrange(index...(index + 1))
+        }
+        let optionNames: Set<String> = ["--width", "--height", "--repeat", "--quality-target"]
+        var options: [String] = [], files: [String] = []
+        var index = 0
+        while index < arguments.count {
+            if optionNames.contains(arguments[index]), index + 1 < arguments.count {
+                options += [arguments[index], arguments[index + 1]]
+                index += 2
+            } else {
+                files.append(arguments[index])
+                index += 1
+            }
+        }
+        guard !files.isEmpty, !files.contains(where: { $0.hasPrefix("-") }),
+              let values = IntegerArguments.parse(options, known: optionNames), values.values.allSatisfy({ $0 > 0 })
+        else { return fail() }
+        let width = values["--width"] ?? 1038, height = values["--height"] ?? 1038, repeats = values["--repeat"] ?? 5
+        let target = Double(values["--quality-target"] ?? 80)
+        let fixed: ImageVariant
+        switch variantName {
+        case nil: fixed = ImageVariant(name: "bench", width: width, height: height, fit: .contain)
+        case "attachment": fixed = .attachment
+        case "story": fixed = .story
+        default: return fail()
+        }
+        var searched = fixed
+        searched.qualityTarget = target
+        let pipeline = ImagePipeline()
+        print("file\tfixed_bytes\tfixed_ms\tsearched_bytes\tsearched_ms\tquality\tscore\tbytes_ratio\ttime_ratio")
+        var byteLogs: [Double] = [], timeLogs: [Double] = [], fixedSizes: [Int] = [], searchedSizes: [Int] = []
+        for file in files {
+            guard let bytes = FileManager.default.contents(atPath: file) else {
+                print("\(file)\terror\tcannot read")
+                continue
+            }
+            do {
+                let (plain, plainMilliseconds) = try await measure(pipeline, bytes, fixed, repeats: repeats)
+                let (result, searchedMilliseconds) = try await measure(pipeline, bytes, searched, repeats: repeats)
+                if let outputDirectory {
+                    let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
+                    let suffix = result.format == .png ? "png" : "jpg"
+                    FileManager.default.createFile(atPath: outputDirectory + "/" + name + "." + suffix, contents: result.bytes)
+                }
+                let byteRatio = Double(result.bytes.count) / Double(plain.bytes.count)
+                let timeRatio = searchedMilliseconds / plainMilliseconds
+                byteLogs.append(log(byteRatio))
+                fixedSizes.append(plain.bytes.count)
+                searchedSizes.append(result.bytes.count)
+                timeLogs.append(log(timeRatio))
+                let score = result.score.map { String(format: "%.2f", $0) } ?? "-"
+                print("\(file)\t\(plain.bytes.count)\t\(String(format: "%.1f", plainMilliseconds))\t\(result.bytes.count)\t"
+                      + "\(String(format: "%.1f", searchedMilliseconds))\t\(result.quality.map(String.init) ?? "-")\t\(score)\t"
+                      + "\(String(format: "%.3f", byteRatio))\t\(String(format: "%.2f", timeRatio))")
+            } catch {
+                print("\(file)\terror\t\(error)")
+            }
+        }
+        if !byteLogs.isEmpty {
+            let mean = { (logs: [Double]) in exp(logs.reduce(0, +) / Double(logs.count)) }
+            print(String(format: "geometric mean: bytes %.3f, render time %.2f (searched over fixed, %d files)",
+                         mean(byteLogs), mean(timeLogs), byteLogs.count))
+            let median = { (sizes: [Int]) in sizes.sorted()[sizes.count / 2] }
+            print("median bytes: fixed \(median(fixedSizes)), searched \(median(searchedSizes))")
+        }
+        return 0
+    }
+
+    /// The last rendition and the median milliseconds of `repeats` renders after one warm-up.
+    private static func measure(_ pipeline: ImagePipeline, _ bytes: Data, _ variant: ImageVariant,
+                                repeats: Int) async throws -> (RenderedImage, Double) {
+        var rendered = try await pipeline.render(bytes, as: variant, deadline: .now + .seconds(60))
+        var times: [Double] = []
+        for _ in 0..<repeats {
+            let start = ContinuousClock.now
+            rendered = try await pipeline.render(bytes, as: variant, deadline: .now + .seconds(60))
+            times.append(start.duration(to: .now).timeInterval * 1000)
+        }
+        times.sort()
+        return (rendered, times[times.count / 2])
+    }
+
+    private static func fail() -> Int32 {
+        FileHandle.standardError.write(Data((usage + "\n").utf8))
+        return 2
+    }
+}

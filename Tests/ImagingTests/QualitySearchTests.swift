@@ -1,0 +1,138 @@
+import Foundation
+import XCTest
+@testable import RichPushImaging
+
+/// Quality by target: the search's output reaches the target with the score it reports, a higher target costs
+/// more bytes, the byte budget caps it, the deadline stops it with the best so far, and the target is in the key.
+final class QualitySearchTests: XCTestCase {
+    /// A small box: debug builds score ~10x slower than release.
+    private func variant(target: Double?, maximumBytes: Int? = nil) -> ImageVariant {
+        ImageVariant(name: "t", width: 160, height: 160, maximumBytes: maximumBytes, qualityTarget: target)
+    }
+
+    /// The render's pixels before encoding: the same resize, encoded losslessly.
+    private func resizedPixels(_ source: Data) throws -> PixelBuffer {
+        var lossless = variant(target: nil)
+        lossless.format = .png
+        return try PNGDecoder.decode(ImagingHelpers.render(source, lossless).bytes, limits: ImageLimits(),
+                                     budget: ImagingHelpers.farBudget).pixels
+    }
+
+    func testOutputReachesTheTargetWithTheScoreItReports() throws {
+        let source = try ImagingHelpers.data("media/hero.jpg")
+        let rendered = try ImagingHelpers.render(source, variant(target: 80))
+        let score = try XCTUnwrap(rendered.score)
+        XCTAssertGreaterThanOrEqual(score, 80)
+        let decoded = try JPEGDecoder.decode(rendered.bytes, budget: ImagingHelpers.farBudget).pixels
+        XCTAssertEqual(try SSIMULACRA2(reference: resizedPixels(source)).score(decoded), score, accuracy: 1e-9)
+        // The fixed-quality path is unchanged and reports no score.
+        let fixed = try ImagingHelpers.render(source, variant(target: nil))
+        XCTAssertNil(fixed.score)
+        XCTAssertEqual(fixed.quality, 82)
+    }
+
+    func testHigherTargetsCostMoreBytes() throws {
+        let source = try ImagingHelpers.data("media/story2.jpg")
+        let low = try ImagingHelpers.render(source, variant(target: 70))
+        let high = try ImagingHelpers.render(source, variant(target: 90))
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(low.score), 70)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(high.score), 90)
+        XCTAssertGreaterThan(try XCTUnwrap(high.quality), try XCTUnwrap(low.quality))
+        XCTAssertGreaterThan(high.bytes.count, low.bytes.count)
+    }
+
+    func testByteBudgetCapsTheSearch() throws {
+        let source = try ImagingHelpers.data("media/hero.jpg")
+        let unlimited = try ImagingHelpers.render(source, variant(target: 95))
+        let limit = unlimited.bytes.count * 2 / 3
+        let capped = try ImagingHelpers.render(source, variant(target: 95, maximumBytes: limit))
+        XCTAssertLessThanOrEqual(capped.bytes.count, limit)
+        XCTAssertLessThan(try XCTUnwrap(capped.score), 95)
+        XCTAssertTrue(capped.warnings.contains { $0.contains("below the target 95.0 to meet the byte budget") }, "\(capped.warnings)")
+    }
+
+    /// Each encode here takes a second, so after the first step two more would pass the deadline: the search takes
+    /// what it has instead of failing with `deadlineExceeded`.
+    func testDeadlineStopsTheSearchWithTheBestSoFar() throws {
+        let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
+        let budget = WorkBudget(deadline: .now + .seconds(5))
+        var encodes = 0
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 99.5), target: 99.5, budget: budget) { quality, chroma throws(ImageError) in
+            encodes += 1
+            Thread.sleep(forTimeInterval: 2)
+            return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
+        }
+        var warnings: [String] = []
+        let outcome = try search.run(warnings: &warnings)
+        XCTAssertEqual(encodes, 1)
+        XCTAssertEqual(outcome.quality, 82)
+        XCTAssertTrue(warnings.contains { $0.contains("when the deadline stopped the search") }, "\(warnings)")
+    }
+
+    /// Scoring may use half the time left: an encode that takes longer leaves the first guess, unscored, rather
+    /// than a missed deadline.
+    func testFirstGuessIsTakenUnscoredWhenScoringWouldMissTheDeadline() throws {
+        let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
+        let budget = WorkBudget(deadline: .now + .seconds(3))
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma throws(ImageError) in
+            Thread.sleep(forTimeInterval: 1.8)
+            return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
+        }
+        var warnings: [String] = []
+        let outcome = try search.run(warnings: &warnings)
+        XCTAssertEqual(outcome.quality, 82)
+        XCTAssertNil(outcome.score)
+        XCTAssertTrue(warnings.contains { $0.contains("not scored") }, "\(warnings)")
+    }
+
+    /// Red and blue lines one pixel wide: 4:2:0 averages them to purple at any quality, so the target is reached
+    /// only at 4:4:4.
+    func testSharpColourEdgesAreSearchedAgainAtFullChroma() throws {
+        var pixels = PixelBuffer(width: 96, height: 96, channels: 3)
+        for y in 0..<96 {
+            for x in 0..<96 {
+                let red = (x + y / 24) % 2 == 0
+                pixels.pixels[(y * 96 + x) * 3] = red ? 220 : 30
+                pixels.pixels[(y * 96 + x) * 3 + 2] = red ? 30 : 220
+                pixels.pixels[(y * 96 + x) * 3 + 1] = UInt8(y)
+            }
+        }
+        let budget = ImagingHelpers.farBudget
+        var chromas: [JPEGEncoder.Chroma] = []
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma throws(ImageError) in
+            chromas.append(chroma)
+            return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
+        }
+        var warnings: [String] = []
+        let outcome = try search.run(warnings: &warnings)
+        XCTAssertEqual(outcome.chroma, .full)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.score), 80)
+        XCTAssertEqual(chromas.first, .halved, "4:2:0 is tried first")
+        XCTAssertTrue(warnings.isEmpty, "\(warnings)")
+        // The bytes are what the search scored: a fresh 4:4:4 encode at its quality.
+        XCTAssertEqual(outcome.bytes, try JPEGEncoder.encode(pixels, quality: outcome.quality, progressive: false, chroma: .full,
+                                                            iccProfile: nil, budget: budget))
+    }
+
+    /// A searched JPEG is baseline or progressive, whichever is smaller at the chosen quality and chroma.
+    func testSearchedOutputTakesTheSmallerOfBaselineAndProgressive() throws {
+        let budget = ImagingHelpers.farBudget
+        for name in ["media/hero.jpg", "media/story2.jpg", "media/banner.webp"] {
+            let pixels = try resizedPixels(ImagingHelpers.data(name))
+            var warnings: [String] = []
+            let encoded = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
+            let quality = try XCTUnwrap(encoded.quality), chroma = try XCTUnwrap(encoded.chroma)
+            let sizes = try [false, true].map { progressive in
+                try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma, iccProfile: nil, budget: budget).count
+            }
+            XCTAssertEqual(encoded.bytes.count, sizes.min(), "\(name): baseline \(sizes[0]), progressive \(sizes[1])")
+        }
+    }
+
+    func testTargetIsPartOfTheCacheDescription() {
+        let fixed = variant(target: nil).cacheDescription
+        XCTAssertFalse(fixed.contains("target"))
+        XCTAssertNotEqual(variant(target: 80).cacheDescription, fixed)
+        XCTAssertNotEqual(variant(target: 80).cacheDescription, variant(target: 85).cacheDescription)
+    }
+}
