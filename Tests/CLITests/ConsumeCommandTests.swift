@@ -110,6 +110,36 @@ final class ConsumeCommandTests: XCTestCase {
         XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
     }
 
+    /// Issue 26: `consume` writes each of the six shapes' own request back to the results stream.
+    func testEverySenderShapeComesBackThroughConsume() throws {
+        for (_, document, _) in SenderRequestCommandTests.shapes { try redis(["XADD", "jobs", "*", "job", document]) }
+        let consumer = CommandRunner.makeProcess([
+            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
+            "--cache-dir", directory.appendingPathComponent("cache").path, "--public-base-url", "https://cdn.example.com/richpush",
+            "--local-origin", "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path,
+        ], environment: [:], workingDirectory: nil)
+        consumer.standardError = FileHandle.nullDevice
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+        let shapes = SenderRequestCommandTests.shapes
+        for _ in 0..<400 where Int(try redis(["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 < shapes.count {
+            usleep(50_000)
+        }
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        let results = try redis(["XRANGE", "results", "-", "+"]).split(separator: "\n").filter { $0.hasPrefix("{") }
+        XCTAssertEqual(results.count, shapes.count)
+        // Results arrive in completion order: each shape's request is found by its own media field.
+        let requests = results.compactMap { line in
+            (try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["request"]
+        }
+        for (name, _, pointer) in shapes {
+            XCTAssertTrue(requests.contains { request in
+                (SenderRequestCommandTests.value(at: pointer, in: request) as? String)?.hasPrefix("https://cdn.example.com/richpush/objects/") == true
+            }, "\(name): \(results)")
+        }
+    }
+
     func testConsumerEventsReachTheLogAndMetricsFile() throws {
         let metricsPath = directory.appendingPathComponent("metrics.prom").path
         let consumer = CommandRunner.makeProcess([

@@ -7,7 +7,7 @@ import TestSupport
 final class SenderRequestCommandTests: XCTestCase {
     private static let image = "https://media.example.com/hero.jpg"
     /// Shape, document, and the pointer in `request` where the cached image must be.
-    private let shapes: [(String, String, String)] = [
+    static let shapes: [(String, String, String)] = [
         ("apns", #"{"aps":{"alert":"x"},"image_url":"\#(image)"}"#, "/image_url"),
         ("envelope", #"{"token":"ab","payload":{"aps":{"alert":"x"},"attachment":"\#(image)"}}"#, "/payload/attachment"),
         ("pushwoosh", #"{"request":{"auth":"SECRET","notifications":[{"content":"x","ios_attachment":"\#(image)"}]}}"#,
@@ -16,6 +16,16 @@ final class SenderRequestCommandTests: XCTestCase {
         ("pushfa", #"{"title":"T","body":"B","image_url":"\#(image)","api_private_key":"PRIVATE"}"#, "/image_url"),
         ("onesignal", #"{"app_id":"APP-ID","contents":{"en":"x"},"ios_attachments":{"a":"\#(image)"}}"#, "/ios_attachments/a"),
     ]
+
+    private var shapes: [(String, String, String)] { Self.shapes }
+
+    /// The value at a JSON pointer of a `JSONSerialization` tree.
+    static func value(at pointer: String, in root: Any?) -> Any? {
+        pointer.split(separator: "/").reduce(root) { value, token in
+            if let array = value as? [Any], let index = Int(token) { return array.indices.contains(index) ? array[index] : nil }
+            return (value as? [String: Any])?[String(token)]
+        }
+    }
 
     func testEveryShapeComesBackAsItsOwnRequest() throws {
         let directory = try makeTemporaryDirectory("sender-request")
@@ -28,10 +38,7 @@ final class SenderRequestCommandTests: XCTestCase {
         for ((name, _, pointer), line) in zip(shapes, output.lines) {
             let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], name)
             XCTAssertEqual(result["status"] as? String, "enriched", "\(name): \(line)")
-            let value = pointer.split(separator: "/").reduce(result["request"]) { value, token in
-                if let array = value as? [Any], let index = Int(token) { return array.indices.contains(index) ? array[index] : nil }
-                return (value as? [String: Any])?[String(token)]
-            }
+            let value = Self.value(at: pointer, in: result["request"])
             XCTAssertTrue((value as? String)?.hasPrefix("https://cdn.example.test/rp/objects/") == true, "\(name): \(line)")
         }
         XCTAssertTrue(output.lines[2].contains("SECRET"), "the Pushwoosh request stays postable, with its token")
@@ -51,6 +58,19 @@ final class SenderRequestCommandTests: XCTestCase {
                                    "\(name) \(format) shows \(secret): \(output.standardOutput)")
                 }
             }
+        }
+    }
+}
+
+extension ServeCommandTests {
+    /// Issue 26: `serve` hands each of the six shapes back as the same request `process` gives.
+    func testEverySenderShapeComesBackThroughServe() throws {
+        try start()
+        for (name, document, pointer) in SenderRequestCommandTests.shapes {
+            let reply = try curl("/v1/enrich", method: "POST", body: Data(document.utf8), contentType: "application/json")
+            XCTAssertEqual(reply.status, 200, "\(name): \(reply.body)")
+            let value = SenderRequestCommandTests.value(at: pointer, in: reply.json?["request"])
+            XCTAssertTrue((value as? String)?.hasPrefix("https://cdn.example.com/richpush/objects/") == true, "\(name): \(reply.body)")
         }
     }
 }
