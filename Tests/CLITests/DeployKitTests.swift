@@ -8,19 +8,6 @@ final class DeployKitTests: XCTestCase {
     private let root = packageRoot
     private var deploy: URL { root.appendingPathComponent("deploy") }
 
-    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     func testSystemdUnitsVerifyCleanly() throws {
         let directory = try makeTemporaryDirectory("units")
         let units = try FileManager.default.contentsOfDirectory(atPath: deploy.path)
@@ -32,7 +19,7 @@ final class DeployKitTests: XCTestCase {
                 .replacingOccurrences(of: "/usr/local/bin/richpush", with: CommandRunner.executable.path)
             try text.write(to: directory.appendingPathComponent(unit), atomically: true, encoding: .utf8)
         }
-        let result = try run(try TestTool.systemdAnalyze.path(), ["verify"] + units.map { directory.appendingPathComponent($0).path })
+        let result = try runTool(try TestTool.systemdAnalyze.path(), ["verify"] + units.map { directory.appendingPathComponent($0).path })
         XCTAssertEqual(result.status, 0, result.output)
         XCTAssertEqual(result.output, "", "systemd-analyze warns about nothing")
     }
@@ -56,7 +43,7 @@ final class DeployKitTests: XCTestCase {
                 include \(deploy.appendingPathComponent("nginx-richpush.conf").path);
             }
             """)
-        let result = try run(try TestTool.nginx.path(), ["-t", "-c", configFile.path, "-p", directory.path + "/"])
+        let result = try runTool(try TestTool.nginx.path(), ["-t", "-c", configFile.path, "-p", directory.path + "/"])
         XCTAssertEqual(result.status, 0, result.output)
     }
 
@@ -84,7 +71,7 @@ final class DeployKitTests: XCTestCase {
         }
         // Each shared library the binary needs (outside the Swift runtime, linked statically there) comes from a
         // Debian package that the runtime stage installs.
-        let needed = try run(try TestTool.readelf.path(), ["-d", CommandRunner.executable.path]).output
+        let needed = try runTool(try TestTool.readelf.path(), ["-d", CommandRunner.executable.path]).output
             .split(separator: "\n").compactMap { line -> String? in
                 guard line.contains("(NEEDED)"), let open = line.firstIndex(of: "["), let close = line.lastIndex(of: "]") else { return nil }
                 return String(line[line.index(after: open)..<close])
@@ -95,7 +82,7 @@ final class DeployKitTests: XCTestCase {
         {
             // With merged /usr a file is registered under one of its two paths; ask for both.
             let candidates = ["/usr/lib/x86_64-linux-gnu/\(library)", "/lib/x86_64-linux-gnu/\(library)", "/lib64/\(library)"]
-            let owners = try candidates.map { try run("/usr/bin/dpkg", ["-S", $0]) }.filter { $0.status == 0 }
+            let owners = try candidates.map { try runTool("/usr/bin/dpkg", ["-S", $0]) }.filter { $0.status == 0 }
             let package = try XCTUnwrap(owners.first?.output.split(separator: ":").first.map(String.init), "no package owns \(library)")
             if ["libc6"].contains(package) { continue }   // in every Debian image
             XCTAssertTrue(runtime.contains(" \(package)"), "\(library) comes from \(package), which the runtime stage does not install")

@@ -100,8 +100,8 @@ final class DockerImageTests: XCTestCase {
                 }
                 words = words.map { $0.hasPrefix("/") ? root.path + $0 : $0 }
             }
-            let status = try runQuietly("/usr/bin/env", words)
-            XCTAssertEqual(status.code, 0, "\(words.joined(separator: " ")): \(status.output)")
+            let status = try runTool("/usr/bin/env", words)
+            XCTAssertEqual(status.status, 0, "\(words.joined(separator: " ")): \(status.output)")
         }
         let uid = try XCTUnwrap(try identifier(of: user, in: "passwd"), "useradd made no \(user)")
         let gid = try XCTUnwrap(try identifier(of: user, in: "group"))
@@ -133,18 +133,5 @@ final class DockerImageTests: XCTestCase {
         XCTAssertTrue(made.contains("tmp") || made.contains("objects"), "the cache was created: \(made)")
         let owner = try manager.attributesOfItem(atPath: root.path + cacheDirectory)[.ownerAccountID] as? Int
         XCTAssertEqual(owner.map(String.init), uid)
-    }
-
-    private func runQuietly(_ executable: String, _ arguments: [String]) throws -> (code: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
 }

@@ -5,21 +5,6 @@ import XCTest
 /// Installing without the toolchain: README's build links the Swift runtime statically, such a build loads only
 /// libraries from Debian packages (a plain build does not), and `scripts/package` makes the tarball of it.
 final class PortableInstallTests: XCTestCase {
-    /// Runs a program found by TestTool, a script of this package, or (through /usr/bin/env) an Essential one like tar.
-    private func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = packageRoot
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
     private var checker: String { packageRoot.appendingPathComponent("scripts/check_portable_binary.py").path }
 
     func testReadmeInstallLinksTheSwiftRuntimeStatically() throws {
@@ -33,11 +18,11 @@ final class PortableInstallTests: XCTestCase {
 
     func testTheLinkCheckRefusesABinaryThatNeedsTheToolchain() throws {
         // The debug binary under test is a plain build: it loads the Swift runtime from the toolchain.
-        let plain = try run(try TestTool.python3.path(), [checker, CommandRunner.executable.path])
+        let plain = try runTool(try TestTool.python3.path(), [checker, CommandRunner.executable.path])
         XCTAssertEqual(plain.status, 1, plain.output)
         XCTAssertTrue(plain.output.contains("libswiftCore.so: from the Swift toolchain"), plain.output)
         // A binary whose libraries all come from Debian packages passes.
-        let system = try run(try TestTool.python3.path(), [checker, try TestTool.curl.path()])
+        let system = try runTool(try TestTool.python3.path(), [checker, try TestTool.curl.path()])
         XCTAssertEqual(system.status, 0, system.output)
         XCTAssertTrue(system.output.contains("each from a Debian package"), system.output)
     }
@@ -46,38 +31,38 @@ final class PortableInstallTests: XCTestCase {
     /// from nothing on a 2-core machine, a few seconds after that.
     func testTheStaticReleaseBuildLoadsOnlyDebianLibrariesAndIsPackaged() throws {
         let scratch = packageRoot.appendingPathComponent(".build/static-release").path
-        let build = try run("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "richpush", "--static-swift-stdlib",
+        let build = try runTool("/usr/bin/env", ["swift", "build", "-c", "release", "--product", "richpush", "--static-swift-stdlib",
                                              "--scratch-path", scratch])
         XCTAssertEqual(build.status, 0, build.output)
         let binary = scratch + "/release/richpush"
-        let checked = try run(try TestTool.python3.path(), [checker, binary])
+        let checked = try runTool(try TestTool.python3.path(), [checker, binary])
         XCTAssertEqual(checked.status, 0, checked.output)
         XCTAssertTrue(checked.output.contains("each from a Debian package"), checked.output)
-        let readelf = try run(try TestTool.readelf.path(), ["-d", binary]).output
+        let readelf = try runTool(try TestTool.readelf.path(), ["-d", binary]).output
         XCTAssertFalse(readelf.contains("/opt/swift"), "no RUNPATH into the toolchain: \(readelf)")
 
         let output = try makeTemporaryDirectory("package")
-        let packaged = try run(packageRoot.appendingPathComponent("scripts/package").path, ["--binary", binary, "--output", output.path])
+        let packaged = try runTool(packageRoot.appendingPathComponent("scripts/package").path, ["--binary", binary, "--output", output.path])
         XCTAssertEqual(packaged.status, 0, packaged.output)
         let tarball = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: output.path).first { $0.hasSuffix(".tar.gz") })
         XCTAssertTrue(tarball.hasPrefix("richpush-"), tarball)
         let name = String(tarball.dropLast(".tar.gz".count))
-        let listing = try run("/usr/bin/env", ["tar", "-tzf", output.appendingPathComponent(tarball).path]).output.split(separator: "\n").map(String.init)
+        let listing = try runTool("/usr/bin/env", ["tar", "-tzf", output.appendingPathComponent(tarball).path]).output.split(separator: "\n").map(String.init)
         for entry in ["bin/richpush", "deploy/richpush.json", "deploy/richpush-serve.service", "deploy/Dockerfile", "LICENSE", "README.md"] {
             XCTAssertTrue(listing.contains("\(name)/\(entry)"), "\(entry) missing from \(listing)")
         }
-        XCTAssertEqual(try run("/usr/bin/env", ["tar", "-xzf", output.appendingPathComponent(tarball).path, "-C", output.path]).status, 0)
+        XCTAssertEqual(try runTool("/usr/bin/env", ["tar", "-xzf", output.appendingPathComponent(tarball).path, "-C", output.path]).status, 0)
         let readme = try String(contentsOf: output.appendingPathComponent("\(name)/README.md"), encoding: .utf8)
         XCTAssertTrue(readme.contains("## Install") && readme.contains("## Deploy") && readme.contains("## Operate"), readme)
         XCTAssertFalse(readme.contains("## Develop"), "an excerpt, not the whole README")
         let license = try String(contentsOf: output.appendingPathComponent("\(name)/LICENSE"), encoding: .utf8)
         XCTAssertTrue(license.contains("Apache License") && license.contains("Version 2.0"))
         let packagedBinary = output.appendingPathComponent("\(name)/bin/richpush").path
-        XCTAssertEqual(try run(packagedBinary, ["--version"]).output, try CommandRunner.run(["--version"]).standardOutput)
+        XCTAssertEqual(try runTool(packagedBinary, ["--version"]).output, try CommandRunner.run(["--version"]).standardOutput)
 
         // A binary that needs the toolchain is refused: no tarball.
         let refusedOutput = try makeTemporaryDirectory("package")
-        let refused = try run(packageRoot.appendingPathComponent("scripts/package").path,
+        let refused = try runTool(packageRoot.appendingPathComponent("scripts/package").path,
                               ["--binary", CommandRunner.executable.path, "--output", refusedOutput.path])
         XCTAssertEqual(refused.status, 1, refused.output)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: refusedOutput.path), [])
