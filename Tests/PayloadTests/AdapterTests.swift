@@ -117,7 +117,10 @@ final class WrongTypeTests: XCTestCase {
             XCTAssertEqual(job?.diagnostics.first?.severity, .warning, text)
         }
     }
+}
 
+/// Issue 26: what the provider shapes' own scheduling and language fields mean for the device payload.
+final class ProviderFieldTests: XCTestCase {
     /// Issue 26: expiration counts from a scheduled push's send time, not from when it was processed
     /// (`PayloadHelpers.fixedNow` is 2027-01-15 08:00 UTC, UNIX 1,800,000,000).
     func testExpirationCountsFromTheSendTime() throws {
@@ -131,6 +134,8 @@ final class WrongTypeTests: XCTestCase {
             (#"{"title":"x","ttl":60,"sendTime":"2027-03-01T11:00:00+01:00"}"#, march + 60),
             (#"{"token":"t","ttl":60,"send_at":1803895200,"payload":{"aps":{"alert":"x"}}}"#, march + 60),
             (#"{"request":{"notifications":[{"content":"x","ios_ttl":5,"send_date":"2027-03-01 10:00"}]}}"#, march + 5),
+            (#"{"app_id":"a","contents":{"en":"x"},"ttl":60,"send_after":"2027-03-01 11:00:00 GMT+0100"}"#, march + 60),
+            (#"{"app_id":"a","contents":{"en":"x"},"ttl":60,"send_after":"2027-03-01T10:00:00Z"}"#, march + 60),
         ]
         for (text, expiration) in cases {
             let job = try XCTUnwrap(PayloadHelpers.job(text), text)
