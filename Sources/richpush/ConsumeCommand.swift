@@ -48,6 +48,7 @@ enum ConsumeCommand: Command {
         defer { fetcher.shutdown() }
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
+        metrics.include(CacheGauges(store: store))
         configuration.missingJobField = { _ in metrics.recordRejection(code: MissingJobFieldResult.code) }
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in
             metrics.documentStarted()
