@@ -9,7 +9,8 @@ import RichPushCache
 /// Counters, a gauge and latency histograms over finished jobs, rendered in the Prometheus text format.
 ///
 /// Recording is a short critical section per job; rendering copies the state once and reads the process's own
-/// figures from `/proc` (`ProcessMetrics`). With a fetcher, the text also carries its bytes and fetch durations.
+/// figures from `/proc` (`ProcessMetrics`). With a fetcher, the text also carries its bytes and fetch durations; with
+/// included ``MetricsSource``s, their families (refreshed by ``refreshSources(final:)``, not by rendering).
 public final class JobMetrics: Sendable {
     struct State {
         var jobs: [JobStatus: Int] = [:]
@@ -26,10 +27,22 @@ public final class JobMetrics: Sendable {
 
     private let state = Mutex(State())
     private let fetcher: Fetcher?
+    private let sources = Mutex<[any MetricsSource]>([])
 
     /// - Parameter fetcher: the fetcher whose downloads to report (bytes, durations); nil leaves them out.
     public init(fetcher: Fetcher? = nil) {
         self.fetcher = fetcher
+    }
+
+    /// Appends `source`'s families to every render, after the job metrics (e.g. the consumer's, the cache's).
+    public func include(_ source: any MetricsSource) {
+        sources.withLock { $0.append(source) }
+    }
+
+    /// Refreshes every included source, one after the other; call before ``prometheusText()`` on the metrics tick.
+    /// Costs what the sources' refreshes cost (each says).
+    public func refreshSources(final: Bool = false) async {
+        for source in sources.withLock({ $0 }) { await source.refresh(final: final) }
     }
 
     /// A document (an input line, a stream entry, a request) was taken; `documentFinished` must follow.
@@ -111,6 +124,7 @@ public final class JobMetrics: Sendable {
             text += fetched.durations.prometheusText(
                 name: "richpush_fetch_duration_seconds", help: "One successful fetch, retries included.")
         }
+        for source in sources.withLock({ $0 }) { text += source.prometheusText }
         text += ProcessMetrics.current().prometheusText
         return text
     }

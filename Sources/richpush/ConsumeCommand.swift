@@ -48,10 +48,8 @@ enum ConsumeCommand: Command {
         defer { fetcher.shutdown() }
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
+        metrics.include(CacheGauges(store: store))
         configuration.missingJobField = { _ in metrics.recordRejection(code: MissingJobFieldResult.code) }
-        let metricsTask = options.string("metrics-file").map { path in
-            Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
-        }
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in
             metrics.documentStarted()
             defer { metrics.documentFinished() }
@@ -61,6 +59,10 @@ enum ConsumeCommand: Command {
             }
             let (json, _) = LineProcessor.output(for: results, line: nil)
             return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)
+        }
+        metrics.include(ConsumerMetrics(consumer: consumer))
+        let metricsTask = options.string("metrics-file").map { path in
+            Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }
         let watcher = SignalWatcher { signalNumber in
             logger.log(.warning, "stopping", [("signal", .number(String(signalNumber)))])

@@ -6,7 +6,9 @@ struct MetricsFileWriter: Sendable {
     let path: String
     let metrics: JobMetrics
 
-    func write() {
+    /// Refreshes the metrics' sources (a Redis round trip, a throttled cache scan), then writes the file.
+    func write(final: Bool = false) async {
+        await metrics.refreshSources(final: final)
         let temporary = path + ".tmp"
         do {
             try Data(metrics.prometheusText().utf8).write(to: URL(fileURLWithPath: temporary))
@@ -19,9 +21,9 @@ struct MetricsFileWriter: Sendable {
     /// Writes every `interval` until the task is cancelled, then once more.
     func run(every interval: Duration = .seconds(10)) async {
         while !Task.isCancelled {
-            write()
+            await write()
             try? await Task.sleep(for: interval)
         }
-        write()
+        await write(final: true)
     }
 }

@@ -30,6 +30,7 @@ enum ProcessCommand: Command {
         reader.start()
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
+        metrics.include(CacheGauges(store: store))
         let metricsTask = options.string("metrics-file").map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }

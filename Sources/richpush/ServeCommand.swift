@@ -54,6 +54,7 @@ enum ServeCommand: Command {
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let metrics = JobMetrics(fetcher: fetcher)
+        metrics.include(CacheGauges(store: store))
         let requestMetrics = HTTPRequestMetrics()
         let routes = ServeRoutes(
             enricher: enricher, store: store, metrics: metrics, logger: settings.logger, concurrency: settings.concurrency,

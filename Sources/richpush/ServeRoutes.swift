@@ -65,7 +65,7 @@ struct ServeRoutes: Sendable {
                 return .error(503, code: error.code.rawValue, message: error.description, headers: [("Retry-After", "5")])
             }
         case ("GET", "/metrics") where servesMetrics:
-            return metricsResponse()
+            return await metricsResponse()
         case (_, "/v1/enrich"), (_, "/v1/validate"), (_, "/v1/preview"):
             return .error(405, code: "method_not_allowed", message: "\(request.path) takes POST", headers: [("Allow", "POST")])
         case (_, "/"), (_, "/healthz"), (_, "/readyz"),
@@ -79,14 +79,16 @@ struct ServeRoutes: Sendable {
     /// What the `--metrics-listen` listener answers: metrics and health, nothing of the pipeline.
     func respondOnMetricsListener(to request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
-        case ("GET", "/metrics"): metricsResponse()
+        case ("GET", "/metrics"): await metricsResponse()
         case (_, "/healthz"), (_, "/readyz"): await respond(to: request)
         case (_, "/metrics"): .error(405, code: "method_not_allowed", message: "/metrics takes GET", headers: [("Allow", "GET")])
         default: .error(404, code: "not_found", message: "the metrics listener serves /metrics, /healthz and /readyz only")
         }
     }
 
-    private func metricsResponse() -> HTTPResponse {
+    /// Refreshes the sources first (the cache gauges scan at most once a minute).
+    private func metricsResponse() async -> HTTPResponse {
+        await metrics.refreshSources()
         let text = metrics.prometheusText() + requestMetrics.prometheusText()
         return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(text.utf8))
     }

@@ -10,9 +10,14 @@ final class ConsumeCommandTests: XCTestCase {
 
     override func setUpWithError() throws {
         directory = try TemporaryDirectory.make("consume")
+        port = Int(try LoopbackPort.free())
+        try startServer()
+    }
+
+    /// Starts redis-server on `port` (again, after `stopServer`, as a restart without persistence) and waits for it.
+    private func startServer() throws {
         // Never skipped: a machine without redis-server fails loudly, naming scripts/test.
         let redisServer = try TestTool.redisServer.path()
-        port = Int(try LoopbackPort.free())
         let process = Process()
         process.executableURL = URL(fileURLWithPath: redisServer)
         process.arguments = ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
@@ -24,9 +29,14 @@ final class ConsumeCommandTests: XCTestCase {
         XCTAssertEqual(try redis(["PING"]).trimmingCharacters(in: .whitespacesAndNewlines), "PONG")
     }
 
-    override func tearDownWithError() throws {
+    private func stopServer() {
         server?.terminate()
         server?.waitUntilExit()
+        server = nil
+    }
+
+    override func tearDownWithError() throws {
+        stopServer()
         // After redis-server is gone, so it cannot write into its --dir while it is removed.
         TemporaryDirectory.remove(directory)
     }
@@ -184,6 +194,63 @@ final class ConsumeCommandTests: XCTestCase {
         XCTAssertTrue(metrics.contains("richpush_jobs_total{status=\"passthrough\"} 2") || metrics.contains("richpush_jobs_total{status=\"enriched\"} 2"), metrics)
         XCTAssertTrue(metrics.contains("richpush_jobs_total{status=\"rejected\"} 1"), metrics)
         XCTAssertTrue(metrics.contains("richpush_rejected_jobs_total{code=\"missing_job_field\"} 1"), metrics)
+    }
+
+    /// Issue 28: the consumer's claims, dead letters and reconnects, and its group's pending entries and lag, are in
+    /// the metrics file while it runs, not only in its exit summary.
+    func testConsumerCountersAndBacklogReachTheMetricsFileWhileRunning() throws {
+        let metricsPath = directory.appendingPathComponent("metrics.prom").path
+        let consumer = CommandRunner.makeProcess([
+            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
+            "--cache-dir", directory.appendingPathComponent("cache").path, "--metrics-file", metricsPath,
+            "--public-base-url", "https://cdn.example.com/richpush",
+        ], environment: [:], workingDirectory: nil)
+        let errors = Pipe()
+        consumer.standardError = errors
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+        defer { if consumer.isRunning { kill(consumer.processIdentifier, SIGKILL) } }
+        func count(_ arguments: [String]) throws -> Int {
+            Int(try redis(arguments).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+        }
+        // Started: the group exists.
+        func poll(_ condition: () throws -> Bool) throws {
+            let deadline = Date().addingTimeInterval(30)
+            while try !condition() && Date() < deadline { usleep(50_000) }
+        }
+        try poll { try redis(["XINFO", "GROUPS", "jobs"]).contains("richpush") }
+
+        // A restart without persistence: both connections break, and the consumer reconnects and recreates its group.
+        stopServer()
+        try startServer()
+        let job = #"{"id":"m1","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
+        let first = try redis(["XADD", "jobs", "*", "job", job]).trimmingCharacters(in: .whitespacesAndNewlines)
+        let second = try redis(["XADD", "jobs", "*", "job", job]).trimmingCharacters(in: .whitespacesAndNewlines)
+        try poll {
+            try count(["XLEN", "richpush:results"]) >= 2
+        }
+        // Two entries pending on another consumer (claimed long before the 60 s claim-idle runs out).
+        try redis(["XCLAIM", "jobs", "richpush", "other", "0", first, second, "FORCE"])
+        XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("2\n"))
+
+        // The file is rewritten every 10 s while the consumer runs: wait for a write after the restart.
+        var metrics = ""
+        try poll {
+            metrics = (try? String(contentsOfFile: metricsPath, encoding: .utf8)) ?? ""
+            return metrics.contains("richpush_consumer_pending_entries 2\n")
+        }
+        XCTAssertTrue(consumer.isRunning)
+        XCTAssertTrue(metrics.contains("richpush_consumer_pending_entries 2\n"), metrics)
+        XCTAssertTrue(metrics.contains("richpush_consumer_lag_entries 0\n"), "all entries delivered: \(metrics)")
+        XCTAssertTrue(metrics.contains("# TYPE richpush_consumer_claims_total counter\nrichpush_consumer_claims_total 0\n"), metrics)
+        XCTAssertTrue(metrics.contains("richpush_consumer_dead_letters_total 0\n"), metrics)
+        let reconnects = metrics.split(separator: "\n").first { $0.hasPrefix("richpush_consumer_reconnects_total ") }
+        XCTAssertGreaterThanOrEqual(reconnects.flatMap { Int($0.split(separator: " ")[1]) } ?? 0, 1, metrics)
+
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(consumer.terminationStatus, 0, log)
     }
 
     func testTlsRedisURLIsAUsageError() throws {

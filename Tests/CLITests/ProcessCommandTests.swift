@@ -61,6 +61,30 @@ final class ProcessCommandTests: XCTestCase {
 
     /// `--quality-target 80`: each rendered JPEG reports its SSIMULACRA2 score in `media[]`, at or above the target;
     /// `off` (the default) is the fixed quality, without a score; a score outside 0...100 is a usage mistake.
+    /// Issue 28: the metrics carry the cache's size as gauges, and they grow when a job renders into it.
+    func testMetricsFileCarriesCacheGaugesThatGrowAfterRendering() throws {
+        let metricsPath = temporaryDirectory.appendingPathComponent("metrics.prom").path
+        func gauge(_ name: String, _ text: String) -> Int? {
+            text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Int($0.split(separator: " ")[1]) }
+        }
+        let empty = try CommandRunner.run(
+            ["process", "--cache-dir", cacheDirectory, "--metrics-file", metricsPath, "-"], input: "")
+        XCTAssertEqual(empty.status, 0, empty.standardError)
+        let before = try String(contentsOfFile: metricsPath, encoding: .utf8)
+        XCTAssertTrue(before.contains("# TYPE richpush_cache_bytes gauge\n"), before)
+        XCTAssertEqual(gauge("richpush_cache_objects", before), 0, before)
+        XCTAssertEqual(gauge("richpush_cache_bytes", before), 0, before)
+
+        let rendered = try CommandRunner.run([
+            "process", "--local-origin", origin, "--cache-dir", cacheDirectory, "--metrics-file", metricsPath,
+            "Fixtures/jobs/sample.ndjson",
+        ])
+        XCTAssertEqual(rendered.status, 0, rendered.standardError)
+        let after = try String(contentsOfFile: metricsPath, encoding: .utf8)
+        XCTAssertGreaterThan(gauge("richpush_cache_objects", after) ?? 0, 0, after)
+        XCTAssertGreaterThan(gauge("richpush_cache_bytes", after) ?? 0, 1000, after)
+    }
+
     func testRenderedMediaReportTheirScoreAgainstTheQualityTarget() throws {
         func media(_ extra: [String]) throws -> [[String: Any]] {
             let output = try CommandRunner.run(["process", "--local-origin", origin, "--cache-dir", cacheDirectory + extra.joined()]
