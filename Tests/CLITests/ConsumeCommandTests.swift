@@ -25,7 +25,7 @@ final class ConsumeCommandTests: XCTestCase {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         server = process
-        for _ in 0..<100 where (try? redis(["PING"]))?.contains("PONG") != true { usleep(50_000) }
+        for _ in 0..<100 { if (try? redis(["PING"]))?.contains("PONG") == true { break }; usleep(50_000) }
         XCTAssertEqual(try redis(["PING"]).trimmingCharacters(in: .whitespacesAndNewlines), "PONG")
     }
 
@@ -132,7 +132,8 @@ final class ConsumeCommandTests: XCTestCase {
         consumer.standardOutput = FileHandle.nullDevice
         try consumer.run()
         let shapes = SenderRequestCommandTests.shapes
-        for _ in 0..<400 where Int(try redis(["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 < shapes.count {
+        for _ in 0..<400 {
+            if Int(try redis(["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= shapes.count { break }
             usleep(50_000)
         }
         kill(consumer.processIdentifier, SIGTERM)
@@ -166,15 +167,15 @@ final class ConsumeCommandTests: XCTestCase {
         func resultCount() throws -> Int {
             Int(try redis(["XLEN", "richpush:results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
         }
-        for _ in 0..<200 where try resultCount() < 1 { usleep(50_000) }
+        for _ in 0..<200 { if try resultCount() >= 1 { break }; usleep(50_000) }
         // The server "loses" the stream and its group, as after a restart without persistence: the consumer
         // recreates the group, and says so in its log.
         try redis(["DEL", "jobs"])
         try redis(["XADD", "jobs", "*", "job", job.replacingOccurrences(of: "g1", with: "g2")])
-        for _ in 0..<200 where try resultCount() < 2 { usleep(50_000) }
+        for _ in 0..<200 { if try resultCount() >= 2 { break }; usleep(50_000) }
         // An entry without a job field never reaches the pipeline, but it is logged and counted like a rejected job.
         let jobless = try redis(["XADD", "jobs", "*", "other", "x"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        for _ in 0..<200 where try resultCount() < 3 { usleep(50_000) }
+        for _ in 0..<200 { if try resultCount() >= 3 { break }; usleep(50_000) }
         kill(consumer.processIdentifier, SIGTERM)
         consumer.waitUntilExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)

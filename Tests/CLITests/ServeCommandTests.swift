@@ -294,7 +294,7 @@ final class ServeCommandTests: XCTestCase {
         server.waitUntilExit()
         XCTAssertEqual(server.terminationStatus, 0)
         while first.isExecuting { usleep(10_000) }
-        for _ in 0..<200 where Self.firstReply.withLock({ $0 == nil }) { usleep(10_000) }
+        for _ in 0..<200 { if Self.firstReply.withLock({ $0 != nil }) { break }; usleep(10_000) }
         let answered = Self.firstReply.withLock { $0 }
         XCTAssertEqual(answered?.status, 200)
         XCTAssertEqual(answered?.json?["status"] as? String, "fallback")
