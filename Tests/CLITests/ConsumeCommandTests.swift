@@ -55,6 +55,31 @@ final class ConsumeCommandTests: XCTestCase {
         return String(decoding: data, as: UTF8.self)
     }
 
+    /// Starts `consume` on this test's Redis server and cache, reading stream `jobs`, with `arguments` after the
+    /// shared ones; its log goes to the returned pipe.
+    private func startConsumer(_ arguments: [String]) throws -> (process: Process, log: Pipe) {
+        let consumer = CommandRunner.makeProcess([
+            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
+            "--cache-dir", directory.appendingPathComponent("cache").path, "--public-base-url", "https://cdn.example.com/richpush",
+        ] + arguments, environment: [:], workingDirectory: nil)
+        let log = Pipe()
+        consumer.standardError = log
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+        return (consumer, log)
+    }
+
+    /// The number of entries in `stream` (0 when it does not exist).
+    private func length(of stream: String) throws -> Int {
+        Int(try redis(["XLEN", stream]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    /// Polls `condition` every 50 ms until it holds or `seconds` have passed; the caller checks what it waited for.
+    private func wait(upTo seconds: TimeInterval, for condition: () throws -> Bool) throws {
+        let deadline = Date().addingTimeInterval(seconds)
+        while try !condition() && Date() < deadline { usleep(50_000) }
+    }
+
     func testConsumerWritesOneResultPerJobAndStopsCleanlyOnSigterm() throws {
         let jobCount = 40
         for index in 1...jobCount {
@@ -64,21 +89,12 @@ final class ConsumeCommandTests: XCTestCase {
                 : #"{"id":"c\#(index)","token":"tok\#(index)","topic":"com.example.app","payload":{"aps":{"alert":{"title":"T","body":"\#(body)"}}}}"#
             try redis(["XADD", "jobs", "*", "job", job])
         }
-        let consumer = CommandRunner.makeProcess([
-            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
-            "--cache-dir", directory.appendingPathComponent("cache").path, "--concurrency", "8",
-            "--max-line-bytes", "200", "--public-base-url", "https://cdn.example.com/richpush",
-        ], environment: [:], workingDirectory: nil)
-        let errors = Pipe()
-        consumer.standardError = errors
-        consumer.standardOutput = FileHandle.nullDevice
-        try consumer.run()
+        let (consumer, errors) = try startConsumer(["--results-stream", "results", "--concurrency", "8", "--max-line-bytes", "200"])
 
         var count = 0
-        for _ in 0..<200 {
-            count = Int(try redis(["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-            if count >= jobCount { break }
-            usleep(50_000)
+        try wait(upTo: 10) {
+            count = try length(of: "results")
+            return count >= jobCount
         }
         kill(consumer.processIdentifier, SIGTERM)
         consumer.waitUntilExit()
@@ -123,19 +139,12 @@ final class ConsumeCommandTests: XCTestCase {
     /// Issue 26: `consume` writes each of the six shapes' own request back to the results stream.
     func testEverySenderShapeComesBackThroughConsume() throws {
         for (_, document, _) in SenderRequestCommandTests.shapes { try redis(["XADD", "jobs", "*", "job", document]) }
-        let consumer = CommandRunner.makeProcess([
-            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
-            "--cache-dir", directory.appendingPathComponent("cache").path, "--public-base-url", "https://cdn.example.com/richpush",
+        let (consumer, _) = try startConsumer([
+            "--results-stream", "results",
             "--local-origin", "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path,
-        ], environment: [:], workingDirectory: nil)
-        consumer.standardError = FileHandle.nullDevice
-        consumer.standardOutput = FileHandle.nullDevice
-        try consumer.run()
+        ])
         let shapes = SenderRequestCommandTests.shapes
-        for _ in 0..<400 {
-            if Int(try redis(["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0 >= shapes.count { break }
-            usleep(50_000)
-        }
+        try wait(upTo: 20) { try length(of: "results") >= shapes.count }
         kill(consumer.processIdentifier, SIGTERM)
         consumer.waitUntilExit()
         let results = try redis(["XRANGE", "results", "-", "+"]).split(separator: "\n").filter { $0.hasPrefix("{") }
@@ -153,29 +162,18 @@ final class ConsumeCommandTests: XCTestCase {
 
     func testConsumerEventsReachTheLogAndMetricsFile() throws {
         let metricsPath = directory.appendingPathComponent("metrics.prom").path
-        let consumer = CommandRunner.makeProcess([
-            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
-            "--cache-dir", directory.appendingPathComponent("cache").path, "--metrics-file", metricsPath,
-            "--public-base-url", "https://cdn.example.com/richpush",
-        ], environment: [:], workingDirectory: nil)
-        let errors = Pipe()
-        consumer.standardError = errors
-        consumer.standardOutput = FileHandle.nullDevice
-        try consumer.run()
+        let (consumer, errors) = try startConsumer(["--metrics-file", metricsPath])
         let job = #"{"id":"g1","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
         try redis(["XADD", "jobs", "*", "job", job])
-        func resultCount() throws -> Int {
-            Int(try redis(["XLEN", "richpush:results"]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
-        for _ in 0..<200 { if try resultCount() >= 1 { break }; usleep(50_000) }
+        try wait(upTo: 10) { try length(of: "richpush:results") >= 1 }
         // The server "loses" the stream and its group, as after a restart without persistence: the consumer
         // recreates the group, and says so in its log.
         try redis(["DEL", "jobs"])
         try redis(["XADD", "jobs", "*", "job", job.replacingOccurrences(of: "g1", with: "g2")])
-        for _ in 0..<200 { if try resultCount() >= 2 { break }; usleep(50_000) }
+        try wait(upTo: 10) { try length(of: "richpush:results") >= 2 }
         // An entry without a job field never reaches the pipeline, but it is logged and counted like a rejected job.
         let jobless = try redis(["XADD", "jobs", "*", "other", "x"]).trimmingCharacters(in: .whitespacesAndNewlines)
-        for _ in 0..<200 { if try resultCount() >= 3 { break }; usleep(50_000) }
+        try wait(upTo: 10) { try length(of: "richpush:results") >= 3 }
         kill(consumer.processIdentifier, SIGTERM)
         consumer.waitUntilExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -201,25 +199,10 @@ final class ConsumeCommandTests: XCTestCase {
     /// the metrics file while it runs, not only in its exit summary.
     func testConsumerCountersAndBacklogReachTheMetricsFileWhileRunning() throws {
         let metricsPath = directory.appendingPathComponent("metrics.prom").path
-        let consumer = CommandRunner.makeProcess([
-            "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs",
-            "--cache-dir", directory.appendingPathComponent("cache").path, "--metrics-file", metricsPath,
-            "--public-base-url", "https://cdn.example.com/richpush",
-        ], environment: [:], workingDirectory: nil)
-        let errors = Pipe()
-        consumer.standardError = errors
-        consumer.standardOutput = FileHandle.nullDevice
-        try consumer.run()
+        let (consumer, errors) = try startConsumer(["--metrics-file", metricsPath])
         defer { if consumer.isRunning { kill(consumer.processIdentifier, SIGKILL) } }
-        func count(_ arguments: [String]) throws -> Int {
-            Int(try redis(arguments).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-        }
         // Started: the group exists.
-        func poll(_ condition: () throws -> Bool) throws {
-            let deadline = Date().addingTimeInterval(30)
-            while try !condition() && Date() < deadline { usleep(50_000) }
-        }
-        try poll { try redis(["XINFO", "GROUPS", "jobs"]).contains("richpush") }
+        try wait(upTo: 30) { try redis(["XINFO", "GROUPS", "jobs"]).contains("richpush") }
 
         // A restart without persistence: both connections break, and the consumer reconnects and recreates its group.
         stopServer()
@@ -227,16 +210,14 @@ final class ConsumeCommandTests: XCTestCase {
         let job = #"{"id":"m1","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"#
         let first = try redis(["XADD", "jobs", "*", "job", job]).trimmingCharacters(in: .whitespacesAndNewlines)
         let second = try redis(["XADD", "jobs", "*", "job", job]).trimmingCharacters(in: .whitespacesAndNewlines)
-        try poll {
-            try count(["XLEN", "richpush:results"]) >= 2
-        }
+        try wait(upTo: 30) { try length(of: "richpush:results") >= 2 }
         // Two entries pending on another consumer (claimed long before the 60 s claim-idle runs out).
         try redis(["XCLAIM", "jobs", "richpush", "other", "0", first, second, "FORCE"])
         XCTAssertTrue(try redis(["XPENDING", "jobs", "richpush"]).hasPrefix("2\n"))
 
         // The file is rewritten every 10 s while the consumer runs: wait for a write after the restart.
         var metrics = ""
-        try poll {
+        try wait(upTo: 30) {
             metrics = (try? String(contentsOfFile: metricsPath, encoding: .utf8)) ?? ""
             return metrics.contains("richpush_consumer_pending_entries 2\n")
         }
