@@ -81,3 +81,8 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// A file sees only the members of modules it imports itself, so each file's imports are its real dependencies.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

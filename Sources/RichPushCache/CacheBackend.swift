@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Where a store keeps its entries, and how it holds one key exclusively: the primitives under the one set of
 /// rules that `CacheResolver` applies to both stores.

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Where the store lives, how it is served, and its time limits.
 public struct CacheConfiguration: Sendable {

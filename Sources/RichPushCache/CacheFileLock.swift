@@ -2,7 +2,6 @@ import Foundation
 
 #if canImport(Glibc)
 import Glibc
-import RichPushCore
 #endif
 
 /// An exclusive `flock` on a lock file, held until `release()`.

@@ -4,7 +4,6 @@ import Foundation
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
-import RichPushCore
 #endif
 
 /// Thin POSIX helpers with the durability the store needs (fsync of files and directories), throwing `CacheError`.

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// JSON coding for sidecars: sorted keys and ISO 8601 dates with milliseconds (whole seconds would break
 /// sub-second TTLs).

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Paths of everything under the cache root. Keys are validated hex digests, so no path built here can escape the
 /// root.

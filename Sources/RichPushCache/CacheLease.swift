@@ -1,4 +1,3 @@
-import RichPushCore
 /// Mutual exclusion for one cache key across hosts, so that only one of them renders it at a time.
 ///
 /// A lease expires by itself after its time to live, so a holder that dies frees the key without help; a holder

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Walks the two-level shard directories (`objects/ab/cd/`, `negative/ab/cd/`).
 struct CacheScan {

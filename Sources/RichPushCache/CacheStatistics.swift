@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// A snapshot of the store, from one scan of the sidecars plus the shared hit/miss counters.
 public struct CacheStatistics: Sendable, Hashable, Codable {

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Hit and miss counters shared by every process using one cache root, in `counters.json`. Each process adds its
 /// deltas under `locks/counters.lock` at most once per `usageWriteInterval`, so counting costs no I/O per request.

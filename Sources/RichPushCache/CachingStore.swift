@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// The caching every store puts around its backend, written once: the opening check of the public base URL, the
 /// cancellation and deadline checks, the memory of recent answers (`OutcomeMemory`), the in-process single-flight,

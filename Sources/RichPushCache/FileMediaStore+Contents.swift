@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 extension FileMediaStore {
     /// Reads the object file named by the store's own layout for `object.key` (never a path taken from the record

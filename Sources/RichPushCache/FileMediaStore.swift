@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// A content-addressed media store in a directory tree that a CDN serves.
 ///

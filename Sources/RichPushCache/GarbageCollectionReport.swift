@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// What one GC pass did, and what it wanted to evict but could not.
 public struct GarbageCollectionReport: Sendable, Hashable, Codable {

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// One page of a ListObjectsV2 answer. The document is flat and machine-made, so a scan for the few elements used
 /// is enough (FoundationXML would pull libxml2 into the binary for this alone).

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Storage for rendered media, so that an object-storage backend can replace the file store without touching the
 /// pipeline.

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Where an object-storage store lives, how the CDN serves it, and its time limits (the same defaults as the
 /// file store's `CacheConfiguration`).

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 extension ObjectStorageMediaStore {
     /// One GET of the object under the store's own layout for `object.key`, within the maintenance deadline; nil when

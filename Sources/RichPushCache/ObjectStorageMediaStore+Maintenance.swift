@@ -1,5 +1,6 @@
 import Foundation
 import RichPushCore
+import Synchronization
 
 /// `cache stats`, `gc` and `verify` on object storage: listings plus a GET per metadata record (and per object for
 /// verify), eight at a time.

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// Fresh objects and live failures a store has just read or published, answered from memory for `duration`, so a
 /// warm key costs a dictionary lookup instead of storage I/O (a request to object storage, stats on disk).

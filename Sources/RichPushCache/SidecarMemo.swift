@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// Decoded sidecars, keyed by the file's identity, so a warm cache answers a hit with a `stat` instead of a read and
 /// a JSON decode (the decode was the largest single cost of a cache hit).

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 extension FileMediaStore {
     /// One pass over every sidecar and negative entry plus the shared counters file; cost grows with the store.

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// What `verify` found; paths are relative to the cache root.
 public struct VerificationReport: Sendable, Hashable, Codable {

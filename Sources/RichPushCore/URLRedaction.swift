@@ -1,3 +1,4 @@
+import Foundation
 /// Makes URLs safe to print: query strings and fragments often carry signatures, user-info carries passwords.
 public enum URLRedaction {
     /// Drops everything from the first `?` or `#`, and any `user:password@` in the authority. Costs one scan.

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Bounds-checked big/little-endian reads over raw bytes; every read returns nil past the end.
 struct ByteReader {
     let bytes: UnsafeRawBufferPointer

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Decoder output: pixels (straight alpha unless `isPremultiplied`) plus what must survive into the encoded file.
 struct DecodedImage: Sendable {
     var pixels: PixelBuffer

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Identifies a format from magic bytes only (never from a URL or Content-Type).
 enum FormatSniffer {

@@ -1,4 +1,3 @@
-import RichPushCore
 /// GIF logical screen and a block walk that counts frames, for the probe (headers only); `GIFValidator` checks
 /// every frame with giflib before a GIF is published.
 enum GIFHeader {

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Reads the fixed-width and exp-Golomb fields of an HEVC or AV1 header, most significant bit first. Every read
 /// past the end returns nil, so a truncated header is an error, never a trap.
 struct HEIFBitReader {

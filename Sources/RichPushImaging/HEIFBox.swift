@@ -1,4 +1,3 @@
-import RichPushCore
 /// One ISO base media box: its four-character type and the byte range of its contents (after the header).
 struct HEIFBox {
     var type: String

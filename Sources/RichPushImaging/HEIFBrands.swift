@@ -1,4 +1,3 @@
-import RichPushCore
 /// The `ftyp` brands that make an ISO base media file a HEIF still image RichPush decodes.
 enum HEIFBrands {
     /// HEVC-coded HEIF (HEIC): single images, and HEVC extensions whose base layer libheif decodes.

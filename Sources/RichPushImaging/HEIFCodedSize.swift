@@ -1,4 +1,3 @@
-import RichPushCore
 /// The picture size an image item's coded data declares: HEVC's sequence parameter sets (in `hvcC` and in the
 /// item's data) and AV1's sequence headers (in `av1C` and in the item's data). libheif hands the configuration's
 /// parameter sets and then the item's data to the decoder, which allocates what they say whatever the `ispe`

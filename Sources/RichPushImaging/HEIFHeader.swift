@@ -1,4 +1,3 @@
-import RichPushCore
 /// HEIF (HEIC, AVIF) header walk: the `meta` box's item list, properties and references, read without libheif.
 ///
 /// It finds the primary item (`pitm`), its size (`ispe`, then `clap` and `irot` as libheif applies them), its alpha

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Where a HEIF item's data is (the `iloc` box): in the file, or in the `meta` box's `idat`. Only the first extent
 /// of an item is kept: the probe reads small items (a grid descriptor is 8 or 12 bytes), never coded pictures.
 struct HEIFItemLocations {

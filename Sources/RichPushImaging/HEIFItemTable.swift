@@ -1,4 +1,3 @@
-import RichPushCore
 /// What a HEIF `meta` box says about its items: the primary item, each item's type, its properties and the
 /// references between items. Built by one walk over the `meta` box; the pixel data (`mdat`, `idat`) is never read.
 struct HEIFItemTable {

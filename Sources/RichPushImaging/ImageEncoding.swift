@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Chooses the output format, and the JPEG quality: searched for the variant's SSIMULACRA2 target when it has one
 /// (`QualitySearch`), otherwise its fixed quality, stepped down only to meet the byte budget.

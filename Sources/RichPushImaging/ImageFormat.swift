@@ -1,4 +1,3 @@
-import RichPushCore
 /// A raster format RichPush can read and publish. HEIC and AVIF are read only: they render to JPEG or PNG.
 public enum ImageFormat: String, Sendable, Codable {
     case jpeg, png, webp, gif, heic, avif

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Limits enforced from headers alone, before any pixel memory is allocated.
 public struct ImageLimits: Sendable, Hashable, Codable {
     /// Largest width × height accepted (default 40 MP).

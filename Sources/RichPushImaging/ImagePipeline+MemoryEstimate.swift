@@ -1,4 +1,3 @@
-import RichPushCore
 
 extension ImagePipeline {
     /// An upper bound on the pixel memory one render of `probe` as `variant` holds at its peak, from the headers

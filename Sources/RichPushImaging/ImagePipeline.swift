@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Turns source bytes into one published rendition. Stateless and `Sendable`: share one across tasks.
 public struct ImagePipeline: Sendable {

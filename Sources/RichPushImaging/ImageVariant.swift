@@ -1,4 +1,3 @@
-import RichPushCore
 /// One output rendition: a box, how to fit into it, and how to encode.
 public struct ImageVariant: Sendable, Hashable, Codable {
     public enum Fit: String, Sendable, Codable {

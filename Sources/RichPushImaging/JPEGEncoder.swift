@@ -1,6 +1,5 @@
 import CRichPushImage
 import Foundation
-import RichPushCore
 
 /// libjpeg-turbo encoding of RGB pixels: 4:2:0 (or 4:4:4), optimized Huffman tables, optional progressive, ICC only.
 enum JPEGEncoder {

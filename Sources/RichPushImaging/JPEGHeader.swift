@@ -1,4 +1,3 @@
-import RichPushCore
 /// JPEG marker walk: SOF dimensions, EXIF orientation, ICC presence.
 enum JPEGHeader {
     /// Walks the markers to the first SOS: the frame's size and sampling factors, EXIF orientation, ICC presence, and

@@ -1,4 +1,3 @@
-import RichPushCore
 /// The two Lanczos3 passes of one resize, shared by `Resampler.lanczos` (a whole image in memory) and
 /// `StreamingResampler` (rows as a decoder produces them), so both give the same bytes.
 ///

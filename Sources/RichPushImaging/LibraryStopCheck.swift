@@ -1,4 +1,3 @@
-import RichPushCore
 import CRichPushImage
 
 /// Lets a long C library call (libjpeg's progress monitor, libpng's reads of compressed data) ask whether its

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Applies an EXIF orientation (1...8) so the pixels come out upright.
 enum Orientation {
     static func apply(_ orientation: Int, to image: PixelBuffer) -> PixelBuffer {

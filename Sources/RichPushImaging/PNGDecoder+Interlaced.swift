@@ -1,6 +1,5 @@
 import CRichPushImage
 import Glibc
-import RichPushCore
 
 extension PNGDecoder {
     /// The Adam7 passes: the first column and row of each, and the steps between its columns and rows.

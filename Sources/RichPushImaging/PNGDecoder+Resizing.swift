@@ -1,4 +1,3 @@
-import RichPushCore
 
 extension PNGDecoder {
     /// Feeds the rows to a `StreamingResampler` as they are decoded, so the full-size image never exists: the

@@ -1,4 +1,3 @@
-import RichPushCore
 extension PNGDecoder {
     /// Decodes a band of rows at a time and box-shrinks each band by `reduction` as it arrives, so the full-size
     /// image never exists: a 40 MP RGBA PNG shrunk by 3 holds 18 MB of pixels instead of 160 MB, plus one band.

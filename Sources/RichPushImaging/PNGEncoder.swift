@@ -1,6 +1,5 @@
 import CDeflate
 import Foundation
-import RichPushCore
 
 /// PNG encoding of RGB/RGBA pixels: libpng's adaptive row filters, the whole image compressed at once
 /// (`PNGCompression`), and the chunks (IHDR, iCCP when a profile is carried, IDAT, IEND) written here.

@@ -1,4 +1,3 @@
-import RichPushCore
 /// PNG chunk walk up to IDAT: IHDR, tRNS, iCCP, acTL.
 enum PNGHeader {
     static func probe(_ reader: ByteReader) throws(ImageError) -> ImageProbe {

@@ -1,6 +1,5 @@
 import CDeflate
 import Foundation
-import RichPushCore
 
 /// The fast path for the common PNG: non-interlaced 8-bit grey, grey+alpha, RGB or RGBA, or a palette of 1 to 8
 /// bits with or without tRNS, with no chunk that could change its pixels. Rows come out as RGB, or RGBA with alpha

@@ -1,4 +1,3 @@
-import RichPushCore
 
 /// Where a non-interlaced PNG's rows come from: libpng reading as it goes, or the libdeflate fast path.
 enum PNGRowSource {

@@ -1,4 +1,3 @@
-import RichPushCore
 extension PixelBuffer {
     /// Hands every row to a C encoder in bands of `bandRows`, checking `budget` between bands.
     ///

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Interleaved 8-bit pixels: 3 channels (RGB) or 4 (RGBA, straight or premultiplied as the stage says).
 struct PixelBuffer: Sendable {
     var width: Int

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Finds, per image, the lowest JPEG quality whose output reaches a SSIMULACRA2 target: the smallest file that
 /// still looks right, instead of one quality for easy and hard images alike.

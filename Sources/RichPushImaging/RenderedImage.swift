@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// The encoded result of `ImagePipeline.render`.
 public struct RenderedImage: Sendable {

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Separable Lanczos3 resampling on 8-bit pixels (premultiplied when there is alpha), with an integer box
 /// pre-shrink for large factors. Cost: about (taps × channels) multiply-adds per pixel per pass.
 enum Resampler {

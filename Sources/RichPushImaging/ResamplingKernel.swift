@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Precomputed Lanczos3 weights for one axis: for each output pixel, a first source index and `taps`
 /// normalised Float weights. Float rather than fixed point because baseline x86-64 (SSE2) has no packed 32-bit

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Geometry of one render: the stored-image region to read and the size to produce (before orientation).
 struct ResizePlan: Equatable {
     /// Output size in stored (pre-orientation) axes.

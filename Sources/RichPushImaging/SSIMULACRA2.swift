@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 /// SSIMULACRA2 (Jon Sneyers, 2022-23; libjxl tools/ssimulacra2.cc): a perceptual score of how close an image is
 /// to a reference. 100 is identical, 90 visually lossless, 70-80 high quality, 50 medium; below 30 is poor.
 ///

@@ -1,4 +1,3 @@
-import RichPushCore
 /// One row of SSIMULACRA2's two error maps and their sums.
 ///
 /// Plain scalar loops on purpose: the per-pixel pass is elementwise and the sums keep eight running totals, which

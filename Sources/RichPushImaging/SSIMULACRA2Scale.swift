@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 /// One scale of SSIMULACRA2: both images to XYB, the five Gaussian-blurred planes per channel (the means, the
 /// squares and the product), then the SSIM and edge-difference maps reduced to their 1- and 4-norms.
 ///

@@ -1,4 +1,3 @@
-import RichPushCore
 /// `Resampler.lanczos` fed by a decoder, band by band: each band of source rows is reduced by the vertical pass
 /// while it is still in cache, and only a window of rows (the taps of one output row plus one band) is kept, so
 /// a large source never exists at full size. Gives the same bytes as decoding whole and calling `lanczos`.

@@ -1,4 +1,3 @@
-import RichPushCore
 /// RIFF/WebP header: VP8, VP8L or VP8X (extended: alpha, animation, ICC flags, canvas size).
 enum WebPHeader {
     static func probe(_ reader: ByteReader) throws(ImageError) -> ImageProbe {

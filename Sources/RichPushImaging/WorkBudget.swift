@@ -1,4 +1,3 @@
-import RichPushCore
 /// Checked between bands of rows so a hard deadline or a cancelled task stops work within a few milliseconds.
 struct WorkBudget: Sendable {
     var deadline: ContinuousClock.Instant

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 /// The XYB colour space of JPEG XL (an LMS-like opsin absorbance, then a cube root), shifted and scaled as
 /// SSIMULACRA2 uses it: every component in about 0...1, and B stored as B - Y.
 enum XYB {

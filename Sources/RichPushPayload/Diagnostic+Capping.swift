@@ -1,4 +1,3 @@
-import RichPushCore
 
 extension Array where Element == Diagnostic {
     /// The list with at most `limit` findings of each code, in order; where a code's next finding would be comes one

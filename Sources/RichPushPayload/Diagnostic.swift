@@ -1,4 +1,3 @@
-import RichPushCore
 /// One finding about a notification: where it is (an RFC 6901 pointer into the input after adaptation,
 /// or into the output payload for render findings), a stable code and a plain sentence with the fix.
 public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Gathers findings while parsing or rendering and remembers whether any of them rejects the job.
 struct DiagnosticCollector {
     var items: [Diagnostic] = []

@@ -1,4 +1,3 @@
-import RichPushCore
 /// The input keys RichPush reads and maps somewhere other than the same key of the APNs payload or of the result's
 /// `target`, per input shape, with where each one goes.
 ///

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Which input format a document was read as.
 public enum InputShape: String, Sendable, Codable, CaseIterable {
     case apns, envelope, pushwoosh, pushfa

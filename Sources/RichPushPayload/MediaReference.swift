@@ -1,4 +1,3 @@
-import RichPushCore
 /// One media URL found in a notification.
 public struct MediaReference: Sendable, Hashable {
     public enum Role: Sendable, Hashable {

@@ -1,4 +1,3 @@
-import RichPushCore
 /// What the renderer changed for media, so the shortener can undo the cheapest parts first when the payload is too
 /// large: the original-URL keys it added (`--source-keys`), then the cached URLs that replaced shorter originals.
 struct MediaRewrites {

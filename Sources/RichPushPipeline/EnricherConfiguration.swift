@@ -2,8 +2,6 @@ import Foundation
 import RichPushCore
 import RichPushPayload
 import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 
 /// Everything the enricher needs to know besides its collaborators.
 public struct EnricherConfiguration: Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 import RichPushPayload
 import RichPushImaging
 

@@ -1,10 +1,8 @@
 import Foundation
 import Synchronization
 import RichPushCore
-import RichPushPayload
-import RichPushImaging
 import RichPushHTTP
-import RichPushCache
+import RichPushPayload
 
 /// Counters, a gauge and latency histograms over finished jobs, rendered in the Prometheus text format.
 ///

@@ -1,9 +1,6 @@
 import Foundation
 import RichPushCore
 import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 
 /// The outcome of one job: what `process` prints as one NDJSON line.
 public struct JobResult: Sendable {

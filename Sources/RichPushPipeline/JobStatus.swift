@@ -1,6 +1,3 @@
-import RichPushCore
-import RichPushPayload
-import RichPushHTTP
 /// How far enrichment got for one job.
 public enum JobStatus: String, Sendable, Codable, Comparable {
     /// Every media reference was rendered and the payload points at the cache.

@@ -1,7 +1,5 @@
 import Foundation
 import RichPushCore
-import RichPushHTTP
-import RichPushCache
 
 /// Runs NDJSON through an enricher: one output line per input line, with bounded concurrency.
 ///

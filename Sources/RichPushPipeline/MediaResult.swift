@@ -3,7 +3,6 @@ import RichPushCore
 import RichPushPayload
 import RichPushImaging
 import RichPushHTTP
-import RichPushCache
 
 /// What happened to one media reference of a job: where it is in the payload, and its typed `MediaOutcome`, the
 /// same value the payload renderer reads and the job's JSON is written from.

@@ -1,7 +1,6 @@
 import Foundation
-import RichPushCore
-import RichPushPayload
 import RichPushHTTP
+import RichPushPayload
 
 /// The enricher's media stage: what becomes of each distinct (source, variant) of a job. `CachedMediaRenderer`
 /// fetches and renders into the cache; `UnfetchedMedia` fetches nothing, for `validate --no-fetch`. The rules around

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Exponential backoff with jitter for reconnecting: 50 ms, doubling, capped at 2 s.
 struct Backoff: Sendable {
     private static let initial: Duration = .milliseconds(50)

@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// Something the writer must record in Redis for one job entry: always ends with an `XACK`.
 enum Completion: Sendable {

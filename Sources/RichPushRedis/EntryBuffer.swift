@@ -1,5 +1,4 @@
 import Synchronization
-import RichPushCore
 
 /// Entries read (or claimed) but not started yet, between the reader and the launcher.
 ///

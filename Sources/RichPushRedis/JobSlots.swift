@@ -1,5 +1,4 @@
 import Synchronization
-import RichPushCore
 
 /// Counts the jobs in flight against the configured concurrency and lets the reader wait for a free slot.
 final class JobSlots: Sendable {

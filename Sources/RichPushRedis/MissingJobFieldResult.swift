@@ -1,6 +1,4 @@
 import Foundation
-import RichPushCore
-import RichPushCache
 
 /// The rejected result written for a stream entry that has no `job` field (the handler never sees it).
 public enum MissingJobFieldResult {

@@ -1,5 +1,4 @@
 import RichPushCore
-import RichPushCache
 /// Everything that can go wrong while talking to Redis or configuring the stream consumer.
 ///
 /// Descriptions never contain a password: URLs are shown with their credentials replaced by `***`.

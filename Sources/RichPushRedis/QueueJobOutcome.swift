@@ -1,6 +1,4 @@
 import Foundation
-import RichPushCore
-import RichPushCache
 
 /// What the injected handler returns for one job document.
 public struct QueueJobOutcome: Sendable, Hashable {

@@ -1,7 +1,6 @@
 import CHiredis
 import Foundation
 import RichPushCore
-import RichPushCache
 
 /// A blocking hiredis connection. Not thread-safe: ``RedisSession`` confines it to one serial queue.
 ///

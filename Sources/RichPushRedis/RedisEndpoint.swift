@@ -1,5 +1,4 @@
-import RichPushCore
-import RichPushCache
+import Foundation
 /// Where a Redis server listens and how to log in to it, parsed from `redis://[user:password@]host:port/db`.
 ///
 /// The port defaults to 6379 and the database to 0. User and password are percent-decoded. An IPv6 host is written

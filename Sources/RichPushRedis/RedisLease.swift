@@ -1,6 +1,6 @@
 import Foundation
-import RichPushCore
 import RichPushCache
+import RichPushCore
 
 /// Cross-host cache leases in Redis, for `ObjectStorageMediaStore`'s single-flight: `SET name token NX PX ttl`
 /// takes one, and a compare-and-delete script releases it only while `token` still holds it (never a lease that

@@ -1,6 +1,5 @@
 import Foundation
 import RichPushCore
-import RichPushCache
 
 /// A RESP2 reply, copied out of hiredis's `redisReply` tree so it can outlive `freeReplyObject`.
 enum RedisReply: Sendable, Hashable, CustomStringConvertible {

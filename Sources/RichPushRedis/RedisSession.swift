@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RichPushCore
-import RichPushCache
 
 /// Runs a ``RedisConnection``'s blocking hiredis calls on its own serial dispatch queue, so that
 /// `XREADGROUP … BLOCK` and network stalls never occupy a thread of Swift's cooperative pool.

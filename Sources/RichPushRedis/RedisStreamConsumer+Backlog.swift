@@ -1,4 +1,3 @@
-import RichPushCore
 
 extension RedisStreamConsumer {
     /// The group's pending count and lag: `XPENDING <stream> <group>` and `XINFO GROUPS <stream>`, pipelined in one

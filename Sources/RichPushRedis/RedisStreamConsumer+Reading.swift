@@ -1,6 +1,6 @@
 import Foundation
 import RichPushCore
-import RichPushCache
+import Synchronization
 
 extension RedisStreamConsumer {
     /// A transient failure the reader recovers from by pausing and reconnecting.

@@ -1,6 +1,6 @@
 import Foundation
 import RichPushCore
-import RichPushCache
+import Synchronization
 
 extension RedisStreamConsumer {
     /// Results written per `MULTI`/`EXEC`; bounds one request's size (each result is a JSON line).

@@ -1,7 +1,6 @@
 import Foundation
 import Synchronization
 import RichPushCore
-import RichPushCache
 
 /// Takes jobs from a Redis Stream through a consumer group, runs them through an injected handler, and writes one
 /// result per job to a results stream before acknowledging it (at-least-once).

@@ -1,8 +1,7 @@
 import Foundation
+import RichPushCore
 #if canImport(Glibc)
 import Glibc
-import RichPushCore
-import RichPushCache
 #endif
 
 /// Everything a ``RedisStreamConsumer`` needs: where Redis is, which streams and group to use, and how hard to work.

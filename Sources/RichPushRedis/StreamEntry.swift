@@ -1,6 +1,4 @@
 import Foundation
-import RichPushCore
-import RichPushCache
 
 /// One entry of a Redis stream as returned by `XREADGROUP`, `XCLAIM` or `XRANGE`.
 struct StreamEntry: Sendable, Hashable {

@@ -1,4 +1,5 @@
 import Foundation
+import RichPush
 #if canImport(Glibc)
 import Glibc
 #endif

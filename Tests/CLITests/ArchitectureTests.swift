@@ -1,7 +1,6 @@
 import Foundation
 import TestSupport
 import XCTest
-import TestSupport
 
 /// The layering the compiler enforces is the one intended: Package.swift declares no edge up or sideways.
 final class ArchitectureTests: XCTestCase {
@@ -44,6 +43,96 @@ final class ArchitectureTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// Files whose import of a layer is needed only for a member reached through a value of that layer's type, so the
+    /// file names no declaration of it (MemberImportVisibility still requires the import). Each entry says which.
+    private let memberOnlyImports: [String: (layer: String, member: String)] = [
+        "RichPushCache/CachedObject.swift": ("RichPushCore", "AttachmentFormat.fileExtension, through `format`"),
+        "RichPushCache/ObjectStorageBackend.swift": ("RichPushCore", "AttachmentFormat.mediaType"),
+        "RichPushHTTP/Client/CurlTransfer+Callbacks.swift": ("RichPushCore", "ErrorCode.rawValue"),
+        "RichPushPipeline/JobMetrics.swift": ("RichPushPayload", "PublishedMedia.bytes"),
+        "RichPushPipeline/MediaStage.swift": ("RichPushPayload", "MediaOutcome.notFetched"),
+        "RichPushPipeline/Preview/CachedObjectPath.swift": ("RichPushCore", "AttachmentFormat.allCases and fileExtension"),
+        "RichPushRedis/RedisStreamConsumer+Writing.swift": ("RichPushCore", "LogLevel.warning"),
+    ]
+
+    /// A file's imports are its real dependencies. The compiler holds the one direction: with the upcoming feature
+    /// MemberImportVisibility (Package.swift) a file must import every module whose members it uses. This test holds
+    /// the other: a file that imports a layer names one of the layer's declarations (a type, a top-level function or
+    /// a member it adds to a type of another module), or is listed in `memberOnlyImports`; and no layer is imported
+    /// inside a platform conditional, where a reader of the file's head would miss it.
+    func testEveryLayerImportIsUsed() throws {
+        let names = try Dictionary(uniqueKeysWithValues: allowed.keys.map { ($0, try declaredNames(of: $0)) })
+        var listedAndNeeded: Set<String> = []
+        for layer in allowed.keys {
+            let folder = packageRoot.appendingPathComponent("Sources/\(layer)")
+            for file in try swiftFiles(in: folder) {
+                let relative = layer + "/" + file.path.dropFirst(folder.path.count + 1)
+                let source = try String(contentsOf: file, encoding: .utf8)
+                var conditionalDepth = 0
+                var imported: [String] = []
+                var body = ""
+                for line in source.split(separator: "\n", omittingEmptySubsequences: false) {
+                    if line.hasPrefix("#if") { conditionalDepth += 1 }
+                    if line.hasPrefix("#endif") { conditionalDepth -= 1 }
+                    if line.hasPrefix("import RichPush") {
+                        let module = String(line.dropFirst("import ".count))
+                        XCTAssertEqual(conditionalDepth, 0, "\(relative) imports \(module) inside #if")
+                        imported.append(module)
+                    } else if !line.hasPrefix("import ") {
+                        body += (line.range(of: "//").map { line[..<$0.lowerBound] } ?? line) + "\n"
+                    }
+                }
+                let words = Set(body.split { !($0.isLetter || $0.isNumber || $0 == "_") }.map(String.init))
+                for module in imported where words.isDisjoint(with: names[module] ?? []) {
+                    if memberOnlyImports[relative]?.layer == module {
+                        listedAndNeeded.insert(relative)
+                    } else {
+                        XCTFail("\(relative) imports \(module) but names none of its declarations: remove the import")
+                    }
+                }
+            }
+        }
+        XCTAssertEqual(listedAndNeeded, Set(memberOnlyImports.keys), "memberOnlyImports lists only files that need it")
+    }
+
+    /// The names a layer declares for others: its public, open and package types and top-level functions and
+    /// values, and the members its extensions add to types of other modules (`Duration.timeInterval`).
+    private func declaredNames(of layer: String) throws -> Set<String> {
+        let access = "(?:public|open|package)"
+        let type = try NSRegularExpression(
+            pattern: #"^\s*(?:@\w+\s+)*"# + access + #"\s+(?:(?:final|indirect)\s+)*(?:struct|enum|class|protocol|actor|typealias)\s+(\w+)"#,
+            options: .anchorsMatchLines)
+        let topLevel = try NSRegularExpression(
+            pattern: #"^(?:@\w+\s+)*"# + access + #"\s+(?:func|let|var)\s+(\w+)"#, options: .anchorsMatchLines)
+        let extensionBlock = try NSRegularExpression(
+            pattern: #"^(public )?extension\s+([\w.]+)[^{]*\{(.*?)^\}"#, options: [.anchorsMatchLines, .dotMatchesLineSeparators])
+        let anyMember = try NSRegularExpression(pattern: #"(?:func|var|let)\s+(\w+)"#)
+        let exposedMember = try NSRegularExpression(pattern: access + #"\s+(?:static\s+)?(?:func|var|let)\s+(\w+)"#)
+        var types: Set<String> = []
+        var extensions: [(extended: String, isPublic: Bool, body: String)] = []
+        for file in try swiftFiles(in: packageRoot.appendingPathComponent("Sources/\(layer)")) {
+            let source = try String(contentsOf: file, encoding: .utf8)
+            let whole = NSRange(source.startIndex..., in: source)
+            func text(_ match: NSTextCheckingResult, _ group: Int) -> String? {
+                Range(match.range(at: group), in: source).map { String(source[$0]) }
+            }
+            for regex in [type, topLevel] {
+                types.formUnion(regex.matches(in: source, range: whole).compactMap { text($0, 1) })
+            }
+            for match in extensionBlock.matches(in: source, range: whole) {
+                extensions.append((text(match, 2) ?? "", text(match, 1) != nil, text(match, 3) ?? ""))
+            }
+        }
+        var names = types
+        for (extended, isPublic, body) in extensions where !types.contains(String(extended.prefix { $0 != "." })) {
+            let regex = isPublic ? anyMember : exposedMember
+            names.formUnion(regex.matches(in: body, range: NSRange(body.startIndex..., in: body)).compactMap {
+                Range($0.range(at: 1), in: body).map { String(body[$0]) }
+            })
+        }
+        return names
     }
 
     /// Test helpers are written once, in the TestSupport target: a test target neither finds the package root nor

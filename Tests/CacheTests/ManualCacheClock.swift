@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import RichPushCore
 
 @testable import RichPushCache
 

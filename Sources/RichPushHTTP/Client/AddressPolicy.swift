@@ -1,4 +1,3 @@
-import RichPushCore
 /// The SSRF guard: decides whether a resolved peer address may be connected to.
 ///
 /// The deny list covers every range that reaches "this host", the private network, or infrastructure

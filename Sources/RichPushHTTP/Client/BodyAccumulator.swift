@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Collects one response body: into a pooled buffer when its length was announced (no reallocation, no fresh
 /// pages), otherwise into a growing `Data`. Overflowing an announced length (content decoding, a lying origin)

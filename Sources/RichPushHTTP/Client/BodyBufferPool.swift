@@ -1,6 +1,5 @@
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// Reuses body buffers between fetches.
 ///

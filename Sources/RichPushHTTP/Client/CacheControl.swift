@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Reads the freshness lifetime out of a `Cache-Control` header.
 enum CacheControl {

@@ -3,7 +3,6 @@ import CRichPushCurl
 import Dispatch
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// libcurl's process-wide initialisation, run once before the first multi handle exists.
 private let curlGlobalInit: CURLcode = curl_global_init(Int(CURL_GLOBAL_DEFAULT))

@@ -1,7 +1,6 @@
 import CCurl
 import CRichPushCurl
 import Foundation
-import RichPushCore
 
 /// Turning libcurl's verdict into a `TransferOutcome`, on the poll thread.
 extension CurlTransfer {

@@ -1,6 +1,5 @@
 import CCurl
 import Synchronization
-import RichPushCore
 
 /// Recycles libcurl easy handles between transfers.
 ///

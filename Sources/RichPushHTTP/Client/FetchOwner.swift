@@ -1,5 +1,4 @@
 import Synchronization
-import RichPushCore
 
 /// The job a fetch is for. A job's transfers to one host get at most
 /// `FetchConfiguration.maximumConnectionsPerHostPerOwner` connections at once, so its stalled sources cannot hold

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// Phase timings of a transfer, each measured from the start of the (last) attempt.
 public struct FetchTimings: Sendable, Hashable {

@@ -1,5 +1,4 @@
 import Glibc
-import RichPushCore
 
 /// A numeric IPv4 or IPv6 address as raw network-order bytes (4 or 16 of them).
 struct IPAddress: Sendable, Hashable, CustomStringConvertible {

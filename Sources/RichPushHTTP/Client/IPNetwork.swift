@@ -1,4 +1,3 @@
-import RichPushCore
 /// A CIDR block such as `127.0.0.1/32` or `fd00::/8`.
 ///
 /// Used for `FetchConfiguration.allowNetworks`: an address inside an allowed network is reachable even when the

@@ -1,4 +1,3 @@
-import RichPushCore
 /// Serves URLs that start with `prefix` from files under `directory`, never outside it.
 public struct LocalOrigin: Sendable, Hashable {
     public var prefix: String

@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// One owner's transfers to one host, counted as libcurl counts its per-host limit: by host name and port.
 struct OwnerHostKey: Hashable {

@@ -1,5 +1,4 @@
 import CCurl
-import RichPushCore
 
 /// Checks a URL before it is requested, and again for every redirect hop (from the prereq callback).
 ///

@@ -2,7 +2,6 @@ import CMicroHTTPD
 import Foundation
 import Glibc
 import Synchronization
-import RichPushCore
 
 /// One request on one connection, from its headers to its last response byte and the end of its work.
 ///

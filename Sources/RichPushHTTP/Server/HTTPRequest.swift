@@ -1,5 +1,4 @@
 import Foundation
-import RichPushCore
 
 /// One HTTP request as the server hands it to its handler: the body is complete and within the size limit.
 public struct HTTPRequest: Sendable {

@@ -2,7 +2,6 @@ import CMicroHTTPD
 import CRichPushHTTPServer
 import Foundation
 import Synchronization
-import RichPushCore
 
 /// An HTTP/1.1 server on libmicrohttpd that runs an async handler per request.
 ///

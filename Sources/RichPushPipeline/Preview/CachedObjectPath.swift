@@ -1,9 +1,6 @@
 import Foundation
-import RichPushCore
-import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
 import RichPushCache
+import RichPushCore
 
 /// The cache key and file extension named by a cached URL's last four path segments,
 /// `objects/ab/cd/<64 hex digits>.<jpg|png|gif>`, and nothing else.

@@ -1,9 +1,5 @@
 import Foundation
 import RichPushCore
-import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 
 /// Removes the secrets of media URLs (query strings, fragments, `user:password@`) from a `validate` JSON report
 /// before it reaches a page, with `URLRedaction`'s rule.

@@ -1,8 +1,3 @@
-import RichPushCore
-import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 extension PreviewPage {
     /// The page's script: posts the form to `/v1/preview` (or reads the embedded document) and draws a
     /// `StoryPreview` document. Where the story is, which pages the phone shows, their texts and durations, and which

@@ -1,8 +1,3 @@
-import RichPushCore
-import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 extension PreviewPage {
     /// The page's CSS: a phone-sized screen (the story full-screen, or the lock screen with a plain alert card, or a
     /// not-JSON or rejected state), texts that wrap and clamp inside their card, findings in red (error), amber

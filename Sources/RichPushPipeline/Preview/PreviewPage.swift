@@ -1,9 +1,5 @@
 import Foundation
 import RichPushCore
-import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 
 /// The story preview page: plain HTML, CSS and a little JavaScript, compiled into the binary (no framework, no
 /// CDN, no request to anywhere but the serving `richpush serve`).

@@ -1,8 +1,6 @@
 import Foundation
 import RichPushCore
 import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
 import RichPushCache
 
 /// The data behind the story preview page: `validate`'s JSON reports with the secrets of media URLs removed, each

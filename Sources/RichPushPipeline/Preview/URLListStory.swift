@@ -1,9 +1,5 @@
 import Foundation
 import RichPushCore
-import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
-import RichPushCache
 
 /// Turns a list of image URLs (`text/uri-list`: one per line, `#` lines are comments) into a story push with one
 /// page per URL, so an author can preview images before writing the payload. Costs one pass over the text.
