@@ -46,6 +46,7 @@ let package = Package(
         //   Payload: notifications, pure          Imaging: codecs and resize
         //   HTTP: libcurl client, libmicrohttpd server       Cache: file and object-storage stores
         //   Redis: stream consumer and cache lease            Pipeline: the enricher, over all of them
+        //   Preview: the story preview page, over Payload and Cache
         .target(name: "RichPushCore", dependencies: ["CCrypto"]),
         .target(name: "RichPushPayload", dependencies: ["RichPushCore"]),
         .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CRichPushImage", "CWebP", "CPNG", "CJPEG", "CHeif", "CGIF", "CDeflate"]),
@@ -57,12 +58,14 @@ let package = Package(
         .target(
             name: "RichPushPipeline",
             dependencies: ["RichPushCore", "RichPushPayload", "RichPushImaging", "RichPushHTTP", "RichPushCache"]),
+        // The story preview page and the screens it draws from validate's JSON, beside the pipeline rather than in it.
+        .target(name: "RichPushPreview", dependencies: ["RichPushCore", "RichPushPayload", "RichPushCache"]),
         // Re-exports every layer for library users.
         .target(
             name: "RichPush",
             dependencies: [
                 "RichPushCore", "RichPushPayload", "RichPushImaging", "RichPushHTTP", "RichPushCache", "RichPushRedis",
-                "RichPushPipeline",
+                "RichPushPipeline", "RichPushPreview",
             ]),
         .executableTarget(name: "richpush", dependencies: ["RichPush"]),
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.

@@ -6,4 +6,5 @@
 @_exported import RichPushImaging
 @_exported import RichPushPayload
 @_exported import RichPushPipeline
+@_exported import RichPushPreview
 @_exported import RichPushRedis

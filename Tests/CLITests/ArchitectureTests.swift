@@ -13,6 +13,7 @@ final class ArchitectureTests: XCTestCase {
         "RichPushCache": ["RichPushCore"],
         "RichPushRedis": ["RichPushCore", "RichPushCache"],
         "RichPushPipeline": ["RichPushCore", "RichPushPayload", "RichPushImaging", "RichPushHTTP", "RichPushCache"],
+        "RichPushPreview": ["RichPushCore", "RichPushPayload", "RichPushCache"],
     ]
 
     func testLayersDependOnlyDownward() throws {
@@ -53,7 +54,7 @@ final class ArchitectureTests: XCTestCase {
         "RichPushHTTP/Client/CurlTransfer+Callbacks.swift": ("RichPushCore", "ErrorCode.rawValue"),
         "RichPushPipeline/JobMetrics.swift": ("RichPushPayload", "PublishedMedia.bytes"),
         "RichPushPipeline/MediaStage.swift": ("RichPushPayload", "MediaOutcome.notFetched"),
-        "RichPushPipeline/Preview/CachedObjectPath.swift": ("RichPushCore", "AttachmentFormat.allCases and fileExtension"),
+        "RichPushPreview/CachedObjectPath.swift": ("RichPushCore", "AttachmentFormat.allCases and fileExtension"),
         "RichPushRedis/RedisStreamConsumer+Writing.swift": ("RichPushCore", "LogLevel.warning"),
     ]
 
