@@ -148,12 +148,14 @@ extension CacheDisk: CacheBackend {
         try readFailure(key)
     }
 
+    // The fsynced writes run on the blocking executor, to completion: the caller holds the key's lock until they end.
+
     func writeSidecar(_ object: CachedObject, deadline: ContinuousClock.Instant) async throws(CacheError) {
-        try writeSidecar(object)
+        try await BlockingExecutor.shared.complete { () throws(CacheError) in try writeSidecar(object) }
     }
 
     func writeFailure(_ failure: CachedFailure, deadline: ContinuousClock.Instant) async throws(CacheError) {
-        try writeFailure(failure)
+        try await BlockingExecutor.shared.complete { () throws(CacheError) in try writeFailure(failure) }
     }
 
     func removeFailure(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) {
@@ -182,6 +184,12 @@ extension CacheDisk: CacheBackend {
     func publish(
         _ object: CachedObject, bytes: Data, replacing previous: CachedObject?, deadline: ContinuousClock.Instant
     ) async throws(CacheError) {
+        try await BlockingExecutor.shared.complete { () throws(CacheError) in
+            try publishSynchronously(object, bytes: bytes, replacing: previous)
+        }
+    }
+
+    private func publishSynchronously(_ object: CachedObject, bytes: Data, replacing previous: CachedObject?) throws(CacheError) {
         let key = object.key
         // A sidecar whose object file is missing still names a file a push may use.
         var previous = previous

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import Synchronization
 
 /// A content-addressed media store in a directory tree that a CDN serves.
@@ -218,6 +219,8 @@ public actor FileMediaStore: MediaStore {
     private nonisolated static func recordUsage(
         _ disk: CacheDisk, key: CacheKey, usage: PendingUsage
     ) async throws(CacheError) -> Bool {
-        try disk.recordUsage(key, hits: usage.hits, lastUsedAt: usage.lastUsedAt)
+        try await BlockingExecutor.shared.complete { () throws(CacheError) in
+            try disk.recordUsage(key, hits: usage.hits, lastUsedAt: usage.lastUsedAt)
+        }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 /// Turns source bytes into one published rendition. Stateless and `Sendable`: share one across tasks.
 public struct ImagePipeline: Sendable {
@@ -35,7 +36,7 @@ public struct ImagePipeline: Sendable {
         let probe = try ImageProbe.probe(bytes, limits: limits)
         return try await memoryBudget.withReservation(of: estimatedPeakBytes(of: probe, as: variant), deadline: deadline) {
             () throws(ImageError) -> RenderedImage in
-            try await RenderExecutor.shared.run { cancellation throws(ImageError) in
+            try await BlockingExecutor.shared.run(cancelledError: .cancelled) { cancellation throws(ImageError) in
                 try renderSynchronously(bytes, as: variant, probed: probe, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
             }
         }

@@ -1,11 +1,12 @@
+import RichPushCore
 /// Checked between bands of rows so a hard deadline or a cancelled task stops work within a few milliseconds.
 struct WorkBudget: Sendable {
     var deadline: ContinuousClock.Instant
     /// Set by `ImagePipeline.render` when its caller is cancelled; the work runs off the caller's task, so
     /// `Task.isCancelled` alone would not see it.
-    var cancellation: RenderCancellation?
+    var cancellation: BlockingCancellation?
 
-    init(deadline: ContinuousClock.Instant, cancellation: RenderCancellation? = nil) {
+    init(deadline: ContinuousClock.Instant, cancellation: BlockingCancellation? = nil) {
         self.deadline = deadline
         self.cancellation = cancellation
     }

@@ -7,7 +7,7 @@ import RichPush
 /// The question C libraries ask from inside long calls: stop once the deadline passed or the caller cancelled.
 final class LibraryStopCheckTests: XCTestCase {
     func testAnswersFromTheDeadlineAndTheCallersCancellation() {
-        let cancellation = RenderCancellation()
+        let cancellation = BlockingCancellation()
         let running = LibraryStopCheck(WorkBudget(deadline: .now + .seconds(60), cancellation: cancellation))
         XCTAssertEqual(LibraryStopCheck.callback(running.context), 0)
         cancellation.cancel()
@@ -21,7 +21,7 @@ final class LibraryStopCheckTests: XCTestCase {
 
     func testAStopInsideLibpngIsReportedAsCancelled() throws {
         // libpng's first read (of the header, before any row) asks the stop check and returns -2.
-        let cancellation = RenderCancellation()
+        let cancellation = BlockingCancellation()
         cancellation.cancel()
         let png = try ImagingHelpers.data("conformance/png/basn2c08.png")
         XCTAssertThrowsError(try PNGDecoder.decode(png, limits: ImageLimits(),

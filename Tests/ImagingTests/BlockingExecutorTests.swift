@@ -5,8 +5,35 @@ import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
 
-/// Renders run on render threads; a cancelled caller is answered at once even while its work is queued.
-final class RenderExecutorTests: XCTestCase {
+/// Blocking work runs on the executor's threads; a cancelled render is answered at once even while its work is queued,
+/// and work that must complete (a cache publish) is waited for, cancelled or not.
+final class BlockingExecutorTests: XCTestCase {
+    func testCompleteRunsOnAnExecutorThreadAndOutlivesCancellation() async throws {
+        let executor = BlockingExecutor(threadCount: 1)
+        let finished = Atomic<Bool>(false)
+        let task = Task { () -> String? in
+            await executor.complete { () -> String? in
+                usleep(100_000)
+                finished.store(true, ordering: .relaxed)
+                return Thread.current.name
+            }
+        }
+        try await Task.sleep(for: .milliseconds(10))
+        task.cancel()
+        let threadName = await task.value
+        XCTAssertTrue(finished.load(ordering: .relaxed), "complete returned before its work ended")
+        XCTAssertEqual(threadName?.hasPrefix("richpush-blocking-"), true, "ran on \(threadName ?? "an unnamed thread")")
+    }
+
+    func testCompleteRethrowsTheTypedError() async {
+        do {
+            try await BlockingExecutor.shared.complete { () throws(ImageError) in throw ImageError.corrupt(reason: "test") }
+            XCTFail("the error must come back")
+        } catch {
+            XCTAssertEqual(error, .corrupt(reason: "test"))
+        }
+    }
+
     func testCancelledRenderReturnsPromptlyWhileQueuedBehindOthers() async throws {
         let bytes = try ImagingHelpers.data("media/hero.jpg")
         let pipeline = ImagePipeline()

@@ -1,0 +1,104 @@
+import Foundation
+import Synchronization
+
+/// Runs blocking work on threads of its own: renders (decode, resize, encode) and the cache's fsynced writes.
+///
+/// Why not on the calling task: a decode holds its thread for tens of milliseconds and an fsync for as long as the
+/// disk takes, and Swift's cooperative pool has only one thread per core. Blocking work there would delay everything
+/// else in the process, deadline timers and fetch completions included. A fixed number of threads also bounds how
+/// many decoded images are in memory at once. The model is swift-nio's `NIOThreadPool`: one pool, FIFO.
+///
+/// Small page-cache reads (a sidecar of a few hundred bytes on a warm hit) stay on the calling task: a hand-over
+/// to a thread costs more than the read.
+public final class BlockingExecutor: Sendable {
+    /// The process's pool: one thread per core.
+    public static let shared = BlockingExecutor(threadCount: max(1, ProcessInfo.processInfo.activeProcessorCount))
+
+    private let pending = Mutex<[@Sendable () -> Void]>([])
+    private let queued = DispatchSemaphore(value: 0)
+
+    /// Starts `threadCount` threads that live as long as the process.
+    public init(threadCount: Int) {
+        for index in 0..<threadCount {
+            let thread = Thread { [self] in
+                while true {
+                    queued.wait()
+                    let work = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                    work?()
+                }
+            }
+            thread.name = "richpush-blocking-\(index)"
+            thread.start()
+        }
+    }
+
+    /// Runs `work` on a pool thread and returns its result, or throws `cancelledError` when the calling task is
+    /// cancelled: at once, even while the work is still queued. Work that already started sees the flag it is given
+    /// at its next check, so it must be work that may be abandoned (a render, not a publish).
+    public func run<Value: Sendable, Failure: Error>(
+        cancelledError: Failure,
+        _ work: @escaping @Sendable (BlockingCancellation) throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let cancellation = BlockingCancellation()
+        let waiter = Mutex<CheckedContinuation<Result<Value, Failure>, Never>?>(nil)
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+                waiter.withLock { $0 = continuation }
+                if cancellation.isCancelled {
+                    waiter.withLock { $0.take() }?.resume(returning: .failure(cancelledError))
+                    return
+                }
+                enqueue {
+                    let outcome: Result<Value, Failure>
+                    if cancellation.isCancelled {
+                        outcome = .failure(cancelledError)
+                    } else {
+                        do throws(Failure) {
+                            outcome = .success(try work(cancellation))
+                        } catch {
+                            outcome = .failure(error)
+                        }
+                    }
+                    waiter.withLock { $0.take() }?.resume(returning: outcome)
+                }
+            }
+        } onCancel: {
+            cancellation.cancel()
+            waiter.withLock { $0.take() }?.resume(returning: .failure(cancelledError))
+        }
+        return try result.get()
+    }
+
+    /// Runs `work` on a pool thread and waits for it to finish, cancellation or not: for work whose end the caller
+    /// must see before it goes on, such as a publish that has to complete before its key's lock is released.
+    public func complete<Value: Sendable, Failure: Error>(
+        _ work: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+            enqueue {
+                do throws(Failure) {
+                    continuation.resume(returning: .success(try work()))
+                } catch {
+                    continuation.resume(returning: .failure(error))
+                }
+            }
+        }
+        return try result.get()
+    }
+
+    private func enqueue(_ work: @escaping @Sendable () -> Void) {
+        pending.withLock { $0.append(work) }
+        queued.signal()
+    }
+}
+
+/// Set when the task that asked for blocking work is cancelled; long loops (render bands) poll it.
+public final class BlockingCancellation: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    public init() {}
+
+    public func cancel() { flag.store(true, ordering: .relaxed) }
+
+    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+}
