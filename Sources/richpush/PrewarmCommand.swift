@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RichPush
 #if canImport(Glibc)
 import Glibc
@@ -112,14 +113,19 @@ enum PrewarmCommand: Command {
 
 /// Progress on standard error: a redrawn bar on a terminal (at `--log-level info` or lower), an info log line every
 /// few seconds otherwise.
-final class Progress: @unchecked Sendable {
+final class Progress: Sendable {
+    private struct Counts {
+        var lastReport = ContinuousClock.now
+        var done = 0
+        var failed = 0
+    }
+
     private let total: Int
     private let logger: Logger
     private let interactive: Bool
     private let started = ContinuousClock.now
-    private var lastReport = ContinuousClock.now
-    private var done = 0
-    private var failed = 0
+    /// Items finish on many tasks at once; the lock also keeps two reports from interleaving on standard error.
+    private let counts = Mutex(Counts())
 
     init(total: Int, logger: Logger) {
         self.total = total
@@ -128,13 +134,15 @@ final class Progress: @unchecked Sendable {
     }
 
     func advance(failed itemFailed: Bool) {
-        done += 1
-        if itemFailed { failed += 1 }
-        let now = ContinuousClock.now
         let interval: Duration = interactive ? .milliseconds(100) : .seconds(5)
-        if now - lastReport >= interval || done == total {
-            lastReport = now
-            report()
+        counts.withLock { counts in
+            counts.done += 1
+            if itemFailed { counts.failed += 1 }
+            let now = ContinuousClock.now
+            if now - counts.lastReport >= interval || counts.done == total {
+                counts.lastReport = now
+                report(done: counts.done, failed: counts.failed)
+            }
         }
     }
 
@@ -142,7 +150,7 @@ final class Progress: @unchecked Sendable {
         if interactive { StandardError.write("\n") }
     }
 
-    private func report() {
+    private func report(done: Int, failed: Int) {
         let elapsed = max(0.001, Double((ContinuousClock.now - started) / .milliseconds(1)) / 1000)
         let rate = Double(done) / elapsed
         let remaining = rate > 0 ? Double(total - done) / rate : 0

@@ -18,7 +18,7 @@ import Synchronization
 /// `connectionTimeout` is closed; one client address holds at most `maximumConnectionsPerAddress` connections. A
 /// sweep every 100 ms enforces the deadlines and cancels the work of a client that left while its connection was
 /// suspended. Costs one task per request, the body in memory, and one sweeper thread.
-public final class HTTPServer: @unchecked Sendable {
+public final class HTTPServer: Sendable {
     public struct Configuration: Sendable {
         /// An IPv4 or IPv6 literal, e.g. `127.0.0.1` or `::`.
         public var address: String
@@ -61,7 +61,9 @@ public final class HTTPServer: @unchecked Sendable {
     let handler: Handler
     let observer: Observer?
     let connections = HTTPConnectionRegistry()
-    private var daemon: OpaquePointer?
+    /// The address of libmicrohttpd's daemon, 0 once `shutdown` stopped it. Behind a lock because `port` reads it
+    /// from any task; held as an address because a pointer is not `Sendable`.
+    private let daemonAddress = Mutex<UInt>(0)
     /// Requests admitted and not yet over (their work has ended and libmicrohttpd has completed them), and whether
     /// shutdown has begun; one lock, so no request is admitted after shutdown took the list of those to stop.
     private let admission = Mutex(Admission())
@@ -93,27 +95,31 @@ public final class HTTPServer: @unchecked Sendable {
         let context = Unmanaged.passUnretained(self).toOpaque()
         var errorNumber: Int32 = 0
         let timeoutSeconds = UInt32(max(1, configuration.connectionTimeout.components.seconds))
-        daemon = richpush_http_start(
+        let started = richpush_http_start(
             configuration.address, UInt16(clamping: configuration.port), UInt32(max(1, configuration.threads)),
             UInt32(max(1, configuration.maximumConnections)), UInt32(max(1, configuration.maximumConnectionsPerAddress)),
             timeoutSeconds, httpAccessHandler, httpRequestCompleted, httpConnectionNotified, context, &errorNumber)
-        guard daemon != nil else {
+        guard let started else {
             if errorNumber == EINVAL { throw .invalidAddress(configuration.address) }
             throw .cannotListen(
                 address: configuration.address, port: configuration.port, reason: String(cString: strerror(errorNumber)))
         }
+        daemonAddress.withLock { $0 = UInt(bitPattern: started) }
         sweeper.start { [weak self] in self?.sweep() }
     }
 
     deinit {
         sweeper.stop()
-        if let daemon { MHD_stop_daemon(daemon) }
+        let address = daemonAddress.withLock { address in
+            defer { address = 0 }
+            return address
+        }
+        if let daemon = OpaquePointer(bitPattern: address) { MHD_stop_daemon(daemon) }
     }
 
     /// The port the server listens on.
     public var port: Int {
-        guard let daemon else { return 0 }
-        return Int(richpush_http_bound_port(daemon))
+        daemonAddress.withLock { address in OpaquePointer(bitPattern: address).map { Int(richpush_http_bound_port($0)) } ?? 0 }
     }
 
     /// Requests whose handler or streamed body runs, or whose response is still being sent.
@@ -128,7 +134,7 @@ public final class HTTPServer: @unchecked Sendable {
     /// sent meanwhile carry `Connection: close`, and the connections are left a moment to close, so that a request
     /// sent on a keep-alive connection is answered rather than met with EOF. Idempotent.
     public func shutdown(gracePeriod: Duration) async {
-        guard let daemon, !isQuiesced.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard let daemon = OpaquePointer(bitPattern: daemonAddress.withLock { $0 }), !isQuiesced.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let running = admission.withLock { admission in
             admission.isStopping = true
             return Array(admission.exchanges.values)
@@ -155,8 +161,9 @@ public final class HTTPServer: @unchecked Sendable {
         connections.cutIdle()
         await waitForRequestsInFlight(atMost: .seconds(1))
         sweeper.stop()
+        // `port` answers 0 from here on rather than asking a stopped daemon.
+        daemonAddress.withLock { $0 = 0 }
         MHD_stop_daemon(daemon)
-        self.daemon = nil
     }
 
     /// Returns once no request is in flight, or after `limit`.
