@@ -48,14 +48,16 @@ enum ValidateCommand: Command {
                 continue
             }
             var results: [JobResult] = []
+            let processor = DocumentProcessor(enricher: enricher)
             for document in documents {
-                results += await enricher.enrich(document: document.data, line: document.line)
+                results += await processor.resultLine(for: document.data, line: document.line).results
             }
-            if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
+            if results.contains(where: { ValidateCommand.fails($0, strict: settings.strict) }) { failed = true }
             allResults += results
-            if htmlPath != nil { previewReports.append(jsonReport(file: path, results: results)) }
+            let report = ValidateCommand.jsonReport(file: path, results: results)
+            if htmlPath != nil { previewReports.append(report) }
             if format == "json" {
-                reports.append(jsonReport(file: path, results: results))
+                reports.append(report)
             } else {
                 StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: fetches))
             }
