@@ -141,10 +141,10 @@ struct ServeRoutes: Sendable {
     /// `validate`, neither counted in the job metrics nor logged per job.
     private func validate(_ body: Data) async -> HTTPResponse {
         let results = await DocumentProcessor(enricher: enricher).resultLine(for: body).results
-        let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
+        let failed = results.contains { ValidationVerdict.fails($0, strict: strict) }
         var report = JSONObject()
         report["valid"] = .bool(!failed)
-        report["reports"] = .array([ValidateCommand.jsonReport(file: "request", results: results)])
+        report["reports"] = .array([ValidationVerdict.jsonReport(file: "request", results: results)])
         return json(200, report)
     }
 
