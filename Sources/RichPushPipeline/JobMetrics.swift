@@ -43,7 +43,8 @@ public final class JobMetrics: Sendable {
         for source in sources.withLock({ $0 }) { await source.refresh(final: final) }
     }
 
-    /// A document (an input line, a stream entry, a request) was taken; `documentFinished` must follow.
+    /// A document (an input line, a stream entry, a request) is being enriched; `documentFinished` must follow when
+    /// its result line is built. ``DocumentProcessor`` calls both.
     public func documentStarted() {
         state.withLock { $0.documentsInFlight += 1 }
     }

@@ -1,7 +1,7 @@
 import Foundation
-import RichPushCore
 
-/// Runs NDJSON through an enricher: one output line per input line, with bounded concurrency.
+/// Runs NDJSON through a ``DocumentProcessor``: one output line per input line, with bounded concurrency. Metrics
+/// and the per-job log are the document processor's.
 ///
 /// Memory is bounded by `concurrency` jobs in flight plus, in ordered mode, the finished lines waiting
 /// for a slower line before them (at most what `concurrency` workers finish within one job deadline).
@@ -13,14 +13,19 @@ public struct LineProcessor: Sendable {
         public var milliseconds = 0
     }
 
-    public let enricher: Enricher
+    public let documents: DocumentProcessor
     public let concurrency: Int
     public let ordered: Bool
 
-    public init(enricher: Enricher, concurrency: Int = 16, ordered: Bool = true) {
-        self.enricher = enricher
+    public init(documents: DocumentProcessor, concurrency: Int = 16, ordered: Bool = true) {
+        self.documents = documents
         self.concurrency = max(1, concurrency)
         self.ordered = ordered
+    }
+
+    /// Lines through `enricher` alone: nothing counted, nothing logged.
+    public init(enricher: Enricher, concurrency: Int = 16, ordered: Bool = true) {
+        self.init(documents: DocumentProcessor(enricher: enricher), concurrency: concurrency, ordered: ordered)
     }
 
     /// What the run loop waits for: the next input line (nil at the end), or a finished job.
@@ -37,8 +42,7 @@ public struct LineProcessor: Sendable {
     public func run(
         _ lines: AsyncStream<Data>,
         lineTaken: @Sendable () -> Void = {},
-        emit: (Data, JobStatus) -> Void,
-        finished: @escaping @Sendable (JobResult) -> Void = { _ in }
+        emit: (Data, JobStatus) -> Void
     ) async -> Summary {
         let started = ContinuousClock.now
         var summary = Summary()
@@ -87,10 +91,9 @@ public struct LineProcessor: Sendable {
                     nextLine += 1
                     inFlight += 1
                     group.addTask {
-                        let results = await enricher.enrich(document: document, line: line)
-                        for result in results { finished(result) }
-                        let (json, status) = Self.output(for: results, line: line)
-                        return .finished(line: line, output: json.serialized(), status: status)
+                        // Only the bytes and status wait for earlier lines; the job results are dropped here.
+                        let output = await documents.resultLine(for: document, line: line)
+                        return .finished(line: line, output: output.bytes, status: output.status)
                     }
                 case .finished(let line, let output, let status):
                     inFlight -= 1
@@ -102,19 +105,5 @@ public struct LineProcessor: Sendable {
         }
         summary.milliseconds = Int((ContinuousClock.now - started) / .milliseconds(1))
         return summary
-    }
-
-    /// One job gives its own result object; a document holding many jobs gives `{line, status, request, jobs: [...]}`
-    /// with the most severe status and the document's one request, so that every input line still yields exactly
-    /// one output line.
-    public static func output(for results: [JobResult], line: Int?) -> (JSONValue, JobStatus) {
-        if results.count == 1, let only = results.first { return (only.json, only.status) }
-        let status = results.map(\.status).max() ?? .rejected
-        var object = JSONObject()
-        if let line { object["line"] = .number(String(line)) }
-        object["status"] = .string(status.rawValue)
-        object["request"] = results.first?.request ?? .null
-        object["jobs"] = .array(results.map { $0.json(includingRequest: false) })
-        return (.object(object), status)
     }
 }

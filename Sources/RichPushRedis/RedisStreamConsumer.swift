@@ -10,13 +10,14 @@ import RichPushCore
 /// the previous write was on the wire go out in one `MULTI`/`XADD…`/`XACK`/`EXEC` round trip, so a busy consumer
 /// stays well below two round trips per job.
 ///
-/// Typical use (what `richpush consume` does): build the handler from the same code path as `process`, call
-/// `stop()` from a SIGTERM `DispatchSource`, and exit 0 when `run()` returns:
+/// Typical use (what `richpush consume` does): build the handler from the same code path as `process` (the
+/// pipeline's `DocumentProcessor`, which also counts the document and its jobs in `JobMetrics`), call `stop()` from a
+/// SIGTERM `DispatchSource`, and exit 0 when `run()` returns:
 /// ```swift
+/// let documents = DocumentProcessor(enricher: enricher, metrics: metrics)
 /// let consumer = try RedisStreamConsumer(configuration: configuration) { document in
-///     let results = await enricher.enrich(document: document)
-///     let (json, _) = LineProcessor.output(for: results, line: nil)   // the exact JSON `process` prints
-///     return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)
+///     let line = await documents.resultLine(for: document)   // the exact line `process` prints
+///     return QueueJobOutcome(resultJSON: line.bytes, jobID: line.jobID)
 /// }
 /// let summary = try await consumer.run()
 /// ```

@@ -50,15 +50,10 @@ enum ConsumeCommand: Command {
         let metrics = JobMetrics(fetcher: fetcher)
         metrics.include(CacheGauges(store: store))
         configuration.missingJobField = { _ in metrics.recordRejection(code: MissingJobFieldResult.code) }
+        let documents = DocumentProcessor(enricher: enricher, metrics: metrics, jobFinished: { logger.jobFinished($0) })
         let consumer = try RedisStreamConsumer(configuration: configuration) { document in
-            metrics.documentStarted()
-            defer { metrics.documentFinished() }
-            let results = await enricher.enrich(document: document)
-            for result in results {
-                logger.jobFinished(result, recordingIn: metrics)
-            }
-            let (json, _) = LineProcessor.output(for: results, line: nil)
-            return QueueJobOutcome(resultJSON: json.serialized(), jobID: results.count == 1 ? results.first?.id : nil)
+            let line = await documents.resultLine(for: document)
+            return QueueJobOutcome(resultJSON: line.bytes, jobID: line.jobID)
         }
         metrics.include(ConsumerMetrics(consumer: consumer))
         let metricsTask = options.string("metrics-file").map { path in

@@ -44,13 +44,7 @@ struct Logger: LogSink {
         StandardError.write(String(decoding: JSONValue.object(object).serialized(), as: UTF8.self) + "\n")
     }
 
-    /// Reports a finished job: its log line, and its counts in `metrics`.
-    func jobFinished(_ result: JobResult, recordingIn metrics: JobMetrics) {
-        jobFinished(result)
-        metrics.record(result)
-    }
-
-    /// One line per job outcome (debug; warning when rejected): id, input line or stream entry id, status, the
+    /// One line per job outcome (debug; warning when rejected; `DocumentProcessor`'s job log): id, input line or stream entry id, status, the
     /// rejection's code, each media item's status and error code, and milliseconds; nothing from the payload. (A
     /// media failure of our own is logged by the enricher, through this logger as its `LogSink`.)
     func jobFinished(_ result: JobResult) {

@@ -19,8 +19,6 @@ enum ProcessCommand: Command {
         settings.warnIfPlaceholder()
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
-        let processor = LineProcessor(
-            enricher: enricher, concurrency: settings.concurrency, ordered: !options.flag("unordered"))
         let reader = LineReader(
             paths: options.positionals, readAhead: settings.concurrency * 2, maximumLineBytes: settings.maximumLineBytes)
         let watcher = SignalWatcher { signalNumber in
@@ -31,22 +29,16 @@ enum ProcessCommand: Command {
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
         metrics.include(CacheGauges(store: store))
+        let processor = LineProcessor(
+            documents: DocumentProcessor(enricher: enricher, metrics: metrics, jobFinished: { logger.jobFinished($0) }),
+            concurrency: settings.concurrency, ordered: !options.flag("unordered"))
         let metricsTask = options.string("metrics-file").map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }
         let summary = await processor.run(
             reader.lines,
-            lineTaken: {
-                reader.consumed()
-                metrics.documentStarted()
-            },
-            emit: { output, _ in
-                StandardOutput.writeLine(output)
-                metrics.documentFinished()
-            },
-            finished: { result in
-                logger.jobFinished(result, recordingIn: metrics)
-            })
+            lineTaken: { reader.consumed() },
+            emit: { output, _ in StandardOutput.writeLine(output) })
         metricsTask?.cancel()
         await metricsTask?.value
         try? await store.flushUsage()

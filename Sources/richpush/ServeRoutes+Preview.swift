@@ -31,11 +31,12 @@ extension ServeRoutes {
             documents = [(request.body, nil)]
         }
         var results: [JobResult] = []
+        let processor = DocumentProcessor(enricher: enricher)
         for document in documents {
-            results += await enricher.enrich(document: document.data, line: document.line)
+            results += await processor.resultLine(for: document.data, line: document.line).results
         }
-        let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
-        let report = ValidateCommand.jsonReport(file: "request", results: results)
+        let failed = results.contains { ValidationVerdict.fails($0, strict: strict) }
+        let report = ValidationVerdict.jsonReport(file: "request", results: results)
         let preview = await StoryPreview.build(
             reports: [report], valid: !failed, store: store,
             maximumImageBytes: previewLimits.imageBytes(forLines: documents.count), options: enricher.configuration.payload)

@@ -93,14 +93,16 @@ struct ServeRoutes: Sendable {
         return HTTPResponse(status: 200, contentType: "text/plain; version=0.0.4", body: Data(text.utf8))
     }
 
+    /// What `/v1/enrich` runs each document through: counted in the metrics, each job logged.
+    private var documents: DocumentProcessor {
+        let logger = self.logger
+        return DocumentProcessor(enricher: enricher, metrics: metrics, jobFinished: { logger.jobFinished($0) })
+    }
+
     /// One document in any input shape: 200 with the `process` result, or 400 with it when the job is rejected.
     private func enrichDocument(_ body: Data) async -> HTTPResponse {
-        metrics.documentStarted()
-        defer { metrics.documentFinished() }
-        let results = await enricher.enrich(document: body)
-        record(results)
-        let (output, status) = LineProcessor.output(for: results, line: nil)
-        return HTTPResponse(status: status == .rejected ? 400 : 200, contentType: "application/json", body: output.serialized())
+        let output = await documents.resultLine(for: body)
+        return HTTPResponse(status: output.status == .rejected ? 400 : 200, contentType: "application/json", body: output.bytes)
     }
 
     /// NDJSON: one result line per input line, in order, each written as soon as it and those before it are done.
@@ -108,8 +110,7 @@ struct ServeRoutes: Sendable {
     /// the answer ends with `{"error":"shutting_down","unanswered":N}` instead of the N lines never started.
     private func enrichLines(_ body: Data) -> HTTPResponse {
         let lines = LineSplitter.lines(of: body, maximumLineBytes: enricher.configuration.maximumDocumentBytes)
-        let processor = LineProcessor(enricher: enricher, concurrency: concurrency)
-        let (metrics, logger) = (self.metrics, self.logger)
+        let processor = LineProcessor(documents: documents, concurrency: concurrency)
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: .stream { writer in
             let taken = Mutex(0)
             // A line is taken only while the server runs and the client is there.
@@ -121,17 +122,11 @@ struct ServeRoutes: Sendable {
                     return lines[taken - 1]
                 }
             }
-            _ = await processor.run(
-                input, lineTaken: { metrics.documentStarted() },
-                emit: { line, _ in
-                    var line = line
-                    line.append(0x0A)
-                    writer.write(line)
-                    metrics.documentFinished()
-                },
-                finished: { result in
-                    logger.jobFinished(result, recordingIn: metrics)
-                })
+            _ = await processor.run(input, emit: { line, _ in
+                var line = line
+                line.append(0x0A)
+                writer.write(line)
+            })
             let unanswered = lines.count - taken.withLock { $0 }
             if unanswered > 0 {
                 let code = writer.isStopping ? "shutting_down" : "cancelled"
@@ -142,20 +137,15 @@ struct ServeRoutes: Sendable {
         })
     }
 
-    /// The `validate --format json` report of one document: fetched and rendered, with its findings.
+    /// The `validate --format json` report of one document: fetched and rendered, with its findings; like the CLI's
+    /// `validate`, neither counted in the job metrics nor logged per job.
     private func validate(_ body: Data) async -> HTTPResponse {
-        let results = await enricher.enrich(document: body)
-        let failed = results.contains { ValidateCommand.fails($0, strict: strict) }
+        let results = await DocumentProcessor(enricher: enricher).resultLine(for: body).results
+        let failed = results.contains { ValidationVerdict.fails($0, strict: strict) }
         var report = JSONObject()
         report["valid"] = .bool(!failed)
-        report["reports"] = .array([ValidateCommand.jsonReport(file: "request", results: results)])
+        report["reports"] = .array([ValidationVerdict.jsonReport(file: "request", results: results)])
         return json(200, report)
-    }
-
-    private func record(_ results: [JobResult]) {
-        for result in results {
-            logger.jobFinished(result, recordingIn: metrics)
-        }
     }
 
     private func json(_ status: Int, _ object: JSONObject) -> HTTPResponse {

@@ -48,14 +48,16 @@ enum ValidateCommand: Command {
                 continue
             }
             var results: [JobResult] = []
+            let processor = DocumentProcessor(enricher: enricher)
             for document in documents {
-                results += await enricher.enrich(document: document.data, line: document.line)
+                results += await processor.resultLine(for: document.data, line: document.line).results
             }
-            if results.contains(where: { Self.fails($0, strict: settings.strict) }) { failed = true }
+            if results.contains(where: { ValidationVerdict.fails($0, strict: settings.strict) }) { failed = true }
             allResults += results
-            if htmlPath != nil { previewReports.append(jsonReport(file: path, results: results)) }
+            let report = ValidationVerdict.jsonReport(file: path, results: results)
+            if htmlPath != nil { previewReports.append(report) }
             if format == "json" {
-                reports.append(jsonReport(file: path, results: results))
+                reports.append(report)
             } else {
                 StandardOutput.write(ValidationReport.text(file: path, results: results, fetched: fetches))
             }
@@ -76,28 +78,5 @@ enum ValidateCommand: Command {
             StandardOutput.write(summary + "\n")
         }
         return failed ? 1 : 0
-    }
-
-    /// One file's JSON report, as `validate --format json` and `serve`'s `/v1/validate` write it.
-    static func jsonReport(file: String, results: [JobResult]) -> JSONValue {
-        var report = JSONObject()
-        report["file"] = .string(file)
-        // The sender's request keeps its credentials; a report shows what the device gets instead.
-        report["results"] = .array(results.map { $0.json(includingRequest: false) })
-        return .object(report)
-    }
-
-    /// Errors always fail; so does anything after which the push would not be shown as written (a story removed,
-    /// text cut, media or a link removed: `DiagnosticCode.changesWhatIsShown`), and media that did not render;
-    /// other warnings fail with `--strict`.
-    static func fails(_ result: JobResult, strict: Bool) -> Bool {
-        if result.status == .rejected { return true }
-        if result.media.contains(where: { $0.status == .failed || ($0.status == .skipped && $0.errorCode != nil) }) {
-            return true
-        }
-        return result.diagnostics.contains { diagnostic in
-            diagnostic.severity == .error || (strict && diagnostic.severity == .warning)
-                || DiagnosticCode(rawValue: diagnostic.code).map(DiagnosticCode.changesWhatIsShown.contains) == true
-        }
     }
 }

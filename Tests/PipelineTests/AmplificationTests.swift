@@ -17,7 +17,7 @@ final class PipelineAmplificationTests: PipelineTestCase {
         let results = await Enricher(checkingStructureOnly: EnricherConfiguration()).enrich(document: document)
         XCTAssertEqual(results.count, 100)
         // The line `process` prints: the document's one request, and each job without it.
-        let output = LineProcessor.output(for: results, line: nil).0.serialized().count
+        let output = ResultLine(results: results, line: nil).bytes.count
         XCTAssertLessThan(output, 4 * document.count, "\(output) bytes of results for \(document.count) bytes of input")
         XCTAssertEqual(results.flatMap(\.diagnostics).filter { $0.code == "duplicate_key" }.count, 10)
     }

@@ -38,6 +38,11 @@ class PipelineTestCase: XCTestCase {
         return (enricher, fetcher, store)
     }
 
+    /// The value of one series (`name{labels}`) in a Prometheus text, or nil when absent.
+    static func value(_ text: String, _ series: String) -> Double? {
+        text.split(separator: "\n").first { $0.hasPrefix(series + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+    }
+
     func enrichOne(_ enricher: Enricher, _ json: String) async throws -> JobResult {
         let results = await enricher.enrich(document: Data(json.utf8))
         XCTAssertEqual(results.count, 1)

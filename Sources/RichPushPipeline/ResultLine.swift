@@ -1,0 +1,39 @@
+import Foundation
+import RichPushCore
+
+/// The one output line of one input document: what `process` prints, `serve` answers and `consume` writes.
+///
+/// One job gives its own result object; a document holding many jobs (a Pushwoosh request) gives
+/// `{line, status, request, jobs: [...]}` with the most severe status and the document's one request, so that every
+/// input line still yields exactly one output line.
+public struct ResultLine: Sendable {
+    /// The line as compact JSON, without a newline.
+    public let bytes: Data
+    /// The job's status, or the most severe of the document's jobs.
+    public let status: JobStatus
+    /// The job's id when the document held exactly one job (the results stream's `job_id`); nil otherwise.
+    public let jobID: String?
+    /// Every job's result, in document order (what `validate` reports on).
+    public let results: [JobResult]
+
+    /// Builds the line of `results`, numbered `line` when the input has lines. Costs one serialization of the
+    /// results' JSON.
+    public init(results: [JobResult], line: Int?) {
+        self.results = results
+        if results.count == 1, let only = results.first {
+            bytes = only.json.serialized()
+            status = only.status
+            jobID = only.id
+            return
+        }
+        let status = results.map(\.status).max() ?? .rejected
+        var object = JSONObject()
+        if let line { object["line"] = .number(String(line)) }
+        object["status"] = .string(status.rawValue)
+        object["request"] = results.first?.request ?? .null
+        object["jobs"] = .array(results.map { $0.json(includingRequest: false) })
+        bytes = JSONValue.object(object).serialized()
+        self.status = status
+        jobID = nil
+    }
+}
