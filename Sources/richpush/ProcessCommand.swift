@@ -7,10 +7,7 @@ enum ProcessCommand: Command {
     static let abstract = "Enrich NDJSON jobs (any input shape) and print one result line per input line."
     static let usage = "richpush process [options] [FILE...]   (no FILE or - reads standard input)"
     static let maximumPositionals = Int.max
-    static let options = WorkerSettings.options + [
-        OptionDefinition("unordered", .flag, help: "Write results in completion order instead of input order."),
-        OptionDefinition("metrics-file", .value, valueName: "PATH", help: "Rewrite Prometheus text metrics to PATH every 10 s."),
-    ]
+    static let options = WorkerOption.all + [ProcessOption.unordered, SharedOption.metricsFile]
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
@@ -20,7 +17,7 @@ enum ProcessCommand: Command {
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
         let processor = LineProcessor(
-            enricher: enricher, concurrency: settings.concurrency, ordered: !options.flag("unordered"))
+            enricher: enricher, concurrency: settings.concurrency, ordered: !(try options.value(of: ProcessOption.unordered)))
         let reader = LineReader(
             paths: options.positionals, readAhead: settings.concurrency * 2, maximumLineBytes: settings.maximumLineBytes)
         let watcher = SignalWatcher { signalNumber in
@@ -31,7 +28,7 @@ enum ProcessCommand: Command {
         let logger = settings.logger
         let metrics = JobMetrics(fetcher: fetcher)
         metrics.include(CacheGauges(store: store))
-        let metricsTask = options.string("metrics-file").map { path in
+        let metricsTask = try options.value(of: SharedOption.metricsFile).map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }
         let summary = await processor.run(

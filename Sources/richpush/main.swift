@@ -42,9 +42,9 @@ let commands: [any Command.Type] = [
     }
     var parsed: ParsedOptions?
     do {
-        let everyOption = Set(commands.flatMap { $0.options.map(\.name) })
+        let everyOption = Set(commands.flatMap { $0.definitions.map(\.name) })
         let options = try ParsedOptions.parse(
-            arguments, command: command.name, definitions: command.options,
+            arguments, command: command.name, definitions: command.definitions,
             environment: ProcessInfo.processInfo.environment, otherCommandsOptions: everyOption)
         parsed = options
         if options.positionals.count > command.maximumPositionals {
