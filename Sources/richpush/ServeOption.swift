@@ -29,7 +29,7 @@ enum ServeOption {
         help: "Requests being enriched at once; more get 503 with Retry-After.")
     static let authTokenFile = OptionKey(
         "auth-token-file", .text("FILE"), defaultText: "none",
-        help: "Require 'Authorization: Bearer <token>' on /v1/*, the token being the file's contents (trimmed); else 401. /, /healthz, /readyz and /metrics stay open.")
+        help: "Require 'Authorization: Bearer TOKEN' on /v1/*, the token being the file's contents (trimmed); else 401. /, /healthz, /readyz and /metrics stay open.")
     static let insecureNoAuth = OptionKey(
         "insecure-no-auth", .flag, default: false,
         help: "Allow a non-loopback --listen without --auth-token-file (behind a proxy that authenticates).")
