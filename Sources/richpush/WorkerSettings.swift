@@ -2,8 +2,9 @@ import Foundation
 import RichPush
 
 /// The options shared by every command that fetches and renders media, and the library objects they configure.
+///
+/// Every value is read from `WorkerOption`, which declares each option's default once; none is restated here.
 struct WorkerSettings {
-    /// Every value below is read from `WorkerOption`, which declares each option's default once.
     var concurrency: Int
     /// `--quality-target`: nil (the default) encodes every JPEG at the variants' fixed quality. Off by default because
     /// measured on the corpus the search took 2.95x the render time (a full-size SSIMULACRA2 costs about two

@@ -105,6 +105,16 @@ final class OptionSchemaTests: XCTestCase {
         XCTAssertTrue(ConsumeCommand.definitions.contains { $0.name == SharedOption.metricsFile.name })
     }
 
+    /// `--format` is one declaration, so `cache` refuses an unknown format as `validate` does instead of printing text.
+    func testTheSharedFormatIsCheckedByEveryCommandThatTakesIt() throws {
+        let directory = try makeTemporaryDirectory("format")
+        for arguments in [["validate", "--no-fetch", "--format", "xml", "missing.json"], ["cache", "stats", "--format", "xml", "--cache-dir", directory.path]] {
+            let output = try CommandRunner.run(arguments)
+            XCTAssertEqual(output.status, 2, output.standardError)
+            XCTAssertTrue(output.standardError.contains("option '--format' got 'xml'; expected text or json"), output.standardError)
+        }
+    }
+
     func testReadmeOptionTablesAreTheGeneratedOnes() throws {
         let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let begin = try XCTUnwrap(readme.range(of: "<!-- options:begin -->\n"), "README has no <!-- options:begin --> marker")
