@@ -80,7 +80,8 @@ let package = Package(
         .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "QueueTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["RichPush", "TestSupport"]),
-        .testTarget(name: "CLITests", dependencies: ["RichPush", "TestSupport"]),
+        // CLITests run the built binary; OptionSchemaTests also import it to check every option's declaration.
+        .testTarget(name: "CLITests", dependencies: ["RichPush", "TestSupport", "richpush"]),
     ],
     swiftLanguageModes: [.v6]
 )

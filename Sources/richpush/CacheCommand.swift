@@ -15,37 +15,24 @@ enum CacheCommand: Command {
           3  no cache at --cache-dir, or the cache (directory or bucket) cannot be read
 
         """
-    /// The options that belong to one action; given on the command line to another action they are a mistake.
-    static let actionOptions = ["stats": Set<String>(), "gc": ["max-bytes", "max-age"], "verify": ["repair"]]
-
-    static let options = [
-        WorkerSettings.configuration,
-        WorkerSettings.cacheDirectory,
-        WorkerSettings.publicBaseURL,
-    ] + WorkerSettings.storageOptions + [
-        OptionDefinition("max-bytes", .value, valueName: "SIZE", help: "gc: evict least recently used objects down to this size."),
-        OptionDefinition("max-age", .value, valueName: "DURATION", help: "gc: also evict objects unused for this long, e.g. 14d."),
-        OptionDefinition("repair", .flag, help: "verify: quarantine mismatched objects and remove orphans."),
-        OptionDefinition("format", .value, valueName: "FORMAT", help: "text (default) or json."),
-        WorkerSettings.logLevel,
-    ]
+    static let options = CacheOption.all
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         guard let action = options.positionals.first else { throw UsageError.missingArgument("cache action: stats, gc or verify") }
-        guard let ownOptions = actionOptions[action] else {
+        guard let ownOptions = CacheOption.byAction[action] else {
             throw UsageError.invalidValue(option: "action", value: action, expected: "stats, gc or verify")
         }
         // Only flags count: one configuration file or environment serves every action.
-        for option in actionOptions.values.reduce(Set(), { $0.union($1) }).subtracting(ownOptions).sorted()
+        for option in CacheOption.byAction.values.reduce(Set(), { $0.union($1) }).subtracting(ownOptions).sorted()
         where options.source(of: option) == .commandLine {
             throw UsageError.unknownOption("--\(option)", command: "cache \(action)")
         }
         let settings = try WorkerSettings(options)
-        let json = options.string("format") == "json"
+        let json = try options.value(of: SharedOption.format) == "json"
         var maximumBytes: Int?, maximumAge: Duration?
         if action == "gc" {
-            maximumBytes = try options.byteCount("max-bytes")
-            maximumAge = try options.duration("max-age")
+            maximumBytes = try options.value(of: CacheOption.maximumBytes)
+            maximumAge = try options.value(of: CacheOption.maximumAge)
             guard maximumBytes != nil || maximumAge != nil else { throw UsageError.missingArgument("--max-bytes or --max-age for gc") }
         }
         // Maintenance never creates a cache: a mistyped --cache-dir must not report an empty one.
@@ -68,7 +55,7 @@ enum CacheCommand: Command {
                 print(try CacheReport(report, summary: summary(of: report, maximumBytes: maximumBytes)).rendered(json: json))
                 return report.budgetMet ? 0 : 1
             default:
-                let report = try await store.verify(repair: options.flag("repair"))
+                let report = try await store.verify(repair: try options.value(of: CacheOption.repair))
                 print(try CacheReport(report).rendered(json: json))
                 return report.problemCount == 0 ? 0 : 1
             }

@@ -3,7 +3,8 @@ protocol Command: SendableMetatype {
     static var name: String { get }
     static var abstract: String { get }
     static var usage: String { get }
-    static var options: [OptionDefinition] { get }
+    /// Declared once in `WorkerOption`, `SharedOption` and the command's own `…Option` namespace.
+    static var options: [any AnyOptionKey] { get }
     /// How many arguments other than options the command takes; more is a usage error. Default none.
     static var maximumPositionals: Int { get }
     /// Text after the options in `--help`, e.g. what each exit status means. Default none.
@@ -21,9 +22,12 @@ extension Command {
     static var maximumPositionals: Int { 0 }
     static var helpNotes: String { "" }
 
+    /// What parsing checks arguments against.
+    static var definitions: [OptionDefinition] { options.map(\.definition) }
+
     static var help: String {
         var text = "\(abstract)\n\nUsage: \(usage)\n\nOptions:\n"
-        let all = options + [OptionDefinition("help", .flag, help: "Show this help and exit.")]
+        let all = definitions + [OptionDefinition("help", .flag, help: "Show this help and exit.")]
         let width = all.map(\.usage.count).max() ?? 0
         for option in all {
             text += "  " + option.usage.padding(toLength: width + 2, withPad: " ", startingAt: 0) + option.help + "\n"

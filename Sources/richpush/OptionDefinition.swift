@@ -18,13 +18,30 @@ struct OptionDefinition: Sendable {
     let name: String
     let kind: Kind
     let valueName: String
-    let help: String
+    /// What the option does, without its default.
+    let summary: String
+    /// The default as help and README show it (`25s`, `none`); nil when there is nothing to say (flags).
+    let defaultText: String?
+    /// Whether `defaultText` is a value as it would be given (quoted in help when it has spaces), not a description.
+    let defaultIsValue: Bool
 
-    init(_ name: String, _ kind: Kind, valueName: String = "VALUE", help: String) {
+    /// Declared through `OptionKey`, which renders `defaultText` from the default value it uses.
+    init(
+        _ name: String, _ kind: Kind, valueName: String = "VALUE", help: String, defaultText: String? = nil,
+        defaultIsValue: Bool = false
+    ) {
         self.name = name
         self.kind = kind
         self.valueName = valueName
-        self.help = help
+        self.summary = help
+        self.defaultText = defaultText
+        self.defaultIsValue = defaultIsValue
+    }
+
+    /// The `--help` text: the summary, then the default.
+    var help: String {
+        guard let defaultText else { return summary }
+        return summary + " Default \(defaultIsValue && defaultText.contains(" ") ? "\"\(defaultText)\"" : defaultText)."
     }
 
     var environmentVariable: String { Self.environmentVariable(for: name) }

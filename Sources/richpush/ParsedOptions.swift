@@ -191,57 +191,23 @@ struct ParsedOptions {
         return values
     }
 
-    func string(_ name: String) -> String? { values[name]?.last }
-
-    func strings(_ name: String) -> [String] { values[name] ?? [] }
-
-    func flag(_ name: String) -> Bool { values[name]?.last == "true" }
-
-    func integer(_ name: String, range: ClosedRange<Int> = 0...Int.max) throws(UsageError) -> Int? {
-        guard let raw = string(name) else { return nil }
-        guard let value = Int(raw), range.contains(value) else {
-            throw .invalidValue(option: name, value: raw, expected: "an integer in \(range.lowerBound)...\(range.upperBound)")
-        }
-        return value
+    /// The value of `key`, or its default when it was not given; a malformed value is a usage error naming it.
+    func value<Value>(of key: OptionKey<Value>) throws(UsageError) -> Value {
+        try key.type.read(self, key.name) ?? key.defaultValue
     }
 
-    /// Accepts `250ms`, `25s`, `5m`, `2h`, `7d`, or a plain number of seconds.
-    func duration(_ name: String) throws(UsageError) -> Duration? {
-        guard let raw = string(name) else { return nil }
-        guard let duration = Self.parseDuration(raw) else {
-            throw .invalidValue(option: name, value: raw, expected: "a duration such as 500ms, 25s, 5m, 2h or 7d")
-        }
-        return duration
-    }
+    /// Whether `key` was given (flag, environment or configuration file).
+    func isGiven<Value>(_ key: OptionKey<Value>) -> Bool { values[key.name] != nil }
 
-    /// Accepts `10MB`, `512KB`, `2GB` (powers of 1024), or a plain number of bytes; never zero (a limit of zero
-    /// would refuse everything, a gc budget of zero would empty the cache).
-    func byteCount(_ name: String) throws(UsageError) -> Int? {
-        guard let raw = string(name) else { return nil }
-        guard let bytes = Self.parseByteCount(raw), bytes > 0 else {
-            throw .invalidValue(option: name, value: raw, expected: "a size above zero such as 500KB, 10MB or 2GB")
-        }
-        return bytes
-    }
+    /// The text `key` was given as (its last value), for error messages; nil when it was not given.
+    func rawValue<Value>(of key: OptionKey<Value>) -> String? { rawValue(of: key.name) }
 
-    static func parseDuration(_ text: String) -> Duration? {
-        let units: [(suffix: String, seconds: Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400)]
-        for unit in units where text.hasSuffix(unit.suffix) {
-            guard let number = Double(text.dropLast(unit.suffix.count)), number >= 0, number.isFinite else { return nil }
-            return .milliseconds(Int64((number * unit.seconds * 1000).rounded()))
-        }
-        guard let seconds = Double(text), seconds >= 0, seconds.isFinite else { return nil }
-        return .milliseconds(Int64((seconds * 1000).rounded()))
-    }
+    /// Where `key`'s value came from; nil when it was not given.
+    func source<Value>(of key: OptionKey<Value>) -> Source? { sources[key.name] }
 
-    static func parseByteCount(_ text: String) -> Int? {
-        let upper = text.uppercased()
-        let units: [(suffix: String, factor: Int)] = [("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10), ("B", 1)]
-        for unit in units where upper.hasSuffix(unit.suffix) {
-            guard let number = Double(upper.dropLast(unit.suffix.count)), number >= 0, number < 1e15 else { return nil }
-            return Int(number * Double(unit.factor))
-        }
-        guard let bytes = Int(text), bytes >= 0 else { return nil }
-        return bytes
-    }
+    /// The last text given for the option `name`; `OptionType` parses it, commands read through `value(of:)`.
+    func rawValue(of name: String) -> String? { values[name]?.last }
+
+    /// Every text given for the list option `name`; nil when it was not given.
+    func rawValues(of name: String) -> [String]? { values[name] }
 }

@@ -6,22 +6,25 @@ import RichPush
 struct PreviewLimits: Sendable {
     /// Documents (`application/x-ndjson` lines) or URLs (`text/uri-list` lines) one request may hold; more get 413
     /// `too_many_lines` before anything is fetched.
-    var maximumLines = 10
+    var maximumLines = Self.maximumLinesOption.defaultValue
     /// Rendered image bytes inlined in one answer (base64 adds a third); images past it are left out and counted in
     /// `images_omitted`. Like every size option it is above zero. A body of more than one line inlines none,
     /// whatever this says.
-    var maximumImageBytes = 8 * 1024 * 1024
+    var maximumImageBytes = Self.inlineImagesOption.defaultValue
 
-    static let options: [OptionDefinition] = [
-        OptionDefinition("preview-max-lines", .value, valueName: "N", help: "Lines (NDJSON documents or URLs) one /v1/preview request may hold; more get 413. Default 10."),
-        OptionDefinition("preview-inline-images", .value, valueName: "SIZE", help: "Rendered image bytes inlined in one /v1/preview answer; a multi-line body inlines none. Default 8MB."),
-    ]
+    static let maximumLinesOption = OptionKey(
+        "preview-max-lines", .integer(in: 1...10_000), default: 10,
+        help: "Lines (NDJSON documents or URLs) one /v1/preview request may hold; more get 413.")
+    static let inlineImagesOption = OptionKey(
+        "preview-inline-images", .byteCount, default: 8 << 20,
+        help: "Rendered image bytes inlined in one /v1/preview answer; a multi-line body inlines none.")
+    static let options: [any AnyOptionKey] = [maximumLinesOption, inlineImagesOption]
 
     init() {}
 
     init(_ options: ParsedOptions) throws(UsageError) {
-        maximumLines = try options.integer("preview-max-lines", range: 1...10_000) ?? maximumLines
-        maximumImageBytes = try options.byteCount("preview-inline-images") ?? maximumImageBytes
+        maximumLines = try options.value(of: Self.maximumLinesOption)
+        maximumImageBytes = try options.value(of: Self.inlineImagesOption)
     }
 
     /// The image bytes an answer to `lines` documents may inline: none for a multi-line body.

@@ -11,11 +11,7 @@ enum PrewarmCommand: Command {
     static let abstract = "Render every media item of payloads (or of URL lists) into the cache before a send."
     static let usage = "richpush prewarm [options] FILE...   |   richpush prewarm --urls [options] FILE..."
     static let maximumPositionals = Int.max
-    static let options = WorkerSettings.options + [
-        OptionDefinition("urls", .flag, help: "Inputs are URL lists (one URL per line, # comments) instead of payloads."),
-        OptionDefinition("variant", .repeatedValue, valueName: "NAME", help: "Variant for --urls input: attachment (default) or story."),
-        OptionDefinition("allow-failures", .flag, help: "Exit 0 even when some items failed."),
-    ]
+    static let options = WorkerOption.all + PrewarmOption.all
 
     struct Item: Hashable {
         var source: String
@@ -29,10 +25,12 @@ enum PrewarmCommand: Command {
         settings.warnIfPlaceholder()
         let paths = options.positionals.isEmpty ? ["-"] : options.positionals
         let known = settings.enricherConfiguration.variants.keys.sorted()
-        for variant in options.strings("variant") where !known.contains(variant) {
-            throw UsageError.invalidValue(option: "variant", value: variant, expected: known.joined(separator: " or "))
+        let variants = try options.value(of: PrewarmOption.variant)
+        for variant in variants where !known.contains(variant) {
+            throw UsageError.invalidValue(option: PrewarmOption.variant.name, value: variant, expected: known.joined(separator: " or "))
         }
-        let items = try collectItems(paths: paths, urls: options.flag("urls"), variants: options.strings("variant"), settings: settings)
+        let items = try collectItems(
+            paths: paths, urls: try options.value(of: PrewarmOption.urls), variants: variants, settings: settings)
         let (enricher, fetcher, store) = try await settings.makeEnricher()
         defer { fetcher.shutdown() }
 
@@ -70,7 +68,8 @@ enum PrewarmCommand: Command {
             ("fresh", .number(String(fresh))), ("failed", .number(String(failures))), ("bytes", .number(String(bytes))),
             ("ms", .number(String(Int((ContinuousClock.now - started) / .milliseconds(1))))),
         ])
-        return failures == 0 || options.flag("allow-failures") ? 0 : 1
+        let allowsFailures = try options.value(of: PrewarmOption.allowFailures)
+        return failures == 0 || allowsFailures ? 0 : 1
     }
 
     private static func collectItems(paths: [String], urls: Bool, variants: [String], settings: WorkerSettings) throws -> [Item] {

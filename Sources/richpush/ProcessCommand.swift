@@ -7,10 +7,7 @@ enum ProcessCommand: Command {
     static let abstract = "Enrich NDJSON jobs (any input shape) and print one result line per input line."
     static let usage = "richpush process [options] [FILE...]   (no FILE or - reads standard input)"
     static let maximumPositionals = Int.max
-    static let options = WorkerSettings.options + [
-        OptionDefinition("unordered", .flag, help: "Write results in completion order instead of input order."),
-        OptionDefinition("metrics-file", .value, valueName: "PATH", help: "Rewrite Prometheus text metrics to PATH every 10 s."),
-    ]
+    static let options = WorkerOption.all + [ProcessOption.unordered, SharedOption.metricsFile]
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
@@ -31,8 +28,8 @@ enum ProcessCommand: Command {
         metrics.include(CacheGauges(store: store))
         let processor = LineProcessor(
             documents: DocumentProcessor(enricher: enricher, metrics: metrics, jobFinished: { logger.jobFinished($0) }),
-            concurrency: settings.concurrency, ordered: !options.flag("unordered"))
-        let metricsTask = options.string("metrics-file").map { path in
+            concurrency: settings.concurrency, ordered: !(try options.value(of: ProcessOption.unordered)))
+        let metricsTask = try options.value(of: SharedOption.metricsFile).map { path in
             Task { await MetricsFileWriter(path: path, metrics: metrics).run() }
         }
         let summary = await processor.run(

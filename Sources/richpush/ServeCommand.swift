@@ -6,49 +6,36 @@ enum ServeCommand: Command {
     static let name = "serve"
     static let abstract = "Serve the pipeline over HTTP: POST /v1/enrich, /v1/validate, /v1/preview; GET / (story preview page), /healthz, /readyz, /metrics."
     static let usage = "richpush serve --public-base-url URL [--listen 127.0.0.1:8080] [options]"
-    static let options = WorkerSettings.options + [
-        OptionDefinition("listen", .value, valueName: "HOST:PORT", help: "Address and port to listen on ([::1]:8080 for IPv6). Default 127.0.0.1:8080."),
-        OptionDefinition("max-body", .value, valueName: "SIZE", help: "Largest request body; a larger one gets 413. Default 1MB."),
-        OptionDefinition("request-timeout", .value, valueName: "DURATION", help: "Close a connection idle this long (slow clients included). Default 30s."),
-        OptionDefinition("header-timeout", .value, valueName: "DURATION", help: "A request's headers are due within this of the connection opening or its previous answer (idle keep-alive connections close then too). Default 10s."),
-        OptionDefinition("body-timeout", .value, valueName: "DURATION", help: "A request's body is due within this of its headers; later gets 408. Default 30s."),
-        OptionDefinition("max-connections", .value, valueName: "N", help: "Open connections at most. Default 1024."),
-        OptionDefinition("max-connections-per-ip", .value, valueName: "N", help: "Open connections from one client address at most (put a proxy's address behind a higher one). Default 64."),
-        OptionDefinition("max-in-flight", .value, valueName: "N", help: "Requests being enriched at once; more get 503 with Retry-After. Default 16 x --concurrency."),
-        OptionDefinition("auth-token-file", .value, valueName: "FILE", help: "Require 'Authorization: Bearer <token>' on /v1/*, the token being the file's contents (trimmed); else 401. /, /healthz, /readyz and /metrics stay open."),
-        OptionDefinition("insecure-no-auth", .flag, help: "Allow a non-loopback --listen without --auth-token-file (behind a proxy that authenticates)."),
-        OptionDefinition("metrics-listen", .value, valueName: "HOST:PORT", help: "Serve /metrics, /healthz and /readyz on this address too, and /metrics no longer on --listen."),
-    ] + PreviewLimits.options
+    static let options = WorkerOption.all + ServeOption.all
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         let settings = try WorkerSettings(options)
         try settings.checkPublicBaseURL(requiresExplicit: true)
         var configuration = HTTPServer.Configuration()
-        let listen = options.string("listen") ?? "127.0.0.1:8080"
+        let listen = try options.value(of: ServeOption.listen)
         (configuration.address, configuration.port) = try listenAddress(listen)
-        let authToken = try options.string("auth-token-file").map(bearerToken(readingFrom:))
-        let insecure = options.flag("insecure-no-auth")
+        let authToken = try options.value(of: ServeOption.authTokenFile).map(bearerToken(readingFrom:))
+        let insecure = try options.value(of: ServeOption.insecureNoAuth)
         if authToken == nil, !insecure, !isLoopback(configuration.address) {
             throw UsageError.invalidValue(
-                option: "listen", value: listen,
+                option: ServeOption.listen.name, value: listen,
                 expected: "a loopback address, since serve has no --auth-token-file (give one, or --insecure-no-auth to "
                     + "serve /v1/* without authentication behind a proxy that authenticates)")
         }
-        let metricsAddress = try options.string("metrics-listen").map { text throws(UsageError) in
-            try listenAddress(text, option: "metrics-listen")
+        let metricsAddress = try options.value(of: ServeOption.metricsListen).map { text throws(UsageError) in
+            try listenAddress(text, option: ServeOption.metricsListen.name)
         }
-        configuration.maximumBodyBytes = try options.byteCount("max-body") ?? configuration.maximumBodyBytes
-        configuration.connectionTimeout = try options.duration("request-timeout") ?? configuration.connectionTimeout
-        configuration.headerTimeout = try options.duration("header-timeout") ?? configuration.headerTimeout
-        configuration.bodyTimeout = try options.duration("body-timeout") ?? configuration.bodyTimeout
-        for (name, value) in [("request-timeout", configuration.connectionTimeout), ("header-timeout", configuration.headerTimeout),
-                              ("body-timeout", configuration.bodyTimeout)] where value < .seconds(1) {
-            throw UsageError.invalidValue(option: name, value: options.string(name) ?? "", expected: "at least 1s")
+        configuration.maximumBodyBytes = try options.value(of: ServeOption.maximumBody)
+        configuration.connectionTimeout = try options.value(of: ServeOption.requestTimeout)
+        configuration.headerTimeout = try options.value(of: ServeOption.headerTimeout)
+        configuration.bodyTimeout = try options.value(of: ServeOption.bodyTimeout)
+        for timeout in ServeOption.timeouts where try options.value(of: timeout) < .seconds(1) {
+            throw UsageError.invalidValue(option: timeout.name, value: options.rawValue(of: timeout) ?? "", expected: "at least 1s")
         }
-        configuration.maximumConnections = try options.integer("max-connections", range: 1...100_000) ?? configuration.maximumConnections
-        configuration.maximumConnectionsPerAddress =
-            try options.integer("max-connections-per-ip", range: 1...100_000) ?? configuration.maximumConnectionsPerAddress
-        configuration.maximumRequestsInFlight = try options.integer("max-in-flight", range: 1...100_000) ?? 16 * settings.concurrency
+        configuration.maximumConnections = try options.value(of: ServeOption.maximumConnections)
+        configuration.maximumConnectionsPerAddress = try options.value(of: ServeOption.maximumConnectionsPerIP)
+        configuration.maximumRequestsInFlight = try options.value(of: ServeOption.maximumInFlight)
+            ?? ServeOption.requestsInFlightPerConcurrency * settings.concurrency
         let previewLimits = try PreviewLimits(options)
 
         let (enricher, fetcher, store) = try await settings.makeEnricher()

@@ -7,18 +7,11 @@ enum ValidateCommand: Command {
     static let abstract = "Check payloads (any input shape) and render their media, with a report per file."
     static let usage = "richpush validate [options] FILE..."
     static let maximumPositionals = Int.max
-    static let options = WorkerSettings.options + [
-        OptionDefinition("no-fetch", .flag, help: "Check structure only; fetch and render nothing."),
-        OptionDefinition("format", .value, valueName: "FORMAT", help: "text (default) or json."),
-        OptionDefinition("html", .value, valueName: "FILE", help: "Also write the story preview page to FILE: one self-contained file, images inlined."),
-    ]
+    static let options = WorkerOption.all + ValidateOption.all
 
     static func run(_ options: ParsedOptions) async throws -> Int32 {
         guard !options.positionals.isEmpty else { throw UsageError.missingArgument("FILE to validate") }
-        let format = options.string("format") ?? "text"
-        guard format == "text" || format == "json" else {
-            throw UsageError.invalidValue(option: "format", value: format, expected: "text or json")
-        }
+        let format = try options.value(of: SharedOption.format)
         let settings = try WorkerSettings(options)
         try settings.checkPublicBaseURL(requiresExplicit: false)
         settings.warnIfPlaceholder()
@@ -26,9 +19,9 @@ enum ValidateCommand: Command {
         var reports: [JSONValue] = []
         var allResults: [JobResult] = []
         var previewReports: [JSONValue] = []
-        let htmlPath = options.string("html")
+        let htmlPath = try options.value(of: ValidateOption.html)
 
-        let fetches = !options.flag("no-fetch")
+        let fetches = !(try options.value(of: ValidateOption.noFetch))
         var enricher = Enricher(checkingStructureOnly: settings.enricherConfiguration)
         var fetcher: Fetcher?
         var store: (any MediaStore)?

@@ -2,9 +2,7 @@ import Foundation
 import RichPush
 
 /// Entry point: `richpush <command> [options]`. Exit status 0 ok, 1 findings or failures, 2 usage.
-let commands: [any Command.Type] = [
-    ProcessCommand.self, ValidateCommand.self, PrewarmCommand.self, CacheCommand.self, ConsumeCommand.self, ServeCommand.self,
-]
+let commands = CommandList.all
 
 @MainActor func mainHelp() -> String {
     var text = "richpush \(RichPushInfo.version): server-side media enrichment for Apple push notifications\n\n"
@@ -27,6 +25,11 @@ let commands: [any Command.Type] = [
         print("richpush \(RichPushInfo.version)")
         return 0
     }
+    // Not in the help: README's option tables, checked by a test and rewritten by scripts/update-option-table.sh.
+    if arguments == ["help", "--markdown"] {
+        print(OptionTable.markdown(commands: commands), terminator: "")
+        return 0
+    }
     if first == "--help" || first == "-h" || first == "help" {
         print(mainHelp(), terminator: "")
         return 0
@@ -42,9 +45,9 @@ let commands: [any Command.Type] = [
     }
     var parsed: ParsedOptions?
     do {
-        let everyOption = Set(commands.flatMap { $0.options.map(\.name) })
+        let everyOption = Set(commands.flatMap { $0.definitions.map(\.name) })
         let options = try ParsedOptions.parse(
-            arguments, command: command.name, definitions: command.options,
+            arguments, command: command.name, definitions: command.definitions,
             environment: ProcessInfo.processInfo.environment, otherCommandsOptions: everyOption)
         parsed = options
         if options.positionals.count > command.maximumPositionals {

@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Rewrites README's option tables (between <!-- options:begin --> and <!-- options:end -->) from the option
+# declarations, as `richpush help --markdown` prints them; OptionTableTests fails until this has been run.
+#
+#   scripts/update-option-table.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+swift build --product richpush >/dev/null
+.build/debug/richpush help --markdown | python3 -c '
+import re, sys
+table = sys.stdin.read()
+readme = open("README.md").read()
+begin, end = "<!-- options:begin -->\n", "<!-- options:end -->"
+if begin not in readme or end not in readme:
+    sys.exit("README.md has no " + begin.strip() + " ... " + end + " markers")
+head, rest = readme.split(begin, 1)
+open("README.md", "w").write(head + begin + table + rest[rest.index(end):])
+'
