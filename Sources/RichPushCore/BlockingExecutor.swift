@@ -16,11 +16,14 @@ public final class BlockingExecutor: Sendable {
 
     private let pending = Mutex<[@Sendable () -> Void]>([])
     private let queued = DispatchSemaphore(value: 0)
+    /// The pool's threads, so that work can tell where it runs (`isCurrentThreadInPool`).
+    private let threads = Mutex<Set<pthread_t>>([])
 
     /// Starts `threadCount` threads that live as long as the process.
     public init(threadCount: Int) {
         for index in 0..<threadCount {
             let thread = Thread { [self] in
+                threads.withLock { _ = $0.insert(pthread_self()) }
                 while true {
                     queued.wait()
                     let work = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
@@ -85,6 +88,9 @@ public final class BlockingExecutor: Sendable {
         }
         return try result.get()
     }
+
+    /// Whether the calling code runs on one of this pool's threads (and so not on the cooperative pool).
+    public var isCurrentThreadInPool: Bool { threads.withLock { $0.contains(pthread_self()) } }
 
     private func enqueue(_ work: @escaping @Sendable () -> Void) {
         pending.withLock { $0.append(work) }

@@ -9,6 +9,9 @@ struct DecodedImage: Sendable {
     /// Whether the source had a translucent pixel, when the decoder saw it before shrinking (a shrunk block can
     /// round to opaque); nil means "look at `pixels`".
     var hasTranslucentPixels: Bool?
+    /// The size the decoder produced its rows at when it resized them as they arrived (`JPEGDecoder` at its DCT
+    /// scale, `PNGDecoder` at the stored size); nil means `pixels`' size.
+    var decodedSize: (width: Int, height: Int)?
 }
 
 enum ICCProfile {

@@ -109,7 +109,8 @@ enum HEIFDecoder {
         let channels = parsed.hasAlpha ? 4 : 3
         // The handle's size is the verified ispe after clap and irot: the decoded image is never larger.
         let capacity = parsed.width * parsed.height * channels
-        let memory = (probe.codedPixels ?? parsed.width * parsed.height) * 3 + capacity * 2 + workerMemoryAllowance
+        let memory = RenderPlan.heifDecodeBytes(codedPixels: probe.codedPixels ?? parsed.width * parsed.height,
+                                                width: parsed.width, height: parsed.height, channels: channels) + workerMemoryAllowance
         let secondsLeft = (budget.deadline - ContinuousClock.now).components.seconds
         let stopCheck = LibraryStopCheck(budget)
         var pixels: UnsafeMutablePointer<UInt8>?

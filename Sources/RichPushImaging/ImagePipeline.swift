@@ -11,7 +11,7 @@ public struct ImagePipeline: Sendable {
     /// (`PNGDecoder.decodeResized`) band by band while decoding; off only to compare against the full-size path
     /// in tests.
     var resizesPNGWhileDecoding = true
-    /// Where `render` reserves its decoded pixel memory before it starts (see `estimatedPeakBytes`).
+    /// Where `render` reserves its decoded pixel memory before it starts (`RenderPlan.estimatedPeakBytes`).
     public var memoryBudget: RenderMemoryBudget
 
     public init(limits: ImageLimits = ImageLimits(), memoryBudget: RenderMemoryBudget = .processWide) {
@@ -29,15 +29,18 @@ public struct ImagePipeline: Sendable {
     /// thread; cancellation returns at once, and `deadline` is checked between bands of rows (every few
     /// milliseconds; a HEIC or AVIF decode is one libheif call, checked before and after).
     ///
-    /// Before that it reserves its estimated peak pixel memory in `memoryBudget`, waiting (in arrival order, up
+    /// Every choice above is made once, from the headers, in a `RenderPlan` (`RenderedImage.plan`). Before the
+    /// decode it reserves the plan's estimated peak pixel memory in `memoryBudget`, waiting (in arrival order, up
     /// to `deadline`) while other renders hold it: `deadlineExceeded` if the budget does not come in time.
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         // The probe is a header walk; a source it refuses fails here exactly as the render would.
         let probe = try ImageProbe.probe(bytes, limits: limits)
-        return try await memoryBudget.withReservation(of: estimatedPeakBytes(of: probe, as: variant), deadline: deadline) {
+        let plan = renderPlan(for: probe, as: variant)
+        return try await memoryBudget.withReservation(of: plan.estimatedPeakBytes, deadline: deadline) {
             () throws(ImageError) -> RenderedImage in
             try await BlockingExecutor.shared.run(cancelledError: .cancelled) { cancellation throws(ImageError) in
-                try renderSynchronously(bytes, as: variant, probed: probe, budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+                try renderSynchronously(bytes, as: variant, probe: probe, plan: plan,
+                                        budget: WorkBudget(deadline: deadline, cancellation: cancellation))
             }
         }
     }
@@ -48,67 +51,57 @@ public struct ImagePipeline: Sendable {
         try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline))
     }
 
-    /// `probed` is the probe `render` already made for its memory estimate, so the headers are walked once.
-    func renderSynchronously(_ bytes: Data, as variant: ImageVariant, probed: ImageProbe? = nil,
+    /// The decisions of a render of `probe` as `variant` with this pipeline's settings (see `RenderPlan`).
+    func renderPlan(for probe: ImageProbe, as variant: ImageVariant) -> RenderPlan {
+        RenderPlan(for: probe, as: variant, resizesPNGWhileDecoding: resizesPNGWhileDecoding)
+    }
+
+    /// Probes and plans, then renders as planned.
+    func renderSynchronously(_ bytes: Data, as variant: ImageVariant, budget: WorkBudget) throws(ImageError) -> RenderedImage {
+        try budget.check()
+        let probe = try ImageProbe.probe(bytes, limits: limits)
+        return try renderSynchronously(bytes, as: variant, probe: probe, plan: renderPlan(for: probe, as: variant), budget: budget)
+    }
+
+    /// Renders `bytes` as `plan` says: `probe` and `plan` are the ones `render` already made for its memory
+    /// reservation, so the headers are walked once and the decoders do what was reserved for.
+    func renderSynchronously(_ bytes: Data, as variant: ImageVariant, probe: ImageProbe, plan: RenderPlan,
                              budget: WorkBudget) throws(ImageError) -> RenderedImage {
         try budget.check()
         guard variant.width > 0, variant.height > 0 else { throw .unsupportedVariant("variant \(variant.name) has an empty box") }
-        let probe: ImageProbe
-        if let probed { probe = probed } else { probe = try ImageProbe.probe(bytes, limits: limits) }
-        if probe.format == .gif {
+        var decoded: DecodedImage
+        switch plan.decode {
+        case .passThrough:
             // Passed through, not re-encoded: the variant's byte budget is for renders; a GIF's cap is the source
             // cap (`limits.maximumSourceBytes`, Apple's 10 MB for images), checked by the probe.
             let frames = try GIFValidator.validate(bytes, limits: limits, budget: budget)
             return RenderedImage(bytes: bytes, format: .gif, width: probe.width, height: probe.height, source: probe,
-                                 quality: nil, warnings: ["GIF (\(frames) frames) passed through unchanged"])
-        }
-
-        let swapsAxes = probe.orientation >= 5
-        var plan = ResizePlan.make(width: probe.width, height: probe.height, swapsAxes: swapsAxes,
-                                   boxWidth: variant.width, boxHeight: variant.height, fit: variant.fit)
-        var decoded: DecodedImage
-        var plannedSize = (width: probe.width, height: probe.height)
-        switch probe.format {
-        case .jpeg:
-            let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
-            let numerator = JPEGDecoder.scaleNumerator(width: probe.width, height: probe.height,
-                                                       targetWidth: scaledTarget.width, targetHeight: scaledTarget.height)
+                                 quality: nil, warnings: ["GIF (\(frames) frames) passed through unchanged"], plan: plan,
+                                 decodedWidth: probe.width, decodedHeight: probe.height)
+        case .jpeg(let numerator):
             // Resized as the rows arrive: the scaled image never exists whole.
-            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan, budget: budget)
-        case .png:
+            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan.resize, budget: budget)
+        case .png(let reduction, let resizesWhileDecoding):
             // The resize's box pre-shrink, or without one the resize itself, applied band by band while decoding:
             // the full-size image never exists.
-            let reduction = resizesPNGWhileDecoding ? Resampler.boxReduction(for: plan) : 1
             decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction,
-                                            resizingWith: resizesPNGWhileDecoding ? plan : nil, budget: budget)
-        case .webp:
-            // libwebp's own scaler is cheaper than decoding at full size when only a plain downscale is needed.
-            let scaledTarget = plan.fullScaledSize(sourceWidth: probe.width, sourceHeight: probe.height)
-            let useScaling = !probe.isAnimated && scaledTarget.width < probe.width
-            let layout: WebPDecoder.Layout = probe.hasAlpha ? .rgba : .rgb
-            decoded = try WebPDecoder.decode(bytes, layout: layout, scaledTo: useScaling ? scaledTarget : nil, budget: budget)
-        case .gif:
-            throw .unsupportedFormat(detected: "GIF")
-        case .heic, .avif:
-            // libheif applies clap/irot/imir itself; its output size is authoritative, so plan from it.
+                                            resizingWith: resizesWhileDecoding ? plan.resize : nil, budget: budget)
+        case .webp(let scaledWidth, let scaledHeight):
+            let scaledSize = scaledWidth.flatMap { width in scaledHeight.map { (width: width, height: $0) } }
+            decoded = try WebPDecoder.decode(bytes, layout: probe.hasAlpha ? .rgba : .rgb, scaledTo: scaledSize, budget: budget)
+        case .heif:
             decoded = try HEIFDecoder.decode(bytes, format: probe.format, limits: limits, budget: budget)
-            plannedSize = (decoded.pixels.width, decoded.pixels.height)
-            plan = ResizePlan.make(width: plannedSize.width, height: plannedSize.height, swapsAxes: false,
-                                   boxWidth: variant.width, boxHeight: variant.height, fit: variant.fit)
         }
-        if decoded.pixels.width != plannedSize.width || decoded.pixels.height != plannedSize.height {
-            plan = plan.scaled(toSourceWidth: decoded.pixels.width, height: decoded.pixels.height,
-                               fromWidth: probe.width, height: probe.height)
-        }
+        let resize = plan.resize(forDecodedWidth: decoded.pixels.width, height: decoded.pixels.height)
 
         var pixels = decoded.pixels
         // Opaque RGBA is RGB; with all alpha 255, premultiplied values are the straight ones.
         if pixels.channels == 4, !(decoded.hasTranslucentPixels ?? pixels.hasTranslucentPixels) { pixels = pixels.droppingAlpha() }
         let hasAlpha = pixels.channels == 4
-        let needsResize = pixels.width != plan.outputWidth || pixels.height != plan.outputHeight
+        let needsResize = pixels.width != resize.outputWidth || pixels.height != resize.outputHeight
         if needsResize {
             if hasAlpha && !decoded.isPremultiplied { pixels.premultiply() }
-            pixels = try Resampler.resize(pixels, plan: plan, budget: budget)
+            pixels = try Resampler.resize(pixels, plan: resize, budget: budget)
             if hasAlpha { pixels.unpremultiply() }
         } else if hasAlpha && decoded.isPremultiplied {
             pixels.unpremultiply()
@@ -120,8 +113,10 @@ public struct ImagePipeline: Sendable {
         let encoded = try ImageEncoding.encode(pixels, variant: variant, iccProfile: decoded.iccProfile, budget: budget,
                                                warnings: &warnings)
         try Self.checkOutput(encoded.bytes, format: encoded.format, width: pixels.width, height: pixels.height)
+        let decodedSize = decoded.decodedSize ?? (decoded.pixels.width, decoded.pixels.height)
         return RenderedImage(bytes: encoded.bytes, format: encoded.format, width: pixels.width, height: pixels.height,
-                             source: probe, quality: encoded.quality, score: encoded.score, warnings: warnings)
+                             source: probe, quality: encoded.quality, score: encoded.score, warnings: warnings, plan: plan,
+                             decodedWidth: decodedSize.width, decodedHeight: decodedSize.height)
     }
 
     /// Re-reads the encoded output's headers: a renderer bug becomes an error, never a broken image on a phone.

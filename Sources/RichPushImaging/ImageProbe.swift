@@ -17,10 +17,18 @@ public struct ImageProbe: Sendable, Hashable {
     /// HEIC and AVIF only: the pixels libheif's decoders allocate for the image (every grid tile and the alpha
     /// plane at their coded size, read from the HEVC and AV1 headers and checked against `ispe`).
     public internal(set) var codedPixels: Int?
-    /// Memory the decoder holds for the whole image whatever size it decodes at: a progressive or multi-scan JPEG's
-    /// DCT coefficients (libjpeg keeps every block's until the last scan; about 3 bytes a pixel at 4:2:0, 6 at
-    /// 4:4:4). 0 for the others.
-    public internal(set) var wholeImageDecoderBytes = 0
+    /// JPEG only: the frame's sampling factors, one per component (`RenderPlan` sizes libjpeg's coefficient
+    /// arrays from them).
+    public internal(set) var componentSampling: [ComponentSampling] = []
+    /// JPEG only: progressive, or one scan per component, so libjpeg keeps every block's coefficients until the
+    /// last scan whatever scale it decodes at.
+    public internal(set) var isMultiScan = false
+
+    /// One JPEG component's horizontal and vertical sampling factors (1...4 each).
+    public struct ComponentSampling: Sendable, Hashable {
+        public var horizontal: Int
+        public var vertical: Int
+    }
 
     public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
         self.format = format

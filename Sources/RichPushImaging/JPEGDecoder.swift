@@ -139,7 +139,8 @@ enum JPEGDecoder {
             let place = seamCheck.worstPlace
             throw .corrupt(reason: "JPEG: damaged scan data (a colour cast starts at MCU row \(place.row), column \(place.column))")
         }
-        return DecodedImage(pixels: pixels, iccProfile: iccProfile, warnings: keptWarnings(decoder))
+        return DecodedImage(pixels: pixels, iccProfile: iccProfile, warnings: keptWarnings(decoder),
+                            decodedSize: (Int(width), Int(height)))
     }
 
     /// The resize of `plan` on the scaled decode, when it can run as rows arrive: nil without a plan, when the

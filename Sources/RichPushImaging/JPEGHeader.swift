@@ -1,12 +1,12 @@
 /// JPEG marker walk: SOF dimensions, EXIF orientation, ICC presence.
 enum JPEGHeader {
     /// Walks the markers to the first SOS: the frame's size and sampling factors, EXIF orientation, ICC presence, and
-    /// whether libjpeg will hold the whole image's coefficients (`ImageProbe.wholeImageDecoderBytes`).
+    /// whether the file has more than one scan (`ImageProbe.isMultiScan`).
     static func probe(_ reader: ByteReader) throws(ImageError) -> ImageProbe {
         var offset = 2
         var orientation = 1
         var hasICC = false
-        var frame: (probe: ImageProbe, sampling: [(horizontal: Int, vertical: Int)], progressive: Bool)?
+        var frame: (probe: ImageProbe, sampling: [ImageProbe.ComponentSampling], progressive: Bool)?
         while true {
             guard let prefix = reader.byte(offset) else {
                 if let frame { return finished(frame.probe, sampling: frame.sampling, multiScan: frame.progressive) }
@@ -51,7 +51,7 @@ enum JPEGHeader {
                 guard [1, 3, 4].contains(components) else { throw .corrupt(reason: "JPEG has \(components) components") }
                 let sampling = (0..<components).map { index in
                     let factors = reader.byte(body + 7 + index * 3) ?? 0x11
-                    return (horizontal: max(1, factors >> 4), vertical: max(1, factors & 0x0F))
+                    return ImageProbe.ComponentSampling(horizontal: max(1, factors >> 4), vertical: max(1, factors & 0x0F))
                 }
                 let probe = ImageProbe(format: .jpeg, width: width, height: height, hasAlpha: false, isAnimated: false,
                                        orientation: orientation, hasICCProfile: hasICC)
@@ -65,16 +65,17 @@ enum JPEGHeader {
         }
     }
 
-    private static func finished(_ probe: ImageProbe, sampling: [(horizontal: Int, vertical: Int)], multiScan: Bool) -> ImageProbe {
+    private static func finished(_ probe: ImageProbe, sampling: [ImageProbe.ComponentSampling], multiScan: Bool) -> ImageProbe {
         var probe = probe
-        if multiScan { probe.wholeImageDecoderBytes = coefficientBytes(width: probe.width, height: probe.height, sampling: sampling) }
+        probe.componentSampling = sampling
+        probe.isMultiScan = multiScan
         return probe
     }
 
     /// The bytes of libjpeg's whole-image coefficient arrays (jdcoefct.c, which a progressive or multi-scan file
     /// needs): per component its blocks at full coded size, rounded up to whole MCUs, 64 two-byte coefficients
     /// each. About 3 bytes a pixel for 4:2:0 and 6 for 4:4:4, whatever DCT scale the output is decoded at.
-    static func coefficientBytes(width: Int, height: Int, sampling: [(horizontal: Int, vertical: Int)]) -> Int {
+    static func coefficientBytes(width: Int, height: Int, sampling: [ImageProbe.ComponentSampling]) -> Int {
         let maximumHorizontal = sampling.map(\.horizontal).max() ?? 1, maximumVertical = sampling.map(\.vertical).max() ?? 1
         func roundedUp(_ value: Int, _ multiple: Int) -> Int { (value + multiple - 1) / multiple * multiple }
         return sampling.reduce(0) { total, factors in

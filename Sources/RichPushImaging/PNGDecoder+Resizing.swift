@@ -43,6 +43,6 @@ extension PNGDecoder {
             }
         }
         return DecodedImage(pixels: try resampler.finish(budget: budget), iccProfile: iccProfile, isPremultiplied: channels == 4,
-                            hasTranslucentPixels: channels == 4 ? translucent : nil)
+                            hasTranslucentPixels: channels == 4 ? translucent : nil, decodedSize: (width, height))
     }
 }

@@ -14,8 +14,15 @@ public struct RenderedImage: Sendable {
     public var score: Double?
     /// Non-fatal notes, e.g. "animated WebP: first frame only".
     public var warnings: [String]
+    /// The decisions the render followed (and reserved its memory for).
+    public var plan: RenderPlan
+    /// The size the decoder really produced its rows at, before any resize (stored axes): for comparing with
+    /// `plan.decodedWidth` and `plan.decodedHeight`.
+    public var decodedWidth: Int
+    public var decodedHeight: Int
 
-    public init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, score: Double? = nil, warnings: [String]) {
+    public init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, score: Double? = nil,
+                warnings: [String], plan: RenderPlan, decodedWidth: Int, decodedHeight: Int) {
         self.bytes = bytes
         self.format = format
         self.width = width
@@ -24,5 +31,8 @@ public struct RenderedImage: Sendable {
         self.quality = quality
         self.score = score
         self.warnings = warnings
+        self.plan = plan
+        self.decodedWidth = decodedWidth
+        self.decodedHeight = decodedHeight
     }
 }

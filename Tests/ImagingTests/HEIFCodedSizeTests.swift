@@ -81,8 +81,8 @@ final class HEIFCodedSizeTests: XCTestCase {
         var claimed = probe
         claimed.codedPixels = 100 * probe.codedPixels!
         let pipeline = ImagePipeline()
-        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: claimed, as: .attachment),
-                             pipeline.estimatedPeakBytes(of: probe, as: .attachment) + 99 * 64 * 64 * 2)
+        XCTAssertGreaterThan(pipeline.renderPlan(for: claimed, as: .attachment).estimatedPeakBytes,
+                             pipeline.renderPlan(for: probe, as: .attachment).estimatedPeakBytes + 99 * 64 * 64 * 2)
     }
 
     // MARK: the parsers, on headers written bit by bit

@@ -160,26 +160,26 @@ final class RenderMemoryBudgetTests: XCTestCase {
         let huge = ImageProbe(format: .png, width: 6000, height: 6000, hasAlpha: true, isAnimated: false, orientation: 1, hasICCProfile: false)
         let fullSize = 6000 * 6000 * 4
         let small = ImageVariant(name: "small", width: 200, height: 200, fit: .contain)
-        let shrunk = pipeline.estimatedPeakBytes(of: huge, as: small)
+        let shrunk = pipeline.renderPlan(for: huge, as: small).estimatedPeakBytes
         XCTAssertLessThan(shrunk, fullSize / 16, "the PNG is box-shrunk by 15 while decoding")
         var interlaced = huge
         interlaced.isInterlaced = true
-        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: interlaced, as: small), shrunk, "running sums for the passes")
-        XCTAssertLessThan(pipeline.estimatedPeakBytes(of: interlaced, as: small), fullSize / 8)
+        XCTAssertGreaterThan(pipeline.renderPlan(for: interlaced, as: small).estimatedPeakBytes, shrunk, "running sums for the passes")
+        XCTAssertLessThan(pipeline.renderPlan(for: interlaced, as: small).estimatedPeakBytes, fullSize / 8)
         var unshrunk = pipeline
         unshrunk.resizesPNGWhileDecoding = false
-        XCTAssertGreaterThanOrEqual(unshrunk.estimatedPeakBytes(of: huge, as: small), 2 * fullSize)
+        XCTAssertGreaterThanOrEqual(unshrunk.renderPlan(for: huge, as: small).estimatedPeakBytes, 2 * fullSize)
         // JPEG at 1/8 scale: about 1/64 of the full-size RGB image, plus the output.
         let jpeg = ImageProbe(format: .jpeg, width: 4000, height: 3000, hasAlpha: false, isAnimated: false, orientation: 1, hasICCProfile: false)
-        XCTAssertLessThan(pipeline.estimatedPeakBytes(of: jpeg, as: small),
+        XCTAssertLessThan(pipeline.renderPlan(for: jpeg, as: small).estimatedPeakBytes,
                           4000 * 3000 * 3 / 8)
         let heic = ImageProbe(format: .heic, width: 4000, height: 3000, hasAlpha: false, isAnimated: false, orientation: 1, hasICCProfile: false)
-        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: heic, as: .attachment), 4000 * 3000 * 4, "HEIC decodes at full size")
+        XCTAssertGreaterThan(pipeline.renderPlan(for: heic, as: .attachment).estimatedPeakBytes, 4000 * 3000 * 4, "HEIC decodes at full size")
         // A quality search holds a decoded candidate and both images' lower scales: 3 + 8 bytes per output pixel.
         var searched = ImageVariant.attachment
         searched.qualityTarget = 80
         let output = 1038 * 779
-        XCTAssertGreaterThan(pipeline.estimatedPeakBytes(of: jpeg, as: searched) - pipeline.estimatedPeakBytes(of: jpeg, as: .attachment),
+        XCTAssertGreaterThan(pipeline.renderPlan(for: jpeg, as: searched).estimatedPeakBytes - pipeline.renderPlan(for: jpeg, as: .attachment).estimatedPeakBytes,
                              11 * output)
     }
 

@@ -5,7 +5,7 @@ import RichPush
 @testable import RichPushImaging
 import TestSupport
 
-/// The render memory estimate (`ImagePipeline.estimatedPeakBytes`, what `--render-memory` reserves) against the
+/// The render memory estimate (`RenderPlan.estimatedPeakBytes`, what `--render-memory` reserves) against the
 /// peak RSS a render really reaches, for the files whose decoders hold whole-image buffers: a progressive JPEG
 /// (libjpeg's coefficients, at full size whatever the DCT scale) and an interlaced PNG resized without a box shrink
 /// (a story page too close to its box for one), which keeps half its rows. The large files are generated here.
@@ -30,7 +30,7 @@ final class RenderMemoryEstimateTests: XCTestCase {
     private func assertEstimateBoundsPeak(_ bytes: Data, as variant: ImageVariant, file: StaticString = #filePath,
                                           line: UInt = #line) throws -> (estimate: Int, grown: Int) {
         let probe = try ImageProbe.probe(bytes)
-        let estimate = ImagePipeline().estimatedPeakBytes(of: probe, as: variant)
+        let estimate = ImagePipeline().renderPlan(for: probe, as: variant).estimatedPeakBytes
         let before = ImagingHelpers.startMemoryMeasurement()
         _ = try ImagingHelpers.render(bytes, variant)
         let grown = (ImagingHelpers.peakResidentKilobytes() - before) * 1024
@@ -44,13 +44,16 @@ final class RenderMemoryEstimateTests: XCTestCase {
         let bytes = try progressiveJPEG(width: 6000, height: 4000)
         let probe = try ImageProbe.probe(bytes)
         let coefficients = (750 * 500 + 2 * 375 * 250) * 64 * 2
-        XCTAssertEqual(probe.wholeImageDecoderBytes, coefficients)
+        XCTAssertTrue(probe.isMultiScan)
+        XCTAssertEqual(ImagePipeline().renderPlan(for: probe, as: .attachment).wholeImageCoefficientBytes, coefficients)
         let estimate = try assertEstimateBoundsPeak(bytes, as: .attachment).estimate
         XCTAssertGreaterThan(estimate, coefficients)
         // The baseline twin holds no coefficients.
         var baseline = PixelBuffer(width: 64, height: 64, channels: 3)
         baseline.pixels[0] = 1
-        XCTAssertEqual(try ImageProbe.probe(ImagingHelpers.encodeJPEG(baseline)).wholeImageDecoderBytes, 0)
+        let baselineProbe = try ImageProbe.probe(ImagingHelpers.encodeJPEG(baseline))
+        XCTAssertFalse(baselineProbe.isMultiScan)
+        XCTAssertEqual(ImagePipeline().renderPlan(for: baselineProbe, as: .attachment).wholeImageCoefficientBytes, 0)
     }
 
     func testInterlacedPNGStoryPageHoldsHalfTheImageAndTheEstimateBoundsThePeak() throws {
