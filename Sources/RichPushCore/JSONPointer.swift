@@ -36,63 +36,89 @@ public enum JSONPointer {
 import Foundation
 
 extension JSONValue {
-    /// The value an RFC 6901 pointer designates, or nil when it does not exist. Cost: O(depth × keys).
-    public func value(at pointer: String) -> JSONValue? {
-        guard let tokens = JSONPointer.tokens(pointer) else { return nil }
-        var current = self
-        for token in tokens {
-            switch current {
-            case .object(let object):
-                guard let next = object[token] else { return nil }
-                current = next
-            case .array(let elements):
-                guard let index = JSONPointer.arrayIndex(token, count: elements.count) else { return nil }
-                current = elements[index]
-            default:
-                return nil
-            }
-        }
-        return current
+    /// How a pointer walk treats what it meets on the way.
+    package struct PointerWalk: OptionSet, Sendable {
+        package let rawValue: Int
+        package init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// A JSON string holding an object or array is walked into (Pushwoosh's `data`, a `u` container); a write
+        /// leaves it a string.
+        package static let throughJSONText = PointerWalk(rawValue: 1)
+        /// A write creates the missing objects on its way instead of failing.
+        package static let creatingObjects = PointerWalk(rawValue: 2)
     }
 
-    /// Replaces the value at an existing pointer location (or adds a missing last key to an object).
+    /// The value an RFC 6901 pointer designates, or nil when it does not exist. Cost: O(depth × keys).
+    public func value(at pointer: String) -> JSONValue? {
+        JSONPointer.tokens(pointer).flatMap { value(at: $0[...]) }
+    }
+
+    /// The value at `tokens`, or nil when it does not exist; `walk` says whether to read through JSON text.
+    package func value(at tokens: ArraySlice<String>, walk: PointerWalk = []) -> JSONValue? {
+        guard let token = tokens.first else { return self }
+        switch self {
+        case .object(let object):
+            return object[token]?.value(at: tokens.dropFirst(), walk: walk)
+        case .array(let elements):
+            guard let index = JSONPointer.arrayIndex(token, count: elements.count) else { return nil }
+            return elements[index].value(at: tokens.dropFirst(), walk: walk)
+        case .string(let text) where walk.contains(.throughJSONText):
+            return (try? JSONParser.parse(Data(text.utf8)))?.value(at: tokens, walk: walk)
+        default:
+            return nil
+        }
+    }
+
+    /// Replaces the value at an existing pointer location (or adds a missing last key to an object); nil removes it.
     /// Returns false and leaves the value unchanged when the parent does not exist.
     @discardableResult
     package mutating func setValue(_ newValue: JSONValue?, at pointer: String) -> Bool {
         guard let tokens = JSONPointer.tokens(pointer) else { return false }
-        return JSONValue.set(&self, tokens[...], newValue)
+        return setValue(newValue, at: tokens[...])
     }
 
-    private static func set(_ target: inout JSONValue, _ tokens: ArraySlice<String>, _ newValue: JSONValue?) -> Bool {
+    /// Sets (or with nil removes) the value at `tokens`, walking as `walk` says. Returns false and leaves the value
+    /// unchanged when a parent is missing (and not created) or is not a container; removing what is not there
+    /// succeeds and changes nothing.
+    @discardableResult
+    package mutating func setValue(_ newValue: JSONValue?, at tokens: ArraySlice<String>, walk: PointerWalk = []) -> Bool {
         guard let token = tokens.first else {
             guard let newValue else { return false }
-            target = newValue
+            self = newValue
             return true
         }
         let rest = tokens.dropFirst()
-        switch target {
+        switch self {
         case .object(var object):
             if rest.isEmpty {
                 object[token] = newValue
-                target = .object(object)
+            } else if var child = object[token] {
+                guard child.setValue(newValue, at: rest, walk: walk) else { return false }
+                object[token] = child
+            } else if newValue == nil {
                 return true
+            } else if walk.contains(.creatingObjects) {
+                var child = JSONValue.object(JSONObject())
+                guard child.setValue(newValue, at: rest, walk: walk) else { return false }
+                object[token] = child
+            } else {
+                return false
             }
-            guard var child = object[token] else { return false }
-            guard set(&child, rest, newValue) else { return false }
-            object[token] = child
-            target = .object(object)
+            self = .object(object)
             return true
         case .array(var elements):
             guard let index = JSONPointer.arrayIndex(token, count: elements.count) else { return false }
             if rest.isEmpty {
                 if let newValue { elements[index] = newValue } else { elements.remove(at: index) }
-                target = .array(elements)
-                return true
+            } else {
+                guard elements[index].setValue(newValue, at: rest, walk: walk) else { return false }
             }
-            var child = elements[index]
-            guard set(&child, rest, newValue) else { return false }
-            elements[index] = child
-            target = .array(elements)
+            self = .array(elements)
+            return true
+        case .string(let text) where walk.contains(.throughJSONText):
+            guard var inner = try? JSONParser.parse(Data(text.utf8)), inner.setValue(newValue, at: tokens, walk: walk)
+            else { return false }
+            self = .string(String(decoding: inner.serialized(), as: UTF8.self))
             return true
         default:
             return false

@@ -16,6 +16,9 @@ public enum SenderRequest {
         ["aps", "alert", "body"],
     ] + PayloadOptions.rootLinkKeys.map { [$0] }
 
+    /// Values are read and written inside JSON strings, which stay strings, and missing objects are created.
+    private static let walk: JSONValue.PointerWalk = [.throughJSONText, .creatingObjects]
+
     /// `document` with the changes each job's rendered device payload made, at the places `job.requestMap` names.
     /// A job without a payload (rejected) changes nothing.
     public static func rewrite(_ document: JSONValue, rendered: [(job: NotificationJob, payload: JSONValue?)],
@@ -25,7 +28,7 @@ public enum SenderRequest {
             guard let payload else { continue }
             let map = job.requestMap
             if let pointer = map.payloadPointer, let tokens = JSONPointer.tokens(pointer) {
-                write(payload, at: tokens[...], into: &document)
+                document.setValue(payload, at: tokens[...], walk: walk)
                 continue
             }
             var pointers = syncedPointers
@@ -36,27 +39,12 @@ public enum SenderRequest {
             }
             for tokens in pointers {
                 guard let (source, encoding) = map.source(ofDevice: tokens) else { continue }
-                let now = value(at: tokens[...], in: payload).map { encoded($0, encoding) }
-                guard now != value(at: source[...], in: document) else { continue }
-                write(now, at: source[...], into: &document)
+                let now = payload.value(at: tokens[...], walk: walk).map { encoded($0, encoding) }
+                guard now != document.value(at: source[...], walk: walk) else { continue }
+                document.setValue(now, at: source[...], walk: walk)
             }
         }
         return document
-    }
-
-    /// The value at `tokens`, reading through JSON strings that hold an object or array.
-    private static func value(at tokens: ArraySlice<String>, in value: JSONValue) -> JSONValue? {
-        guard let token = tokens.first else { return value }
-        switch value {
-        case .object(let object): return object[token].flatMap { self.value(at: tokens.dropFirst(), in: $0) }
-        case .array(let elements):
-            guard let index = Int(token), elements.indices.contains(index) else { return nil }
-            return self.value(at: tokens.dropFirst(), in: elements[index])
-        case .string(let text):
-            guard let inner = try? JSONParser.parse(Data(text.utf8)) else { return nil }
-            return self.value(at: tokens, in: inner)
-        default: return nil
-        }
     }
 
     /// `value` as the sender's field holds it.
@@ -65,43 +53,6 @@ public enum SenderRequest {
         case (.jsonText, .object), (.jsonText, .array): .string(String(decoding: value.serialized(), as: UTF8.self))
         case (.boolean, .number(let text)): .bool(text != "0")
         default: value
-        }
-    }
-
-    /// Sets (or with nil removes) the value at `tokens`, creating missing objects on the way and writing through
-    /// JSON strings, which stay strings.
-    private static func write(_ newValue: JSONValue?, at tokens: ArraySlice<String>, into target: inout JSONValue) {
-        guard let token = tokens.first else {
-            if let newValue { target = newValue }
-            return
-        }
-        let rest = tokens.dropFirst()
-        switch target {
-        case .object(var object):
-            // Nothing to remove under a member that is not there.
-            if newValue == nil && object[token] == nil { return }
-            if rest.isEmpty && newValue == nil {
-                object.remove(token)
-            } else {
-                var child = object[token] ?? .object(JSONObject())
-                write(newValue, at: rest, into: &child)
-                object[token] = child
-            }
-            target = .object(object)
-        case .array(var elements):
-            guard let index = Int(token), elements.indices.contains(index) else { return }
-            if rest.isEmpty && newValue == nil {
-                elements.remove(at: index)
-            } else {
-                write(newValue, at: rest, into: &elements[index])
-            }
-            target = .array(elements)
-        case .string(let text):
-            guard var inner = try? JSONParser.parse(Data(text.utf8)) else { return }
-            write(newValue, at: tokens, into: &inner)
-            target = .string(String(decoding: inner.serialized(), as: UTF8.self))
-        default:
-            return
         }
     }
 }

@@ -122,6 +122,24 @@ final class JSONParserTests: XCTestCase {
         XCTAssertFalse(mutable.setValue(.null, at: "/missing/child"))
     }
 
+    /// The walk SenderRequest uses: into JSON text (which stays text), creating missing objects, and a removal of
+    /// what is not there is a no-op rather than a failure.
+    func testPointerWalkThroughJSONTextAndCreatingObjects() throws {
+        var value = try parse(#"{"data":"{\"u\":{\"l\":\"https://a\"}}","n":1}"#)
+        let through: JSONValue.PointerWalk = [.throughJSONText, .creatingObjects]
+        XCTAssertNil(value.value(at: ["data", "u", "l"]))
+        XCTAssertEqual(value.value(at: ["data", "u", "l"], walk: through), .string("https://a"))
+        XCTAssertTrue(value.setValue(.string("https://b"), at: ["data", "u", "l"], walk: through))
+        XCTAssertEqual(value.value(at: "/data"), .string(#"{"u":{"l":"https://b"}}"#))
+        XCTAssertFalse(value.setValue(.bool(true), at: ["aps", "mutable-content"]))
+        XCTAssertTrue(value.setValue(.bool(true), at: ["aps", "mutable-content"], walk: through))
+        XCTAssertEqual(value.value(at: "/aps/mutable-content"), .bool(true))
+        let before = value
+        XCTAssertTrue(value.setValue(nil, at: ["missing", "child"], walk: through))
+        XCTAssertEqual(value, before)
+        XCTAssertFalse(value.setValue(.null, at: ["n", "child"], walk: through), "a number is no container")
+    }
+
     func testWrongTopLevelTypesStillParse() throws {
         XCTAssertEqual(try parse(" 42 "), .number("42"))
         XCTAssertEqual(try parse("\u{FEFF}{}"), .object(JSONObject()))
