@@ -3,8 +3,8 @@ import RichPushCore
 
 /// What a producer hands back to the store inside single-flight.
 public enum CacheProduction: Sendable {
-    /// New bytes to publish in `format` (bytes without that format's signature, or an image without pixels,
-    /// become an `invalid_output` negative entry); the stored extension is the format's own. `sourceWidth` and
+    /// New bytes to publish in `format` (a format that is never published, or an image without pixels, become an
+    /// `invalid_output` negative entry); the stored extension is the format's own. `sourceWidth` and
     /// `sourceHeight` are the upright source image's size (0 when there is none, as for audio and video). `score` is
     /// the render's SSIMULACRA2 score, kept in the sidecar so cache hits report it too.
     case object(

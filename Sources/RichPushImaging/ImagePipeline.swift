@@ -33,8 +33,15 @@ public struct ImagePipeline: Sendable {
     /// decode it reserves the plan's estimated peak pixel memory in `memoryBudget`, waiting (in arrival order, up
     /// to `deadline`) while other renders hold it: `deadlineExceeded` if the budget does not come in time.
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
+        try await render(bytes, sniffed: AttachmentSniffer.format(of: bytes), as: variant, deadline: deadline)
+    }
+
+    /// The same render of `bytes` whose format was already sniffed (`FetchedMedia.format`, nil when unrecognised):
+    /// nothing is sniffed again (`ImageProbe.probe(_:sniffed:limits:)`).
+    public func render(_ bytes: Data, sniffed format: AttachmentFormat?, as variant: ImageVariant,
+                       deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         // The probe is a header walk; a source it refuses fails here exactly as the render would.
-        let probe = try ImageProbe.probe(bytes, limits: limits)
+        let probe = try ImageProbe.probe(bytes, sniffed: format, limits: limits)
         let plan = renderPlan(for: probe, as: variant)
         return try await memoryBudget.withReservation(of: plan.estimatedPeakBytes, deadline: deadline) {
             () throws(ImageError) -> RenderedImage in

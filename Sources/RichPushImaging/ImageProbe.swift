@@ -40,15 +40,33 @@ public struct ImageProbe: Sendable, Hashable {
         self.hasICCProfile = hasICCProfile
     }
 
-    /// Sniffs the format and reads the headers, then enforces `limits` (source bytes, side, pixels).
-    /// Cost: a walk over the header segments only (JPEG markers up to the first SOS, PNG chunks up to IDAT, GIF blocks, HEIF's
-    /// `meta` box);
-    /// no pixel memory is allocated.
+    /// Sniffs the format (`AttachmentSniffer`), then probes as `probe(_:sniffed:limits:)` does: for callers without
+    /// the fetcher's verdict (tools, tests, the check of the renderer's own output).
     public static func probe(_ bytes: Data, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
-        if bytes.count > limits.maximumSourceBytes {
-            throw .sourceTooLarge(bytes: bytes.count, limit: limits.maximumSourceBytes)
+        try probe(bytes, sniffed: AttachmentSniffer.format(of: bytes), limits: limits)
+    }
+
+    /// Probes `bytes` whose format was already sniffed (`FetchedMedia.format`, nil when unrecognised): the source
+    /// cap first, then `unsupportedFormat` unless the format is decodable (`ImageFormat(sniffed:of:)`), then the
+    /// headers (`probe(_:as:limits:)`).
+    public static func probe(_ bytes: Data, sniffed format: AttachmentFormat?, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
+        try checkSourceSize(bytes, limits: limits)
+        return try probe(bytes, as: ImageFormat(sniffed: format, of: bytes), limits: limits)
+    }
+
+    /// Reads the headers of `bytes` as `format` (already known, e.g. `FetchedMedia.format`; nothing is sniffed
+    /// again), then enforces `limits` (source bytes, side, pixels). The header parse starts with the format's own
+    /// signature (HEIF's with its box walk): bytes that are not `format` fail as `corrupt`.
+    /// Cost: a walk over the header segments only (JPEG markers up to the first SOS, PNG chunks up to IDAT, GIF
+    /// blocks, HEIF's `meta` box); no pixel memory is allocated.
+    public static func probe(_ bytes: Data, as format: ImageFormat, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
+        try checkSourceSize(bytes, limits: limits)
+        let signature = format.attachmentFormat.signature
+        if case .fileTypeBrands = signature {
+            // HEIF: `HEIFHeader` walks the boxes and finds the still image or fails.
+        } else if !signature.matches([UInt8](bytes.prefix(ISOMediaBrands.brandInspectionLength))) {
+            throw .corrupt(reason: "\(format.rawValue.uppercased()) signature missing")
         }
-        let format = try FormatSniffer.sniff(bytes)
         let result: Result<ImageProbe, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> ImageProbe in
                 let reader = ByteReader(bytes: raw)
@@ -64,6 +82,13 @@ public struct ImageProbe: Sendable, Hashable {
         let probe = try result.get()
         try limits.check(width: probe.width, height: probe.height)
         return probe
+    }
+
+    /// The source cap comes first: a body over it is refused before anything in it is read.
+    private static func checkSourceSize(_ bytes: Data, limits: ImageLimits) throws(ImageError) {
+        if bytes.count > limits.maximumSourceBytes {
+            throw .sourceTooLarge(bytes: bytes.count, limit: limits.maximumSourceBytes)
+        }
     }
 
     /// Width and height after EXIF orientation: the image as the viewer sees it.

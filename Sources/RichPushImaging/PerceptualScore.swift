@@ -31,7 +31,7 @@ public enum PerceptualScore {
 
     static func decodeOpaque(_ bytes: Data, budget: WorkBudget) throws(ImageError) -> PixelBuffer {
         let pixels: PixelBuffer
-        switch try FormatSniffer.sniff(bytes) {
+        switch try ImageFormat(sniffing: bytes) {
         case .jpeg: pixels = try JPEGDecoder.decode(bytes, budget: budget).pixels
         case .png: pixels = try PNGDecoder.decode(bytes, limits: ImageLimits(), budget: budget).pixels
         case .webp: pixels = try WebPDecoder.decode(bytes, layout: .rgba, budget: budget).pixels

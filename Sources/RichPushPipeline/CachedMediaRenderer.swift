@@ -115,8 +115,9 @@ struct CachedMediaRenderer: MediaStage {
     }
 
     /// Runs inside the store's single-flight: at most once per key across all processes sharing the cache.
-    /// Audio and video (sniffed from the bytes) are published as fetched, never decoded or re-encoded; everything
-    /// else goes through the image pipeline (GIF is validated there and passes through too).
+    /// Audio and video (as the fetcher sniffed them, `FetchedMedia.format`) are published as fetched, never decoded
+    /// or re-encoded; everything else goes through the image pipeline with that same format (GIF is validated there
+    /// and passes through too). Nothing here sniffs the body again.
     private static func produce(
         source: String, variant: ImageVariant, acceptedKinds: Set<AttachmentKind>, stale: CachedObject?,
         deadline: ContinuousClock.Instant, owner: FetchOwner, fetcher: Fetcher, imaging: ImagePipeline
@@ -130,19 +131,29 @@ struct CachedMediaRenderer: MediaStage {
             if error.isPermanent { return .failure(code: error.code, message: error.description) }
             throw CacheError.producerFailed(code: error.code, message: error.description)
         }
+        return try await production(
+            from: fetched, source: source, variant: variant, acceptedKinds: acceptedKinds, deadline: deadline,
+            imaging: imaging)
+    }
+
+    /// What a fetch gives the cache: the fetched body passed through, the render of it, or a remembered failure.
+    /// Goes by `fetched.format`, the fetcher's sniff; the body is never sniffed again.
+    static func production(
+        from fetched: FetchedMedia, source: String, variant: ImageVariant, acceptedKinds: Set<AttachmentKind>,
+        deadline: ContinuousClock.Instant, imaging: ImagePipeline
+    ) async throws -> CacheProduction {
         let maxAge = fetched.maxAge.map { Duration.seconds($0) }
         if fetched.isNotModified {
             return .notModified(etag: fetched.etag, lastModified: fetched.lastModified, maxAge: maxAge)
         }
-        let head = [UInt8](fetched.body.prefix(ISOMediaBrands.brandInspectionLength))
-        if let format = AttachmentSniffer.format(ofFileStartingWith: head), format.kind != .image {
+        if let format = fetched.format, format.kind != .image {
             // The fetcher checked kind and cap on the first bytes; this holds for any fetcher and tiny bodies too.
             guard acceptedKinds.contains(format.kind) else {
                 let refusal = FetchError.kindNotAccepted(
                     url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue })
                 return .failure(code: refusal.code, message: refusal.description)
             }
-            guard format.isPublished else {
+            guard format.isAttachable else {
                 return .failure(code: .unsupportedFormat, message: "\(URLRedaction.redact(source)): a QuickTime movie whose ftyp lists no MP4 compatible brand; iOS attachments and OneSignal take MP4, so remux it as .mp4")
             }
             if ISOMediaBrands.formats.values.contains(format), let problem = ISOMediaStructure.problem(with: fetched.body) {
@@ -154,7 +165,7 @@ struct CachedMediaRenderer: MediaStage {
         }
         let rendered: RenderedImage
         do {
-            rendered = try await imaging.render(fetched.body, as: variant, deadline: deadline)
+            rendered = try await imaging.render(fetched.body, sniffed: fetched.format, as: variant, deadline: deadline)
         } catch {
             // Only what the image itself is gets remembered; a deadline or a fault of ours is retried next time.
             let message = "\(URLRedaction.redact(source)): \(error.description)"
@@ -164,7 +175,8 @@ struct CachedMediaRenderer: MediaStage {
             default: return .failure(code: error.code, message: message)
             }
         }
-        guard let format = AttachmentFormat(rendered: rendered.format) else {
+        let format = rendered.format.attachmentFormat
+        guard format.isPublished else {
             return .failure(
                 code: .invalidOutput, message: "\(URLRedaction.redact(source)): unsupported output format \(rendered.format)")
         }
@@ -172,18 +184,5 @@ struct CachedMediaRenderer: MediaStage {
             bytes: rendered.bytes, format: format, width: rendered.width, height: rendered.height, etag: fetched.etag,
             lastModified: fetched.lastModified, maxAge: maxAge, sourceWidth: rendered.source.orientedWidth,
             sourceHeight: rendered.source.orientedHeight, score: rendered.score)
-    }
-}
-
-extension AttachmentFormat {
-    /// The format a rendered image is published in: JPEG and PNG as the renderer wrote them, GIF as validated. Nil
-    /// for the formats the renderer only reads (WebP, HEIC, AVIF), which it never writes.
-    init?(rendered format: ImageFormat) {
-        switch format {
-        case .jpeg: self = .jpeg
-        case .png: self = .png
-        case .gif: self = .gif
-        case .webp, .heic, .avif: return nil
-        }
     }
 }

@@ -19,7 +19,7 @@ public struct CachedObjectPath: Sendable, Hashable {
         let tail = segments.suffix(4).map(String.init)
         let parts = tail[3].split(separator: ".", omittingEmptySubsequences: false)
         guard tail[0] == "objects", parts.count == 2, let key = CacheKey(hexDigest: String(parts[0])),
-            CacheObjectFormat.allCases.contains(where: { $0.fileExtension == parts[1] }),
+            CacheObjectFormat.allCases.contains(where: { $0.isPublished && $0.fileExtension == parts[1] }),
             key.shardPath == tail[1] + "/" + tail[2]
         else { return nil }
         self.key = key

@@ -4,7 +4,7 @@ import XCTest
 import TestSupport
 
 /// The CDN's Content-Type lists (deploy/nginx-richpush.conf's `types` block, README's nginx snippet and its list)
-/// name exactly the formats of `AttachmentFormat`, the table the sniffer and the cache follow.
+/// name exactly the published formats of `AttachmentFormat`, the table the sniffer and the cache follow.
 final class AttachmentTypeListTests: XCTestCase {
     private let root = packageRoot
 
@@ -18,7 +18,8 @@ final class AttachmentTypeListTests: XCTestCase {
             .filter { !$0.isEmpty && !$0.hasPrefix("#") })
     }
 
-    private var expected: Set<String> { Set(AttachmentFormat.allCases.map { "\($0.mediaType) \($0.fileExtension)" }) }
+    private var published: [AttachmentFormat] { AttachmentFormat.allCases.filter(\.isPublished) }
+    private var expected: Set<String> { Set(published.map { "\($0.mediaType) \($0.fileExtension)" }) }
 
     func testNginxTypesBlockMatchesTheTable() throws {
         let conf = try String(contentsOf: root.appendingPathComponent("deploy/nginx-richpush.conf"), encoding: .utf8)
@@ -31,7 +32,7 @@ final class AttachmentTypeListTests: XCTestCase {
     func testReadmeListsEveryTypeOfTheTable() throws {
         let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
         XCTAssertEqual(try typesBlock(in: readme), expected)
-        for format in AttachmentFormat.allCases {
+        for format in published {
             XCTAssertTrue(readme.contains("`.\(format.fileExtension)` → `\(format.mediaType)`"), "README's list lacks \(format)")
         }
     }

@@ -10,27 +10,80 @@ import RichPush
 
 /// The attachment table, the sniffer that reads it and the cache's publishable check that follows it.
 final class AttachmentFormatTests: XCTestCase {
-    func testTheSnifferRecognisesEverySampleFromItsBytes() {
-        for (name, bytes) in MediaSamples.all {
-            let head = [UInt8](bytes.prefix(AttachmentSniffer.decisiveLength))
-            XCTAssertEqual(AttachmentSniffer.format(ofFileStartingWith: head), AttachmentFormat(name: name), name)
+    /// A head that starts the way `signature` says, for each of its byte strings, forms or brands.
+    private func heads(of signature: AttachmentSignature) -> [[UInt8]] {
+        let padding = [UInt8](repeating: 0, count: 20)
+        switch signature {
+        case .prefix(let prefixes):
+            return prefixes.map { $0 + padding }
+        case .chunkContainer(let chunk, let forms):
+            return forms.map { Array(chunk.utf8) + [0x40, 0, 0, 0] + Array($0.utf8) + padding }
+        case .fileTypeBrands(let brands):
+            return brands.map { [UInt8](MediaSamples.isoMedia(brand: $0, compatible: [$0]).prefix(ISOMediaBrands.brandInspectionLength)) }
+        case .mpegAudio:
+            return [[UInt8](MediaSamples.mp3().prefix(12)), [UInt8](MediaSamples.mpegFrame().prefix(12))]
         }
-        let frameOnly = [UInt8](MediaSamples.mpegFrame().prefix(12))
-        XCTAssertEqual(AttachmentSniffer.format(ofFileStartingWith: frameOnly), .mp3, "an MP3 without an ID3 tag")
-        XCTAssertEqual(AttachmentSniffer.format(ofFileStartingWith: [UInt8](MediaSamples.animatedGIF().prefix(12))), .gif)
-        XCTAssertEqual(AttachmentSniffer.format(ofFileStartingWith: [UInt8](fakeJPEG("j").prefix(12))), .jpeg)
+    }
+
+    func testSniffingEachFormatsSignatureGivesItBack() {
+        for format in AttachmentFormat.allCases {
+            let heads = heads(of: format.signature)
+            XCTAssertFalse(heads.isEmpty, "\(format) has a signature")
+            for head in heads {
+                XCTAssertEqual(AttachmentSniffer.format(ofFileStartingWith: head), format, "\(format): \(head.prefix(12))")
+                XCTAssertEqual(AttachmentSniffer.kind(ofFileStartingWith: Array(head.prefix(AttachmentSniffer.decisiveLength))),
+                               format.kind, "\(format): 12 bytes give the kind")
+            }
+        }
+        for (name, bytes) in MediaSamples.all {
+            XCTAssertEqual(AttachmentSniffer.format(of: bytes), AttachmentFormat(name: name), name)
+        }
+        XCTAssertEqual(AttachmentSniffer.format(of: MediaSamples.animatedGIF()), .gif)
+        XCTAssertEqual(AttachmentSniffer.format(of: fakeJPEG("j")), .jpeg)
+    }
+
+    func testExtensionsMediaTypesAndBrandsAreUnique() {
+        let formats = AttachmentFormat.allCases
+        XCTAssertEqual(Set(formats.map(\.fileExtension)).count, formats.count)
+        XCTAssertEqual(Set(formats.map(\.mediaType)).count, formats.count)
+        for format in formats {
+            XCTAssertEqual(AttachmentFormat(name: format.fileExtension), format)
+            XCTAssertEqual(AttachmentFormat(name: format.rawValue.uppercased()), format)
+        }
+        let brands = formats.flatMap { format -> [String] in
+            guard case .fileTypeBrands(let brands) = format.signature else { return [] }
+            return Array(brands)
+        }
+        XCTAssertEqual(Set(brands).count, brands.count, "no brand names two formats")
+        XCTAssertEqual(ISOMediaBrands.formats.count, brands.count)
+        XCTAssertTrue(ISOMediaBrands.genericHEIF.isDisjoint(with: brands))
+    }
+
+    func testHEIFAndQuickTimeFollowTheirBrandRules() {
+        func sniff(_ major: String, _ compatible: [String]) -> AttachmentFormat? {
+            AttachmentSniffer.format(of: MediaSamples.isoMedia(brand: major, compatible: compatible))
+        }
+        XCTAssertEqual(sniff("heix", ["mif1"]), .heic)
+        XCTAssertEqual(sniff("avis", ["msf1"]), .avif)
+        XCTAssertEqual(sniff("mif1", ["avif", "miaf"]), .avif)
+        XCTAssertEqual(sniff("mif1", ["heic"]), .heic)
+        XCTAssertEqual(sniff("mif1", []), .heic, "a neutral major brand alone is HEIC")
+        XCTAssertEqual(sniff("isoz", ["mif1", "avif"]), .avif, "an unknown major brand, HEIF by its compatible ones")
+        XCTAssertEqual(sniff("mp42", ["mif1", "heic"]), .mp4, "a video major brand decides, whatever is compatible")
+        XCTAssertEqual(sniff("qt  ", ["qt  ", "isom"]), .mp4, "a QuickTime movie that is also MP4")
+        XCTAssertEqual(sniff("qt  ", ["qt  "]), .mov)
+        XCTAssertNil(sniff("hevc", ["hevc"]), "an image sequence")
     }
 
     func testLookalikesAreNotAudioOrVideo() {
         func sniff(_ bytes: [UInt8]) -> AttachmentFormat? { AttachmentSniffer.format(ofFileStartingWith: bytes) }
         func ftyp(_ brand: String) -> [UInt8] { [0, 0, 0, 0x18] + Array("ftyp".utf8) + Array(brand.utf8) + [0, 0, 0, 0] }
-        // HEIF stills share the ftyp box: their brands belong to the image decoders, never to this table.
+        // HEIF stills share the ftyp box: their brands make images (or nothing), never audio or video.
         for brand in ["heic", "heix", "heim", "heis", "hevc", "hevx", "mif1", "msf1", "avif", "avis"] {
-            XCTAssertNil(sniff(ftyp(brand)), brand)
-            XCTAssertNil(ISOMediaBrands.formats[brand], brand)
+            XCTAssertEqual(sniff(ftyp(brand))?.kind ?? .image, .image, brand)
         }
         XCTAssertNil(sniff([0, 0, 0, 0x08] + Array("ftypisom".utf8)), "an ftyp box too small to hold its brand")
-        XCTAssertNil(sniff(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)), "WebP is RIFF too")
+        XCTAssertEqual(sniff(Array("RIFF".utf8) + [0, 0, 0, 0] + Array("WEBPVP8 ".utf8)), .webp, "WebP is RIFF too")
         XCTAssertNil(sniff([0xFF, 0xF1, 0x50, 0x80, 0, 0, 0, 0, 0, 0, 0, 0]), "ADTS AAC has layer 00")
         XCTAssertNil(sniff([0xFF, 0xFB, 0xF0, 0x64, 0, 0, 0, 0, 0, 0, 0, 0]), "bitrate index 1111 is invalid")
         XCTAssertNil(sniff(Array("ID3".utf8) + [0x04, 0x00, 0x00, 0x80, 0x00, 0x00, 0x00, 0, 0]), "size not syncsafe")
@@ -41,11 +94,12 @@ final class AttachmentFormatTests: XCTestCase {
     func testArbitraryBytesNeverTrapTheSnifferOrTheBoxWalk() {
         var generator = SystemRandomNumberGenerator()
         let prefixes: [[UInt8]] = [[], Array("ID3".utf8), Array("RIFF".utf8), Array("FORM".utf8), [0xFF, 0xFB],
-                                   [0, 0, 0, 1] + Array("ftypisom".utf8), [0, 0, 0, 0] + Array("ftypqt  ".utf8)]
+                                   [0, 0, 0, 1] + Array("ftypisom".utf8), [0, 0, 0, 0] + Array("ftypqt  ".utf8),
+                                   [0, 0, 0, 0xFF] + Array("ftypmif1".utf8), [0, 0, 0, 0x10] + Array("ftypisoz".utf8)]
         for round in 0..<5_000 {
             let length = Int.random(in: 0...48, using: &generator)
             let bytes = prefixes[round % prefixes.count] + (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            _ = AttachmentSniffer.format(ofFileStartingWith: Array(bytes.prefix(AttachmentSniffer.decisiveLength)))
+            _ = AttachmentSniffer.format(ofFileStartingWith: bytes)
             _ = ISOMediaStructure.problem(with: Data(bytes))
         }
         XCTAssertNotNil(ISOMediaStructure.problem(with: Data([0, 0, 0, 1] + Array("moov".utf8) + [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF])),
@@ -53,18 +107,25 @@ final class AttachmentFormatTests: XCTestCase {
         XCTAssertNil(ISOMediaStructure.problem(with: Data([0, 0, 0, 0] + Array("moov".utf8))), "size 0 runs to the end")
     }
 
-    func testTheTableGivesExtensionTypeAndKind() {
-        let expected: [(AttachmentFormat, String, String, AttachmentKind)] = [
-            (.jpeg, "jpg", "image/jpeg", .image), (.png, "png", "image/png", .image), (.gif, "gif", "image/gif", .image),
-            (.mp3, "mp3", "audio/mpeg", .audio), (.m4a, "m4a", "audio/mp4", .audio), (.aiff, "aiff", "audio/aiff", .audio),
-            (.wav, "wav", "audio/wav", .audio), (.mp4, "mp4", "video/mp4", .video), (.mov, "mov", "video/quicktime", .video),
-            (.m4v, "m4v", "video/x-m4v", .video),
+    func testTheTableGivesExtensionTypeKindAndUse() {
+        // Format, extension, media type, kind, decoded, published, attached.
+        let expected: [(AttachmentFormat, String, String, AttachmentKind, Bool, Bool, Bool)] = [
+            (.jpeg, "jpg", "image/jpeg", .image, true, true, true), (.png, "png", "image/png", .image, true, true, true),
+            (.gif, "gif", "image/gif", .image, true, true, true), (.webp, "webp", "image/webp", .image, true, false, false),
+            (.heic, "heic", "image/heic", .image, true, false, false), (.avif, "avif", "image/avif", .image, true, false, false),
+            (.mp3, "mp3", "audio/mpeg", .audio, false, true, true), (.m4a, "m4a", "audio/mp4", .audio, false, true, true),
+            (.aiff, "aiff", "audio/aiff", .audio, false, true, true), (.wav, "wav", "audio/wav", .audio, false, true, true),
+            (.mp4, "mp4", "video/mp4", .video, false, true, true), (.mov, "mov", "video/quicktime", .video, false, true, false),
+            (.m4v, "m4v", "video/x-m4v", .video, false, true, true),
         ]
         XCTAssertEqual(expected.count, AttachmentFormat.allCases.count)
-        for (format, fileExtension, mediaType, kind) in expected {
+        for (format, fileExtension, mediaType, kind, decoded, published, attached) in expected {
             XCTAssertEqual(format.fileExtension, fileExtension)
             XCTAssertEqual(format.mediaType, mediaType)
             XCTAssertEqual(format.kind, kind)
+            XCTAssertEqual(format.isDecodable, decoded, "\(format)")
+            XCTAssertEqual(format.isPublished, published, "\(format)")
+            XCTAssertEqual(format.isAttachable, attached, "\(format)")
             XCTAssertEqual(AttachmentFormat(name: fileExtension), format)
         }
         XCTAssertEqual(AttachmentKind.audio.appleByteLimit, 5 * 1024 * 1024)
@@ -72,16 +133,19 @@ final class AttachmentFormatTests: XCTestCase {
         XCTAssertEqual(AttachmentKind.image.appleByteLimit, FetchConfiguration().maximumBytes)
     }
 
-    func testTheCacheAcceptsAudioAndVideoWithoutDimensionsAndChecksTheirSignature() throws {
+    func testTheCacheAcceptsAudioAndVideoWithoutDimensionsButNeverADecodeOnlyFormat() throws {
         for (name, bytes) in MediaSamples.all {
             let format = try XCTUnwrap(AttachmentFormat(name: name))
             XCTAssertNil(format.publishingProblem(bytes: bytes, width: 0, height: 0), name)
-            XCTAssertNotNil(format.publishingProblem(bytes: fakeJPEG("x"), width: 0, height: 0), "\(name) with JPEG bytes")
         }
         XCTAssertNotNil(
             CacheObjectFormat.jpeg.publishingProblem(bytes: fakeJPEG("x"), width: 0, height: 0),
             "an image still needs dimensions")
         XCTAssertNotNil(CacheObjectFormat.mp4.publishingProblem(bytes: Data(), width: 0, height: 0), "no bytes")
+        for format in AttachmentFormat.allCases where !format.isPublished {
+            XCTAssertEqual(format.publishingProblem(bytes: Data([1]), width: 8, height: 8)?.reason,
+                           "\(format.rawValue) is decoded, never published")
+        }
     }
 
     func testAFileStorePublishesVideoUnderItsExtension() async throws {

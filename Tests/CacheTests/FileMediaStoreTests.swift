@@ -96,7 +96,7 @@ final class FileMediaStoreTests: XCTestCase {
         XCTAssertThrowsError(try FileMediaStore(configuration: CacheConfiguration(root: root, publicBaseURL: "ftp://cdn.test")))
     }
 
-    func testOutputWhoseBytesDoNotMatchTheFormatBecomesANegativeEntry() async throws {
+    func testOutputInADecodeOnlyFormatBecomesANegativeEntry() async throws {
         let root = try makeTemporaryDirectory()
         let store = try FileMediaStore(configuration: makeConfiguration(root: root))
         let cacheKey = key("https://origin.test/bad")
@@ -104,15 +104,16 @@ final class FileMediaStoreTests: XCTestCase {
             for: cacheKey, sourceURL: "https://origin.test/bad", variant: "attachment", retainUntil: nil,
             deadline: farDeadline(),
             produce: { _ in
-                .object(bytes: fakePNG("not a jpeg"), format: .jpeg, width: 1, height: 1,
+                .object(bytes: Data("RIFF\0\0\0\0WEBPVP8 ".utf8), format: .webp, width: 1, height: 1,
                     etag: nil, lastModified: nil, maxAge: nil)
             })
         guard case .failed(let failure, cached: false) = outcome else { return XCTFail("got \(outcome.kind)") }
         XCTAssertEqual(failure.code, "invalid_output")
+        XCTAssertEqual(failure.message, "webp is decoded, never published")
         let lookedUp = try await store.lookup(cacheKey)
         XCTAssertNil(lookedUp)
-        // A format outside the table (WebP) or an extension naming another format cannot be expressed: the
-        // production carries a typed `CacheObjectFormat`, and the extension is the format's own.
+        // An extension naming another format cannot be expressed: the production carries a typed
+        // `CacheObjectFormat`, and the extension is the format's own.
     }
 
     func testProducerErrorsAreNotRemembered() async throws {

@@ -197,13 +197,13 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
         }
     }
 
-    func testOutputWithoutTheFormatSignatureIsNeverPublished() async throws {
+    func testOutputInADecodeOnlyFormatIsNeverPublished() async throws {
         let (store, bucket) = try makeStore()
         let outcome = try await store.object(
-            for: key("https://img.example/bad.jpg"), sourceURL: "https://img.example/bad.jpg", variant: "attachment",
+            for: key("https://img.example/photo.heic"), sourceURL: "https://img.example/photo.heic", variant: "attachment",
             retainUntil: nil, deadline: farDeadline()
         ) { _ in
-            .object(bytes: Data("<html>".utf8), format: .jpeg, width: 1, height: 1,
+            .object(bytes: Data("heic bytes".utf8), format: .heic, width: 1, height: 1,
                     etag: nil, lastModified: nil, maxAge: nil)
         }
         guard case .failed(let failure, _) = outcome else { return XCTFail("expected invalid_output: \(outcome)") }

@@ -39,8 +39,23 @@ final class SniffedByteCapTests: XCTestCase {
 
         var short = SniffedByteCap(limits: limits)
         XCTAssertFalse(observe(&short, Data("ID3".utf8)))
-        short.decide()
-        XCTAssertEqual(short.kind, .image, "three bytes are no ID3 tag")
+        XCTAssertNil(short.finish(), "three bytes are no ID3 tag")
+        XCTAssertEqual(short.kind, .image, "decided at the end of the body")
+    }
+
+    /// The kind is decided at 12 bytes; the format the fetcher hands on needs the `ftyp` box's compatible brands,
+    /// which come later, one byte at a time here.
+    func testTheFormatComesFromTheCompatibleBrandsAfterTheKind() {
+        let iPhoneMovie = MediaSamples.isoMedia(brand: "qt  ", compatible: ["qt  ", "isom", "mp42"])
+        let heif = MediaSamples.isoMedia(brand: "isoz", compatible: ["mif1", "avif"])
+        for (bytes, kind, format) in [(iPhoneMovie, AttachmentKind.video, AttachmentFormat.mp4), (heif, .image, .avif)] {
+            var cap = SniffedByteCap(limits: limits)
+            for index in bytes.indices { _ = observe(&cap, bytes[index..<index + 1]) }
+            XCTAssertEqual(cap.kind, kind)
+            XCTAssertEqual(cap.finish(), format)
+            XCTAssertEqual(AttachmentSniffer.format(ofFileStartingWith: Array(bytes.prefix(12)))?.kind ?? .image, kind,
+                           "12 bytes already give the kind")
+        }
     }
 
     func testAKindOutsideTheAcceptedOnesIsRefused() {

@@ -31,18 +31,18 @@ final class HEIFTests: XCTestCase {
             let body = Array(major.utf8) + [0, 0, 0, 0] + compatible.flatMap { Array($0.utf8) }
             return Data(bigEndian32(UInt32(body.count + 8)) + Array("ftyp".utf8) + body + [UInt8](repeating: 0, count: 16))
         }
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("heic", ["mif1", "heic"])), .heic)
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("heix", ["mif1"])), .heic)
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("avif", ["mif1", "miaf"])), .avif)
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("avis", ["msf1"])), .avif)
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("mif1", ["avif", "miaf"])), .avif)
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("mif1", ["heic"])), .heic)
-        XCTAssertEqual(try FormatSniffer.sniff(ftyp("mif1", [])), .heic)
-        XCTAssertThrowsError(try FormatSniffer.sniff(ftyp("isom", ["iso2", "mp41"]))) { error in
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("heic", ["mif1", "heic"])), .heic)
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("heix", ["mif1"])), .heic)
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("avif", ["mif1", "miaf"])), .avif)
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("avis", ["msf1"])), .avif)
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("mif1", ["avif", "miaf"])), .avif)
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("mif1", ["heic"])), .heic)
+        XCTAssertEqual(try ImageFormat(sniffing: ftyp("mif1", [])), .heic)
+        XCTAssertThrowsError(try ImageFormat(sniffing: ftyp("isom", ["iso2", "mp41"]))) { error in
             XCTAssertEqual(error as? ImageError, .unsupportedFormat(detected: "ISO media (isom)"))
         }
-        XCTAssertEqual(try FormatSniffer.sniff(try ImagingHelpers.data("imaging/photo.heic")), .heic)
-        XCTAssertEqual(try FormatSniffer.sniff(try ImagingHelpers.data("imaging/photo.avif")), .avif)
+        XCTAssertEqual(try ImageFormat(sniffing: try ImagingHelpers.data("imaging/photo.heic")), .heic)
+        XCTAssertEqual(try ImageFormat(sniffing: try ImagingHelpers.data("imaging/photo.avif")), .avif)
     }
 
     func testProbeReadsThePrimaryImageFromTheMetaBox() throws {

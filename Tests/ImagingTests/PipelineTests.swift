@@ -161,7 +161,5 @@ final class PipelineTests: XCTestCase {
         variant.background = .init(red: 0, green: 0, blue: 0)
         XCTAssertNotEqual(variant.cacheDescription, base)
         XCTAssertEqual(ImageVariant.attachment.cacheDescription, base)
-        XCTAssertEqual(ImageFormat.jpeg.fileExtension, "jpg")
-        XCTAssertEqual(ImageFormat.png.mimeType, "image/png")
     }
 }

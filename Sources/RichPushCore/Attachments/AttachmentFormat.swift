@@ -1,19 +1,20 @@
 import Foundation
 
-/// Every format RichPush publishes into the cache, and the one table the sniffer, the cache, the object store's
-/// `Content-Type` and the CDN documentation (README, `deploy/nginx-richpush.conf`) follow: kind (and so byte cap),
-/// file extension, media type, and whether the bytes pass through unchanged.
+/// Every media format RichPush recognises, and the one table that the sniffer (`AttachmentSniffer`), the image
+/// pipeline (its decodable rows, `ImageFormat`), the cache, the object store's `Content-Type` and the CDN
+/// documentation (README, `deploy/nginx-richpush.conf`) follow: kind (and so byte cap), file extension, media type,
+/// signature, and whether it is decoded, published and attached.
 ///
 /// JPEG and PNG are what the renderer writes. GIF, audio and video are published as the origin sent them, never
-/// re-encoded. WebP, HEIC and AVIF are read but never published (not every extension accepts them).
+/// re-encoded. WebP, HEIC and AVIF are decoded but never published (not every extension accepts them).
 public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable {
-    case jpeg, png, gif
+    case jpeg, png, gif, webp, heic, avif
     case mp3, m4a, aiff, wav
     case mp4, mov, m4v
 
     public var kind: AttachmentKind {
         switch self {
-        case .jpeg, .png, .gif: .image
+        case .jpeg, .png, .gif, .webp, .heic, .avif: .image
         case .mp3, .m4a, .aiff, .wav: .audio
         case .mp4, .mov, .m4v: .video
         }
@@ -33,6 +34,9 @@ public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable 
         case .jpeg: "image/jpeg"
         case .png: "image/png"
         case .gif: "image/gif"
+        case .webp: "image/webp"
+        case .heic: "image/heic"
+        case .avif: "image/avif"
         case .mp3: "audio/mpeg"
         case .m4a: "audio/mp4"
         case .aiff: "audio/aiff"
@@ -43,11 +47,48 @@ public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable 
         }
     }
 
+    /// How a file of this format starts; `AttachmentSniffer` reads the formats' signatures and nothing else.
+    public var signature: AttachmentSignature {
+        switch self {
+        case .jpeg: .prefix([[0xFF, 0xD8, 0xFF]])
+        case .png: .prefix([[0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]])
+        case .gif: .prefix([Array("GIF87a".utf8), Array("GIF89a".utf8)])
+        case .webp: .chunkContainer(chunk: "RIFF", forms: ["WEBP"])
+        case .wav: .chunkContainer(chunk: "RIFF", forms: ["WAVE"])
+        case .aiff: .chunkContainer(chunk: "FORM", forms: ["AIFF", "AIFC"])
+        case .heic: .fileTypeBrands(["heic", "heix", "heim", "heis"])
+        case .avif: .fileTypeBrands(["avif", "avis"])
+        case .m4a: .fileTypeBrands(["M4A ", "M4B "])
+        case .mp4: .fileTypeBrands(["isom", "iso2", "mp41", "mp42", "avc1"])
+        case .m4v: .fileTypeBrands(["M4V ", "M4VH", "M4VP"])
+        case .mov: .fileTypeBrands(["qt  "])
+        case .mp3: .mpegAudio
+        }
+    }
+
+    /// True for the formats the image pipeline decodes (and so renders): every image kind.
+    public var isDecodable: Bool { kind == .image }
+
+    /// True for the formats the cache stores and the CDN serves (its `types` list): everything but the formats
+    /// that are only decoded (WebP, HEIC, AVIF), which are rendered to JPEG or PNG instead.
+    public var isPublished: Bool {
+        switch self {
+        case .webp, .heic, .avif: false
+        default: true
+        }
+    }
+
+    /// True for the formats a device's service extension attaches: the published ones but QuickTime movies that
+    /// are not also MP4 (`ISOMediaBrands`). Neither Apple's documented attachment types nor OneSignal's take
+    /// `.mov`, so the device would drop it; such movies are sniffed (for the video byte cap) and refused with
+    /// `unsupported_format`.
+    public var isAttachable: Bool { isPublished && self != .mov }
+
     /// True for formats published exactly as fetched (media status `passed_through`); false for the renderer's
-    /// JPEG and PNG.
+    /// JPEG and PNG (and for the formats that are never published).
     public var passesThrough: Bool {
         switch self {
-        case .jpeg, .png: false
+        case .jpeg, .png, .webp, .heic, .avif: false
         default: true
         }
     }
@@ -55,18 +96,9 @@ public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable 
     /// The format named by a format name or a file extension (`jpeg`, `jpg`, `mp4`, ...), case-insensitively.
     public init?(name: String) {
         let lowered = name.lowercased()
-        if lowered == "jpg" { self = .jpeg; return }
-        guard let format = AttachmentFormat(rawValue: lowered) else { return nil }
+        guard let format = Self.allCases.first(where: { $0.rawValue == lowered || $0.fileExtension == lowered }) else {
+            return nil
+        }
         self = format
     }
-
-    /// Whether `bytes` start the way this format starts (`AttachmentSniffer`). Costs a look at the first bytes.
-    public func matchesSignature(of bytes: Data) -> Bool {
-        AttachmentSniffer.format(ofFileStartingWith: [UInt8](bytes.prefix(ISOMediaBrands.brandInspectionLength))) == self
-    }
-
-    /// False for QuickTime movies that are not also MP4 (`ISOMediaBrands`): neither Apple's documented attachment
-    /// types nor OneSignal's take `.mov`, so the device would drop it. They are sniffed (for the video byte cap)
-    /// and refused with `unsupported_format`.
-    public var isPublished: Bool { self != .mov }
 }

@@ -66,7 +66,7 @@ extension CurlTransfer {
             nameLookup: time(CURLINFO_NAMELOOKUP_TIME_T), connect: time(CURLINFO_CONNECT_TIME_T),
             tlsHandshake: time(CURLINFO_APPCONNECT_TIME_T), firstByte: time(CURLINFO_STARTTRANSFER_TIME_T),
             total: time(CURLINFO_TOTAL_TIME_T))
-        return TransferResponse(status: code, body: body.take(), headers: headers, finalURL: currentURL,
+        return TransferResponse(status: code, body: body.take(), format: byteCap?.finish(), headers: headers, finalURL: currentURL,
                                 redirectCount: redirects, timings: timings)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 /// Phase timings of a transfer, each measured from the start of the (last) attempt.
 public struct FetchTimings: Sendable, Hashable {
@@ -23,7 +24,11 @@ public struct FetchedMedia: Sendable {
     public var status: Int
     public var finalURL: String
     public var body: Data
-    /// As sent by the origin; informational only (callers sniff the bytes).
+    /// The format the body's first bytes show (`AttachmentSniffer`), sniffed once by the fetcher as the body
+    /// arrived (the same look that chose its byte cap): what the pipeline and the image decoders go by. Nil when
+    /// the table has no such format, and for a 304.
+    public var format: AttachmentFormat?
+    /// As sent by the origin; informational only (`format` comes from the bytes).
     public var contentType: String?
     public var etag: String?
     public var lastModified: String?
@@ -35,12 +40,13 @@ public struct FetchedMedia: Sendable {
     /// Attempts made (2 when the one retry was used).
     public var attempts: Int
 
-    public init(status: Int, finalURL: String, body: Data, contentType: String? = nil, etag: String? = nil,
+    public init(status: Int, finalURL: String, body: Data, format: AttachmentFormat?, contentType: String? = nil, etag: String? = nil,
                 lastModified: String? = nil, maxAge: Int? = nil, isNotModified: Bool = false, redirectCount: Int = 0,
                 timings: FetchTimings = FetchTimings(), attempts: Int = 1) {
         self.status = status
         self.finalURL = finalURL
         self.body = body
+        self.format = format
         self.contentType = contentType
         self.etag = etag
         self.lastModified = lastModified

@@ -166,7 +166,7 @@ public final class Fetcher: Sendable {
     private func media(from response: TransferResponse, attempts: Int) -> FetchedMedia {
         FetchedMedia(
             status: response.status, finalURL: response.finalURL,
-            body: response.status == 304 ? Data() : response.body,
+            body: response.status == 304 ? Data() : response.body, format: response.status == 304 ? nil : response.format,
             contentType: response.headers["content-type"], etag: response.headers["etag"],
             lastModified: response.headers["last-modified"],
             maxAge: CacheControl.maxAge(response.headers["cache-control"]),

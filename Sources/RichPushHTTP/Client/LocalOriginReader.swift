@@ -6,9 +6,9 @@ import RichPushCore
 enum LocalOriginReader {
     /// Maps the rest of the URL after the prefix to a file under the directory. Refuses `..` (also
     /// percent-encoded), backslashes, NUL, and anything whose resolved real path (symlinks followed) lies outside
-    /// the directory's real path. The first 12 bytes choose the cap of the file's kind (`SniffedByteCap`, with
-    /// `byteLimits` holding the accepted kinds' caps), as they do for a network body. Costs two `realpath` calls
-    /// and reads of at most the kind's cap + 1 bytes.
+    /// the directory's real path. The first bytes choose the cap of the file's kind and its format
+    /// (`SniffedByteCap`, with `byteLimits` holding the accepted kinds' caps), as they do for a network body.
+    /// Costs two `realpath` calls and reads of at most the kind's cap + 1 bytes.
     static func read(
         url: String, origin: LocalOrigin, byteLimits: [AttachmentKind: Int], deadline: ContinuousClock.Instant
     ) throws(FetchError) -> FetchedMedia {
@@ -41,9 +41,9 @@ enum LocalOriginReader {
         var cap = SniffedByteCap(limits: byteLimits)
         guard let handle = FileHandle(forReadingAtPath: file) else { throw .localFile(url: url, reason: "unreadable") }
         defer { try? handle.close() }
-        var body = (try? handle.read(upToCount: AttachmentSniffer.decisiveLength)) ?? Data()
+        var body = (try? handle.read(upToCount: ISOMediaBrands.brandInspectionLength)) ?? Data()
         body.withUnsafeBytes { _ = cap.observe($0) }
-        cap.decide()
+        let format = cap.finish()
         guard let kind = cap.kind else { throw .internalFailure(url: url, reason: "no kind after sniffing") }
         if cap.isRefused {
             throw .kindNotAccepted(url: url, kind: kind, accepted: cap.limits.keys.sorted { $0.rawValue < $1.rawValue })
@@ -51,12 +51,12 @@ enum LocalOriginReader {
         let limit = cap.current
         if Int(info.st_size) > limit { throw .tooLarge(url: url, kind: kind, limit: limit) }
         // The file may have grown since stat; never read more than the cap allows.
-        if body.count == AttachmentSniffer.decisiveLength {
+        if body.count == ISOMediaBrands.brandInspectionLength {
             body.append((try? handle.read(upToCount: limit + 1 - body.count)) ?? Data())
         }
         if body.count > limit { throw .tooLarge(url: url, kind: kind, limit: limit) }
         let elapsed = ContinuousClock.now - started
-        return FetchedMedia(status: 200, finalURL: url, body: body, contentType: contentType(forPath: file),
+        return FetchedMedia(status: 200, finalURL: url, body: body, format: format, contentType: contentType(forPath: file),
                             timings: FetchTimings(firstByte: elapsed, total: elapsed))
     }
 
@@ -68,7 +68,6 @@ enum LocalOriginReader {
 
     private static func contentType(forPath path: String) -> String? {
         guard let fileExtension = path.split(separator: ".").last?.lowercased() else { return nil }
-        if fileExtension == "webp" { return "image/webp" }
         return AttachmentFormat(name: fileExtension)?.mediaType
     }
 }

@@ -5,6 +5,8 @@ import RichPushCore
 struct TransferResponse: Sendable {
     var status: Int
     var body: Data
+    /// The media body's format (`SniffedByteCap.finish()`); nil for service requests.
+    var format: AttachmentFormat?
     var headers: [String: String]
     var finalURL: String
     var redirectCount: Int

@@ -1,25 +1,19 @@
 import Foundation
+import RichPushCore
 
-/// Identifies a format from magic bytes only (never from a URL or Content-Type).
-enum FormatSniffer {
-    static func sniff(_ bytes: Data) throws(ImageError) -> ImageFormat {
-        let head = [UInt8](bytes.prefix(256))
-        if head.isEmpty { throw .unsupportedFormat(detected: "empty") }
-        if head.starts(with: [0xFF, 0xD8, 0xFF]) { return .jpeg }
-        if head.starts(with: [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]) { return .png }
-        if head.count >= 12, head.starts(with: Array("RIFF".utf8)), Array(head[8..<12]) == Array("WEBP".utf8) { return .webp }
-        if head.starts(with: Array("GIF87a".utf8)) || head.starts(with: Array("GIF89a".utf8)) { return .gif }
-        if let format = HEIFBrands.format(ofFileStartingWith: head) { return format }
-        throw .unsupportedFormat(detected: describeUnsupported(head))
-    }
-
-    private static func describeUnsupported(_ head: [UInt8]) -> String {
+/// What bytes the image pipeline does not decode look like, for the `unsupported_format` message. Naming them is
+/// not sniffing: the format was already decided (`AttachmentSniffer`) and is not decodable.
+enum UnsupportedFormatDescription {
+    /// A short name ("HTML", "ISO media (isom)", "unknown (first bytes ...)"). Costs a look at 256 bytes.
+    static func describe(_ bytes: Data) -> String {
+        let head = [UInt8](bytes.prefix(ISOMediaBrands.brandInspectionLength))
+        if head.isEmpty { return "empty" }
         if head.starts(with: Array("BM".utf8)) { return "BMP" }
         if head.starts(with: [0x49, 0x49, 0x2A, 0x00]) || head.starts(with: [0x4D, 0x4D, 0x00, 0x2A]) { return "TIFF" }
         if head.starts(with: Array("%PDF".utf8)) { return "PDF" }
         if head.count >= 12, Array(head[4..<8]) == Array("ftyp".utf8) {
             let brand = String(decoding: head[8..<12], as: UTF8.self)
-            // HEIC and AVIF stills were recognised above (HEIFBrands); what is left of their families is sequences.
+            // HEIC and AVIF stills are decodable formats; what is left of their families is sequences.
             if brand.hasPrefix("avi") { return "AVIF" }
             if ["hevc", "hevx"].contains(brand) { return "HEIC image sequence" }
             return "ISO media (\(brand))"
