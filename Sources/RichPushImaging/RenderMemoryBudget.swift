@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import RichPushCore
 
 /// A process-wide cap on the pixel memory that renders hold at once (decoded images, resize buffers, outputs).
@@ -12,85 +11,46 @@ import RichPushCore
 /// A render whose estimate is larger than the whole budget is not refused (every retry would fail the same way):
 /// it reserves the whole budget instead, so it runs alone once the renders before it have finished.
 ///
-/// Cost: one lock per reserve and release; a waiter also owns one sleeping task for its deadline.
+/// Cost: `AsyncSemaphore`'s: one lock per reserve and release; a waiter also owns one sleeping task for its deadline.
 public final class RenderMemoryBudget: Sendable {
     /// The budget shared by every pipeline that is not given one of its own: `defaultCapacity()` bytes.
     public static let processWide = RenderMemoryBudget(capacity: defaultCapacity())
 
     /// The most bytes reserved at once.
-    public let capacity: Int
+    public var capacity: Int { bytes.capacity }
 
-    private struct Waiter {
-        var id: UInt64
-        var bytes: Int
-        var continuation: CheckedContinuation<Result<Void, ImageError>, Never>
-    }
-
-    private struct State {
-        var reserved = 0
-        var nextID: UInt64 = 0
-        var waiters: [Waiter] = []
-    }
-
-    private let state = Mutex(State())
+    /// The bytes, as the units of a semaphore: waiting in arrival order, with deadlines and cancellation.
+    private let bytes: AsyncSemaphore
 
     public init(capacity: Int) {
-        self.capacity = max(1, capacity)
+        bytes = AsyncSemaphore(capacity: capacity)
     }
 
     /// Bytes reserved right now (for tests and metrics).
-    public var reservedBytes: Int { state.withLock { $0.reserved } }
+    public var reservedBytes: Int { bytes.heldUnits }
 
     /// Renders waiting for budget right now.
-    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+    public var waitingCount: Int { bytes.waitingCount }
 
-    /// Reserves `bytes` (at most `capacity`), waiting in arrival order until they are free, and returns the amount
+    /// Reserves `amount` bytes (at most `capacity`), waiting in arrival order until they are free, and returns the amount
     /// actually reserved: hand it to `release` when the render is done.
     ///
     /// Throws `deadlineExceeded` when `deadline` passes first and `cancelled` when the calling task is cancelled;
     /// nothing stays reserved then.
-    public func reserve(_ bytes: Int, deadline: ContinuousClock.Instant) async throws(ImageError) -> Int {
-        let amount = min(max(0, bytes), capacity)
-        if Task.isCancelled { throw .cancelled }
-        let granted = state.withLock { state in
-            guard state.waiters.isEmpty, state.reserved + amount <= capacity else { return false }
-            state.reserved += amount
-            return true
-        }
-        if granted { return amount }
-        if ContinuousClock.now >= deadline { throw .deadlineExceeded }
-
-        let id = state.withLock { state in
-            state.nextID += 1
-            return state.nextID
-        }
-        let timer = Task { [weak self] in
-            try? await Task.sleep(until: deadline, clock: .continuous)
-            if !Task.isCancelled { self?.withdraw(id, because: .deadlineExceeded) }
-        }
-        defer { timer.cancel() }
-        let result = await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, ImageError>, Never>) in
-                let resumeNow: Result<Void, ImageError>? = state.withLock { state in
-                    // Cancelled between the check above and here: the handler found no waiter to remove.
-                    if Task.isCancelled { return .failure(.cancelled) }
-                    state.waiters.append(Waiter(id: id, bytes: amount, continuation: continuation))
-                    return nil
-                }
-                if let resumeNow { continuation.resume(returning: resumeNow) }
-                grantWaiters()
+    public func reserve(_ amount: Int, deadline: ContinuousClock.Instant) async throws(ImageError) -> Int {
+        do {
+            return try await bytes.acquire(amount, deadline: deadline)
+        } catch {
+            switch error {
+            case .deadlineExceeded: throw .deadlineExceeded
+            case .cancelled: throw .cancelled
             }
-        } onCancel: {
-            withdraw(id, because: .cancelled)
         }
-        try result.get()
-        return amount
     }
 
     /// Gives back what `reserve` returned, and lets the waiters at the head of the queue through.
-    public func release(_ bytes: Int) {
-        state.withLock { $0.reserved = max(0, $0.reserved - bytes) }
-        grantWaiters()
+    public func release(_ amount: Int) {
+        bytes.release(amount)
     }
 
     /// Reserves, runs `body`, and releases whatever `body` does.
@@ -100,31 +60,6 @@ public final class RenderMemoryBudget: Sendable {
         let reserved = try await reserve(bytes, deadline: deadline)
         defer { release(reserved) }
         return try await body()
-    }
-
-    /// Removes a waiter that gave up and wakes it with `error`; a waiter already granted is left alone.
-    private func withdraw(_ id: UInt64, because error: ImageError) {
-        let waiter: Waiter? = state.withLock { state in
-            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
-            return state.waiters.remove(at: index)
-        }
-        guard let waiter else { return }
-        waiter.continuation.resume(returning: .failure(error))
-        // The head may have been the one blocking the queue.
-        grantWaiters()
-    }
-
-    /// Grants waiters from the head of the queue while they fit; stops at the first that does not (no overtaking).
-    private func grantWaiters() {
-        let ready: [Waiter] = state.withLock { state in
-            var ready: [Waiter] = []
-            while let first = state.waiters.first, state.reserved + first.bytes <= capacity {
-                state.reserved += first.bytes
-                ready.append(state.waiters.removeFirst())
-            }
-            return ready
-        }
-        for waiter in ready { waiter.continuation.resume(returning: .success(())) }
     }
 
     /// The default capacity: a quarter of the memory this process may use, between 64 MB and 2 GB.

@@ -13,7 +13,10 @@ extension RedisStreamConsumer {
     /// Returns after the reader stopped, the buffer drained and every job finished (their completions are queued
     /// for the writer). Returns the fatal error, if any.
     func readLoop() async -> QueueError? {
-        let buffer = EntryBuffer(capacity: configuration.entriesPerRead)
+        // Entries read (or claimed) and not started yet: prefetching starts the next entry at once when a slot frees
+        // up, and refilling only below half of a page makes each read fetch several entries. At most a page waits,
+        // so an entry's idle time before it starts stays bounded by about one job's duration.
+        let buffer = AsyncQueue<StreamEntry>()
         await withDiscardingTaskGroup { group in
             group.addTask { await self.fetchLoop(into: buffer) }
             while let entry = await buffer.next() {
@@ -26,7 +29,7 @@ extension RedisStreamConsumer {
 
     /// Claims idle entries and reads new ones into the buffer until stopped, retrying connection losses with
     /// backoff. Always finishes the buffer, so the launcher drains what was read and ends.
-    private func fetchLoop(into buffer: EntryBuffer) async {
+    private func fetchLoop(into buffer: AsyncQueue<StreamEntry>) async {
         defer { buffer.finish() }
         let claimInterval = max(.milliseconds(50), min(configuration.claimIdle / 2, .seconds(5)))
         var nextClaim = ContinuousClock.now
@@ -36,7 +39,8 @@ extension RedisStreamConsumer {
                 stop()
                 break
             }
-            let room = await buffer.waitForRoom()
+            let page = configuration.entriesPerRead
+            let room = page - (await buffer.waitUntilCount(atMost: page / 2))
             if isStopping { break }
 
             let step: ReadStep
@@ -77,7 +81,7 @@ extension RedisStreamConsumer {
     private func readNewEntries(
         count: Int,
         blockingFor wait: Duration,
-        into buffer: EntryBuffer
+        into buffer: AsyncQueue<StreamEntry>
     ) async throws(QueueError) -> ReadStep {
         let block = max(wait, .milliseconds(1))
         let command = RedisCommand(
@@ -89,7 +93,7 @@ extension RedisStreamConsumer {
         if let step = try await handleErrorReply(reply, command: "XREADGROUP") { return step }
         let entries = try StreamEntry.readGroupReply(reply)
         for entry in entries { track(entry.id) }
-        buffer.push(entries)
+        buffer.append(contentsOf: entries)
         return .proceed
     }
 
@@ -97,7 +101,7 @@ extension RedisStreamConsumer {
     /// `XPENDING … IDLE` gives their delivery counts, `XCLAIM … min-idle` takes them over (skipping any another
     /// consumer claimed in between). Over-delivered entries are dead-lettered, the rest processed.
     /// Returns whether a full page was found (more may be waiting).
-    private func claimIdleEntries(room: Int, into buffer: EntryBuffer) async throws(QueueError) -> Bool {
+    private func claimIdleEntries(room: Int, into buffer: AsyncQueue<StreamEntry>) async throws(QueueError) -> Bool {
         let minimumIdle = String(configuration.claimIdle.roundedUpMilliseconds)
         let ownUnfinished = state.withLock { $0.unacknowledged }
         let pageSize = room + ownUnfinished.count
@@ -130,7 +134,7 @@ extension RedisStreamConsumer {
                 toRun.append(entry)
             }
         }
-        buffer.push(toRun)
+        buffer.append(contentsOf: toRun)
         if !claimed.isEmpty {
             log(.info, "claimed", "claimed \(claimed.count) entr\(claimed.count == 1 ? "y" : "ies") idle for \(configuration.claimIdle) or more")
         }
@@ -177,8 +181,8 @@ extension RedisStreamConsumer {
             completions.append(.result(entryID: entry.id, jobID: "", resultJSON: result, missingJobField: true))
             return
         }
-        await slots.waitForFreeSlot()
-        slots.take(1)
+        // Only a cancelled consumer stops waiting; the entry then stays pending, for a claim to run it.
+        guard (try? await slots.acquire(1)) != nil else { return }
         state.withLock { $0.summary.jobsHandled += 1 }
         let handler = self.handler
         let completions = self.completions
@@ -188,7 +192,7 @@ extension RedisStreamConsumer {
             completions.append(.result(
                 entryID: entry.id, jobID: outcome.jobID ?? "", resultJSON: outcome.resultJSON, missingJobField: false
             ))
-            slots.release()
+            slots.release(1)
         }
     }
 

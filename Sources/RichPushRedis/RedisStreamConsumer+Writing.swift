@@ -14,7 +14,7 @@ extension RedisStreamConsumer {
         var backoff = Backoff()
         while true {
             if pending.isEmpty {
-                guard let next = await completions.next() else { return nil }
+                guard let next = await completions.nextBatch() else { return nil }
                 pending = next
             } else {
                 pending += completions.takeAvailable()

@@ -27,8 +27,11 @@ public final class RedisStreamConsumer: Sendable {
     let handler: @Sendable (Data) async -> QueueJobOutcome
     let reader: RedisSession
     let writer: RedisSession
-    let completions = CompletionQueue()
-    let slots: JobSlots
+    /// Job tasks hand what the writer must record to it here; the writer takes everything queued at once, so a busy
+    /// consumer writes many results per round trip without ever waiting to fill a batch.
+    let completions = AsyncQueue<Completion>()
+    /// The jobs in flight, at most `configuration.concurrency`.
+    let slots: AsyncSemaphore
     let state = Mutex(RunState())
 
     struct RunState {
@@ -52,7 +55,7 @@ public final class RedisStreamConsumer: Sendable {
         self.handler = handler
         reader = RedisSession(endpoint: configuration.endpoint, timeout: configuration.commandTimeout, label: "reader")
         writer = RedisSession(endpoint: configuration.endpoint, timeout: configuration.commandTimeout, label: "writer")
-        slots = JobSlots(capacity: configuration.concurrency)
+        slots = AsyncSemaphore(capacity: configuration.concurrency)
     }
 
     /// Runs until ``stop()``: creates the group (`XGROUP CREATE … 0 MKSTREAM`, an existing group is fine), claims

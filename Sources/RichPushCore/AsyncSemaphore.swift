@@ -1,0 +1,118 @@
+import Synchronization
+
+/// A weighted semaphore for tasks: `acquire` waits, in arrival order, until its units are free.
+///
+/// Arrival order means a later small request never overtakes an earlier large one, so a large one cannot starve. A
+/// waiter whose deadline passes fails with `deadlineExceeded` and a cancelled one with `cancelled`; either leaves the
+/// queue at once and lets the next ones through. Used for the render memory budget (units are bytes) and the
+/// consumer's job slots (units are jobs).
+///
+/// Cost: one lock per acquire and release; a waiter with a deadline also owns one sleeping task.
+public final class AsyncSemaphore: Sendable {
+    /// Why `acquire` gave up; nothing is held then.
+    public enum Failure: Error, Equatable, Sendable {
+        case deadlineExceeded
+        case cancelled
+    }
+
+    /// The most units held at once.
+    public let capacity: Int
+
+    private struct Waiter {
+        var id: UInt64
+        var units: Int
+        var continuation: CheckedContinuation<Result<Void, Failure>, Never>
+    }
+
+    private struct State {
+        var held = 0
+        var nextID: UInt64 = 0
+        var waiters: [Waiter] = []
+    }
+
+    private let state = Mutex(State())
+
+    public init(capacity: Int) {
+        self.capacity = max(1, capacity)
+    }
+
+    /// Units held right now.
+    public var heldUnits: Int { state.withLock { $0.held } }
+
+    /// Acquirers waiting right now.
+    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+
+    /// Acquires `units` (at most `capacity`: a larger request takes the whole semaphore and so runs alone), waiting
+    /// in arrival order until they are free, and returns the amount held: hand it to `release`. Without a
+    /// `deadline` it waits as long as it takes, unless the task is cancelled.
+    public func acquire(_ units: Int, deadline: ContinuousClock.Instant? = nil) async throws(Failure) -> Int {
+        let amount = min(max(0, units), capacity)
+        if Task.isCancelled { throw .cancelled }
+        let granted = state.withLock { state in
+            guard state.waiters.isEmpty, state.held + amount <= capacity else { return false }
+            state.held += amount
+            return true
+        }
+        if granted { return amount }
+        if let deadline, ContinuousClock.now >= deadline { throw .deadlineExceeded }
+
+        let id = state.withLock { state in
+            state.nextID += 1
+            return state.nextID
+        }
+        let timer = deadline.map { deadline in
+            Task { [weak self] in
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                if !Task.isCancelled { self?.withdraw(id, because: .deadlineExceeded) }
+            }
+        }
+        defer { timer?.cancel() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, Failure>, Never>) in
+                let resumeNow: Result<Void, Failure>? = state.withLock { state in
+                    // Cancelled between the check above and here: the handler found no waiter to remove.
+                    if Task.isCancelled { return .failure(.cancelled) }
+                    state.waiters.append(Waiter(id: id, units: amount, continuation: continuation))
+                    return nil
+                }
+                if let resumeNow { continuation.resume(returning: resumeNow) }
+                grantWaiters()
+            }
+        } onCancel: {
+            withdraw(id, because: .cancelled)
+        }
+        try result.get()
+        return amount
+    }
+
+    /// Gives back what `acquire` returned, and lets the waiters at the head of the queue through.
+    public func release(_ units: Int) {
+        state.withLock { $0.held = max(0, $0.held - units) }
+        grantWaiters()
+    }
+
+    /// Removes a waiter that gave up and wakes it with `failure`; a waiter already granted is left alone.
+    private func withdraw(_ id: UInt64, because failure: Failure) {
+        let waiter: Waiter? = state.withLock { state in
+            guard let index = state.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        guard let waiter else { return }
+        waiter.continuation.resume(returning: .failure(failure))
+        // The head may have been the one blocking the queue.
+        grantWaiters()
+    }
+
+    /// Grants waiters from the head of the queue while they fit; stops at the first that does not (no overtaking).
+    private func grantWaiters() {
+        let ready: [Waiter] = state.withLock { state in
+            var ready: [Waiter] = []
+            while let first = state.waiters.first, state.held + first.units <= capacity {
+                state.held += first.units
+                ready.append(state.waiters.removeFirst())
+            }
+            return ready
+        }
+        for waiter in ready { waiter.continuation.resume(returning: .success(())) }
+    }
+}
