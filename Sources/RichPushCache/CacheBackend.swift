@@ -36,11 +36,16 @@ protocol CacheBackend: Sendable {
     /// A fresh object covering `retainUntil`, or a live failure, read without a hold and without waiting; nil when
     /// the key must be resolved, or when such a read is not cheap (object storage answers from memory only).
     func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome?
+    /// True when `answerWithoutHold` reads the key, so that its nil is the look without the hold and the
+    /// resolution goes straight to the hold; false when it reads nothing and the resolution must look first.
+    var looksWithoutHold: Bool { get }
 }
 
 extension CacheBackend {
     /// Backends whose reads are requests answer nothing without a resolution.
     func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome? { nil }
+
+    var looksWithoutHold: Bool { false }
 }
 
 /// How waiting for a key ended.

@@ -6,7 +6,7 @@ import RichPushCore
 ///
 /// The rules live here once, so the two stores cannot drift: a 304 removes the key's negative entry, and a
 /// retention raise is a use (it moves `lastUsedAt`). Costs: a warm key is one read of the sidecar (or of the
-/// negative entry); a cold one adds the hold, a second read, the producer and two or three writes.
+/// negative entry); a cold one adds the hold, one read under it, the producer and two or three writes.
 struct CacheResolver<Backend: CacheBackend>: Sendable {
     let backend: Backend
 
@@ -22,11 +22,13 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     }
 
     /// One key, start to finish. The producer runs at most once per key across every process holding it.
+    /// `looked` says the caller has just read the key without the hold and found nothing to answer (the file store
+    /// does, before any flight): the resolution then goes straight to the hold, whose re-check is the only read.
     func resolve(
         key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+        looked: Bool, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
-        if let answer = try await answer(key, retainUntil: retainUntil, deadline: deadline) { return answer }
+        if !looked, let answer = try await answer(key, retainUntil: retainUntil, deadline: deadline) { return answer }
         switch try await backend.hold(key, deadline: deadline, look: { () async throws(CacheError) in
             try await look(key, deadline: deadline)
         }) {
@@ -60,7 +62,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         // Another process may have published while this one waited for the key.
         let current = try await backend.readObject(key, deadline: deadline)
         if let current, rules.isFresh(current) {
-            return .hit(try await raiseRetentionHolding(key, to: retainUntil, deadline: deadline) ?? current)
+            return .hit(try await raisingRetention(of: current, to: retainUntil, deadline: deadline))
         }
         let previousFailure = try await backend.readFailure(key, deadline: deadline)
         if let previousFailure, rules.isLive(previousFailure) { return .failed(previousFailure, cached: true) }
@@ -96,10 +98,19 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     }
 
     private func raiseRetentionHolding(
-        _ key: CacheKey, to requested: Date?, deadline: ContinuousClock.Instant
+        _ key: CacheKey, to requested: Date, deadline: ContinuousClock.Instant
     ) async throws(CacheError) -> CachedObject? {
-        guard var object = try await backend.readObject(key, deadline: deadline) else { return nil }
+        guard let object = try await backend.readObject(key, deadline: deadline) else { return nil }
+        return try await raisingRetention(of: object, to: requested, deadline: deadline)
+    }
+
+    /// `object` as read under the hold, its retention raised to `requested` (the sidecar rewritten) when it does not
+    /// reach that yet.
+    private func raisingRetention(
+        of object: CachedObject, to requested: Date?, deadline: ContinuousClock.Instant
+    ) async throws(CacheError) -> CachedObject {
         guard let requested, rules.needsRetention(object, until: requested) else { return object }
+        var object = object
         object.retainUntil = rules.roundedRetention(requested)
         // A job that raises the retention uses the object, so GC's LRU must see it.
         object.lastUsedAt = rules.now.cacheMillisecondPrecision
