@@ -181,6 +181,8 @@ extension CacheDisk: CacheBackend {
         hold.release()
     }
 
+    var holdExcludesOtherProcesses: Bool { true }
+
     /// Atomic publish, in the order that keeps every crash point safe:
     /// 1. object bytes into `tmp/`, fsync;
     /// 2. the previous sidecar (if any) is unlinked, so no sidecar ever describes bytes it did not hash;

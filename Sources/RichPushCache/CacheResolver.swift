@@ -10,25 +10,35 @@ import RichPushCore
 struct CacheResolver<Backend: CacheBackend>: Sendable {
     let backend: Backend
 
+    /// What a key holds: its object (fresh or stale) and, unless the object is fresh, its negative entry.
+    private struct Stored {
+        var object: CachedObject?
+        var failure: CachedFailure?
+    }
+
     var rules: CacheFreshnessRules { backend.rules }
 
     /// A fresh object (its retention raised when `retainUntil` asks for more) or a live failure; nil when the
     /// producer must run.
-    func answer(
-        _ key: CacheKey, retainUntil: Date?, deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> CacheOutcome? {
-        guard let found = try await look(key, deadline: deadline) else { return nil }
-        return try await retaining(found, key: key, until: retainUntil, deadline: deadline)
-    }
-
     /// One key, start to finish. The producer runs at most once per key across every process holding it.
     /// `looked` says the caller has just read the key without the hold and found nothing to answer (the file store
     /// does, before any flight): the resolution then goes straight to the hold, whose re-check is the only read.
+    /// Otherwise it reads the key first, and a hold that excludes no other process needs no re-check.
     func resolve(
         key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         looked: Bool, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
-        if !looked, let answer = try await answer(key, retainUntil: retainUntil, deadline: deadline) { return answer }
+        var unheld: Stored?
+        if !looked {
+            let stored = try await read(key, deadline: deadline)
+            if let found = answer(from: stored) {
+                return try await retaining(found, key: key, until: retainUntil, deadline: deadline)
+            }
+            unheld = stored
+        }
+        // Under a hold that keeps no other process out (object storage without a lease), a re-check could only
+        // find what the read just made found.
+        let known = backend.holdExcludesOtherProcesses ? nil : unheld
         switch try await backend.hold(key, deadline: deadline, look: { () async throws(CacheError) in
             try await look(key, deadline: deadline)
         }) {
@@ -38,7 +48,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
             return try await holding(hold, key) { () async throws(CacheError) in
                 try await resolveHolding(
                     key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                    produce: produce)
+                    known: known, produce: produce)
             }
         }
     }
@@ -55,16 +65,19 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
 
     // MARK: Holding the key
 
+    /// `known` is what the key held when no other process can have changed it since; else it is read again here.
     private func resolveHolding(
         key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+        known: Stored?, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
         // Another process may have published while this one waited for the key.
-        let current = try await backend.readObject(key, deadline: deadline)
+        let stored: Stored
+        if let known { stored = known } else { stored = try await read(key, deadline: deadline) }
+        let current = stored.object
         if let current, rules.isFresh(current) {
             return .hit(try await raisingRetention(of: current, to: retainUntil, deadline: deadline))
         }
-        let previousFailure = try await backend.readFailure(key, deadline: deadline)
+        let previousFailure = stored.failure
         if let previousFailure, rules.isLive(previousFailure) { return .failed(previousFailure, cached: true) }
 
         switch try await CacheProduction.make(by: produce, replacing: current) {
@@ -122,10 +135,20 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
 
     /// A fresh object or a live failure, as stored; no retention raise.
     private func look(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CacheOutcome? {
-        if let object = try await backend.readObject(key, deadline: deadline), rules.isFresh(object) { return .hit(object) }
-        if let failure = try await backend.readFailure(key, deadline: deadline), rules.isLive(failure) {
-            return .failed(failure, cached: true)
-        }
+        answer(from: try await read(key, deadline: deadline))
+    }
+
+    /// The key's object, and its negative entry when the object is not fresh (a fresh one answers without it).
+    private func read(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> Stored {
+        let object = try await backend.readObject(key, deadline: deadline)
+        if let object, rules.isFresh(object) { return Stored(object: object) }
+        return Stored(object: object, failure: try await backend.readFailure(key, deadline: deadline))
+    }
+
+    /// A fresh object or a live failure from what a key holds; nil when the producer must run.
+    private func answer(from stored: Stored) -> CacheOutcome? {
+        if let object = stored.object, rules.isFresh(object) { return .hit(object) }
+        if let failure = stored.failure, rules.isLive(failure) { return .failed(failure, cached: true) }
         return nil
     }
 

@@ -14,8 +14,8 @@ import RichPushCore
 /// a key's lease renders it, the others poll the sidecar until it appears. Without a lease each host may render a
 /// key once. Requests share the fetch layer's libcurl multi handle and are signed by libcurl (SigV4).
 ///
-/// Costs: a cold key is two GETs (sidecar, negative entry), the lease, the same two GETs again under it, the render
-/// and two or three PUTs; a warm key is one GET of the sidecar,
+/// Costs: a cold key is two GETs (sidecar, negative entry), the lease and the same two GETs again under it (no more
+/// GETs without a lease), the render and two or three PUTs; a warm key is one GET of the sidecar,
 /// then nothing for `memoryHitDuration`. Hit counts and last-used times are not written back per hit (that would
 /// be a PUT per hit); `lastUsedAt` moves when the sidecar is rewritten (render, revalidation, retention raise).
 public final class ObjectStorageMediaStore: MediaStore {

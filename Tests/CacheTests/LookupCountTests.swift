@@ -137,16 +137,26 @@ final class LookupCountTests: XCTestCase {
         XCTAssertEqual(stale.failures, 1, "only the re-check under the lock needs the negative entry of a stale key")
     }
 
-    /// A backend without a cheap read (object storage) is read by the resolution itself before the hold: a warm key
-    /// must never take the hold (a lease round trip, and contention between hosts reading a hot key).
-    func testBackendWithoutReadsBeforeTheHoldIsReadByTheResolutionBeforeHolding() async throws {
+    /// A store over `RequestLikeBackend`, its disk, and the counter of its holds.
+    private func makeRequestLikeStore(
+        holdExcludesOtherProcesses: Bool
+    ) throws -> (CachingStore<RequestLikeBackend>, CacheDisk, CallCounter) {
         let configuration = try makeQuietConfiguration()
         let disk = CacheDisk(configuration: configuration)
         try disk.createDirectories()
         let holds = CallCounter()
         let cache = try CachingStore(
             publicBaseURL: configuration.publicBaseURL, memoryHitDuration: .zero, clock: clock
-        ) { _ in RequestLikeBackend(disk: disk, holds: holds) }
+        ) { _ in
+            RequestLikeBackend(disk: disk, holds: holds, holdExcludesOtherProcesses: holdExcludesOtherProcesses)
+        }
+        return (cache, disk, holds)
+    }
+
+    /// A backend without a cheap read (object storage) is read by the resolution itself before the hold: a warm key
+    /// must never take the hold (a lease round trip, and contention between hosts reading a hot key).
+    func testBackendWithoutReadsBeforeTheHoldIsReadByTheResolutionBeforeHolding() async throws {
+        let (cache, disk, holds) = try makeRequestLikeStore(holdExcludesOtherProcesses: true)
         func object(retainUntil: Date? = nil) async throws -> CacheOutcome {
             try await cache.object(
                 for: key(source), sourceURL: source, variant: "attachment", retainUntil: retainUntil,
@@ -171,12 +181,33 @@ final class LookupCountTests: XCTestCase {
         XCTAssertEqual(raise.objects, 2)
         XCTAssertEqual(holds.count(), 2)
     }
+
+    /// Object storage without a lease: the hold keeps no other host out, so the read before it is not repeated.
+    func testHoldThatExcludesNoOtherProcessIsNotFollowedByARecheck() async throws {
+        let (cache, disk, holds) = try makeRequestLikeStore(holdExcludesOtherProcesses: false)
+        let counter = CallCounter()
+        var outcome: CacheOutcome?
+        let cold = try await looks(disk) {
+            outcome = try await cache.object(
+                for: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: deadline()
+            ) { _ in
+                _ = counter.increment()
+                return jpegProduction("looked")
+            }
+        }
+        XCTAssertEqual(outcome?.kind, "produced")
+        XCTAssertEqual(counter.count(), 1)
+        XCTAssertEqual(holds.count(), 1, "single-flight in this process still holds the key")
+        XCTAssertEqual(cold.objects, 1)
+        XCTAssertEqual(cold.failures, 1)
+    }
 }
 
 /// The file backend as object storage behaves: no answer without the hold, and each hold counted.
 private struct RequestLikeBackend: CacheBackend {
     let disk: CacheDisk
     let holds: CallCounter
+    let holdExcludesOtherProcesses: Bool
 
     var rules: CacheFreshnessRules { disk.rules }
 
