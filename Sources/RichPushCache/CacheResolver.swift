@@ -18,8 +18,6 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
 
     var rules: CacheFreshnessRules { backend.rules }
 
-    /// A fresh object (its retention raised when `retainUntil` asks for more) or a live failure; nil when the
-    /// producer must run.
     /// One key, start to finish. The producer runs at most once per key across every process holding it.
     /// `looked` says the caller has just read the key without the hold and found nothing to answer (the file store
     /// does, before any flight): the resolution then goes straight to the hold, whose re-check is the only read.

@@ -72,7 +72,7 @@ public final class ObjectStorageMediaStore: MediaStore {
     }
 
     /// `object(for:…)` after `immediateOutcome` answered nil: memory is asked again, then the resolution reads the
-    /// sidecar once before the lease and once under it.
+    /// sidecar once before the lease and once under it (only once without a lease).
     public func resolveObject(
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
