@@ -9,6 +9,8 @@ struct CacheDisk: Sendable {
     /// Built once: warm lookups consult it for every media item.
     let rules: CacheFreshnessRules
     let sidecars = SidecarMemo()
+    /// Reads of objects and negative entries, for tests of how often a resolution reads one key.
+    let looks = CacheLookCounts()
 
     init(configuration: CacheConfiguration) {
         self.configuration = configuration
@@ -42,6 +44,7 @@ struct CacheDisk: Sendable {
     /// The object if both the sidecar and an object file of the recorded size exist at the expected path; a
     /// half-published or tampered entry reads as absent. Costs one small read and one stat.
     func readObject(_ key: CacheKey) throws(CacheError) -> CachedObject? {
+        looks.countObjectLook()
         guard let object = try readSidecar(key) else { return nil }
         guard object.describesOwnObject(of: key),
             let status = CacheFileSystem.status(layout.absolutePath(object.relativePath)), status.isRegularFile,
@@ -51,6 +54,7 @@ struct CacheDisk: Sendable {
     }
 
     func readFailure(_ key: CacheKey) throws(CacheError) -> CachedFailure? {
+        looks.countFailureLook()
         guard let data = try CacheFileSystem.readFile(layout.negativePath(key)) else { return nil }
         guard let failure = CacheJSON.decode(CachedFailure.self, from: data), failure.key == key else { return nil }
         return failure
@@ -140,6 +144,8 @@ extension CacheDisk: CacheBackend {
         try? answerWithoutLock(key, retainUntil: retainUntil)
     }
 
+    var looksWithoutHold: Bool { true }
+
     func readObject(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CachedObject? {
         try readObject(key)
     }
@@ -174,6 +180,8 @@ extension CacheDisk: CacheBackend {
     func release(_ hold: CacheFileLock, for key: CacheKey) async {
         hold.release()
     }
+
+    var holdExcludesOtherProcesses: Bool { true }
 
     /// Atomic publish, in the order that keeps every crash point safe:
     /// 1. object bytes into `tmp/`, fsync;

@@ -6,27 +6,37 @@ import RichPushCore
 ///
 /// The rules live here once, so the two stores cannot drift: a 304 removes the key's negative entry, and a
 /// retention raise is a use (it moves `lastUsedAt`). Costs: a warm key is one read of the sidecar (or of the
-/// negative entry); a cold one adds the hold, a second read, the producer and two or three writes.
+/// negative entry); a cold one adds the hold, one read under it, the producer and two or three writes.
 struct CacheResolver<Backend: CacheBackend>: Sendable {
     let backend: Backend
 
-    var rules: CacheFreshnessRules { backend.rules }
-
-    /// A fresh object (its retention raised when `retainUntil` asks for more) or a live failure; nil when the
-    /// producer must run.
-    func answer(
-        _ key: CacheKey, retainUntil: Date?, deadline: ContinuousClock.Instant
-    ) async throws(CacheError) -> CacheOutcome? {
-        guard let found = try await look(key, deadline: deadline) else { return nil }
-        return try await retaining(found, key: key, until: retainUntil, deadline: deadline)
+    /// What a key holds: its object (fresh or stale) and, unless the object is fresh, its negative entry.
+    private struct Stored {
+        var object: CachedObject?
+        var failure: CachedFailure?
     }
 
+    var rules: CacheFreshnessRules { backend.rules }
+
     /// One key, start to finish. The producer runs at most once per key across every process holding it.
+    /// `looked` says the caller has just read the key without the hold and found nothing to answer (the file store
+    /// does, before any flight): the resolution then goes straight to the hold, whose re-check is the only read.
+    /// Otherwise it reads the key first, and a hold that excludes no other process needs no re-check.
     func resolve(
         key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+        looked: Bool, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
-        if let answer = try await answer(key, retainUntil: retainUntil, deadline: deadline) { return answer }
+        var unheld: Stored?
+        if !looked {
+            let stored = try await read(key, deadline: deadline)
+            if let found = answer(from: stored) {
+                return try await retaining(found, key: key, until: retainUntil, deadline: deadline)
+            }
+            unheld = stored
+        }
+        // Under a hold that keeps no other process out (object storage without a lease), a re-check could only
+        // find what the read just made found.
+        let known = backend.holdExcludesOtherProcesses ? nil : unheld
         switch try await backend.hold(key, deadline: deadline, look: { () async throws(CacheError) in
             try await look(key, deadline: deadline)
         }) {
@@ -36,7 +46,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
             return try await holding(hold, key) { () async throws(CacheError) in
                 try await resolveHolding(
                     key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                    produce: produce)
+                    known: known, produce: produce)
             }
         }
     }
@@ -53,16 +63,19 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
 
     // MARK: Holding the key
 
+    /// `known` is what the key held when no other process can have changed it since; else it is read again here.
     private func resolveHolding(
         key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+        known: Stored?, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
         // Another process may have published while this one waited for the key.
-        let current = try await backend.readObject(key, deadline: deadline)
+        let stored: Stored
+        if let known { stored = known } else { stored = try await read(key, deadline: deadline) }
+        let current = stored.object
         if let current, rules.isFresh(current) {
-            return .hit(try await raiseRetentionHolding(key, to: retainUntil, deadline: deadline) ?? current)
+            return .hit(try await raisingRetention(of: current, to: retainUntil, deadline: deadline))
         }
-        let previousFailure = try await backend.readFailure(key, deadline: deadline)
+        let previousFailure = stored.failure
         if let previousFailure, rules.isLive(previousFailure) { return .failed(previousFailure, cached: true) }
 
         switch try await CacheProduction.make(by: produce, replacing: current) {
@@ -96,10 +109,19 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     }
 
     private func raiseRetentionHolding(
-        _ key: CacheKey, to requested: Date?, deadline: ContinuousClock.Instant
+        _ key: CacheKey, to requested: Date, deadline: ContinuousClock.Instant
     ) async throws(CacheError) -> CachedObject? {
-        guard var object = try await backend.readObject(key, deadline: deadline) else { return nil }
+        guard let object = try await backend.readObject(key, deadline: deadline) else { return nil }
+        return try await raisingRetention(of: object, to: requested, deadline: deadline)
+    }
+
+    /// `object` as read under the hold, its retention raised to `requested` (the sidecar rewritten) when it does not
+    /// reach that yet.
+    private func raisingRetention(
+        of object: CachedObject, to requested: Date?, deadline: ContinuousClock.Instant
+    ) async throws(CacheError) -> CachedObject {
         guard let requested, rules.needsRetention(object, until: requested) else { return object }
+        var object = object
         object.retainUntil = rules.roundedRetention(requested)
         // A job that raises the retention uses the object, so GC's LRU must see it.
         object.lastUsedAt = rules.now.cacheMillisecondPrecision
@@ -111,10 +133,20 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
 
     /// A fresh object or a live failure, as stored; no retention raise.
     private func look(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CacheOutcome? {
-        if let object = try await backend.readObject(key, deadline: deadline), rules.isFresh(object) { return .hit(object) }
-        if let failure = try await backend.readFailure(key, deadline: deadline), rules.isLive(failure) {
-            return .failed(failure, cached: true)
-        }
+        answer(from: try await read(key, deadline: deadline))
+    }
+
+    /// The key's object, and its negative entry when the object is not fresh (a fresh one answers without it).
+    private func read(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> Stored {
+        let object = try await backend.readObject(key, deadline: deadline)
+        if let object, rules.isFresh(object) { return Stored(object: object) }
+        return Stored(object: object, failure: try await backend.readFailure(key, deadline: deadline))
+    }
+
+    /// A fresh object or a live failure from what a key holds; nil when the producer must run.
+    private func answer(from stored: Stored) -> CacheOutcome? {
+        if let object = stored.object, rules.isFresh(object) { return .hit(object) }
+        if let failure = stored.failure, rules.isLive(failure) { return .failed(failure, cached: true) }
         return nil
     }
 

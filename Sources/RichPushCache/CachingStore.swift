@@ -9,7 +9,8 @@ import Synchronization
 /// the directory's usage write-back and maintenance, or the bucket's listings and lease.
 ///
 /// Costs: a warm key is a memory look-up, or the backend's own answer without a hold (`answerWithoutHold`); a cold
-/// key is one resolution per key in this process, whatever the number of callers.
+/// key is one resolution per key in this process, whatever the number of callers, and is read once without the
+/// hold (here, or in the resolution when the backend has no cheap read) and once under it.
 final class CachingStore<Backend: CacheBackend>: Sendable {
     let publicBaseURL: String
     let backend: Backend
@@ -42,21 +43,26 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
     var callersWaiting: Int { singleFlight.callersWaiting }
 
     /// `MediaStore.object(for:…)`: an immediate answer when there is one, else one resolution per key in this
-    /// process (callers of the same key share it), counted.
+    /// process (callers of the same key share it), counted. `afterImmediateMiss` is for a caller whose
+    /// `immediateOutcome` just answered nil (`MediaStore.resolveObject`): memory is asked again, the backend is not.
     func object(
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+        afterImmediateMiss: Bool = false, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
         if Task.isCancelled { throw CacheError.cancelled }
         if backend.rules.clock.instant >= deadline { throw CacheError.deadlineExceeded }
-        if let answer = immediateOutcome(for: key, retainUntil: retainUntil) { return answer }
+        if let answer = immediateOutcome(for: key, retainUntil: retainUntil, readingBackend: !afterImmediateMiss) {
+            return answer
+        }
         let resolver = self.resolver
+        // The backend's read without the hold, when it has one, was that look: the resolution need not repeat it.
+        let looked = backend.looksWithoutHold
         let outcome = try await singleFlight.storeOutcome(
             for: key, retainUntil: retainUntil, deadline: deadline, rules: backend.rules, memory: memory
         ) { () async throws(CacheError) in
             try await resolver.resolve(
                 key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                produce: produce)
+                looked: looked, produce: produce)
         } raiseRetention: { (date: Date) async throws(CacheError) in
             try await resolver.raiseRetention(key, to: date, deadline: deadline)
         }
@@ -65,14 +71,14 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
     }
 
     /// `MediaStore.immediateOutcome`: a fresh object covering `retainUntil`, or a live failure, from memory or from
-    /// the backend without a hold; nil while this process resolves the key, or when the key must be resolved. A
-    /// read error is not an answer: resolving the key reports it.
-    func immediateOutcome(for key: CacheKey, retainUntil: Date?) -> CacheOutcome? {
+    /// the backend without a hold (unless `readingBackend` is false); nil while this process resolves the key, or
+    /// when the key must be resolved. A read error is not an answer: resolving the key reports it.
+    func immediateOutcome(for key: CacheKey, retainUntil: Date?, readingBackend: Bool = true) -> CacheOutcome? {
         guard singleFlight.isIdle(key) else { return nil }
         let answer: CacheOutcome
         if let remembered = memory.answer(for: key, retainUntil: retainUntil, rules: backend.rules) {
             answer = remembered
-        } else if let read = backend.answerWithoutHold(key, retainUntil: retainUntil) {
+        } else if readingBackend, let read = backend.answerWithoutHold(key, retainUntil: retainUntil) {
             memory.remember(read)
             answer = read
         } else {

@@ -90,6 +90,19 @@ public actor FileMediaStore: MediaStore {
         return outcome
     }
 
+    /// `object(for:…)` without its opening read of the sidecar, which `immediateOutcome` just made: a cold key goes
+    /// from memory to the key's lock, whose re-check is its only other read.
+    public nonisolated func resolveObject(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        let outcome = try await cache.object(
+            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            afterImmediateMiss: true, produce: produce)
+        await account(key: key, outcome: outcome)
+        return outcome
+    }
+
     /// The common case of a warm cache: a fresh object that already covers the requested retention, or a live
     /// negative entry, answered from memory within `memoryHitDuration` of its last read, else from a stat or two (and
     /// a small read when the sidecar is not memoized), with no flight task or lock. A read error is not an answer:

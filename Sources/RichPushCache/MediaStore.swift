@@ -15,6 +15,13 @@ public protocol MediaStore: Sendable {
     /// calls a producer, takes a lock or goes to the network, and counts a hit as `object(for:…)` does. It lets a
     /// caller answer a warm key without the task and deadline timer that a resolution may need.
     func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome?
+    /// `object(for:…)` for a caller whose `immediateOutcome(for:retainUntil:)` just answered nil: it does not read
+    /// the key again without the lock (only memory is asked), so a cold key costs that one read and the re-check
+    /// under the lock.
+    func resolveObject(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome
     /// The stored object, fresh or stale; nil if absent.
     func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject?
     /// `<publicBaseURL>/objects/ab/cd/<key>.<ext>`.
@@ -35,6 +42,16 @@ public protocol MediaStore: Sendable {
 extension MediaStore {
     /// Stores without a cheap local answer always resolve.
     public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? { nil }
+
+    /// Stores without an immediate answer have no look to skip.
+    public func resolveObject(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        try await object(
+            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            produce: produce)
+    }
 
     /// Stores that buffer nothing have nothing to write.
     public func flushUsage() async throws(CacheError) {}

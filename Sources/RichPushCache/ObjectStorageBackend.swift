@@ -98,6 +98,9 @@ struct ObjectStorageBackend: CacheBackend {
         await releaseLease(key, token: hold)
     }
 
+    /// Without a lease, each host renders a key on its own.
+    var holdExcludesOtherProcesses: Bool { lease != nil }
+
     private func releaseLease(_ key: CacheKey, token: String?) async {
         guard let lease, let token else { return }
         await lease.release(leaseName(key), token: token)

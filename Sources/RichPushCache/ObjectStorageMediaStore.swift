@@ -14,7 +14,8 @@ import RichPushCore
 /// a key's lease renders it, the others poll the sidecar until it appears. Without a lease each host may render a
 /// key once. Requests share the fetch layer's libcurl multi handle and are signed by libcurl (SigV4).
 ///
-/// Costs: a cold key is two GETs, the lease, the render and two or three PUTs; a warm key is one GET of the sidecar,
+/// Costs: a cold key is two GETs (sidecar, negative entry), the lease and the same two GETs again under it (no more
+/// GETs without a lease), the render and two or three PUTs; a warm key is one GET of the sidecar,
 /// then nothing for `memoryHitDuration`. Hit counts and last-used times are not written back per hit (that would
 /// be a PUT per hit); `lastUsedAt` moves when the sidecar is rewritten (render, revalidation, retention raise).
 public final class ObjectStorageMediaStore: MediaStore {
@@ -68,6 +69,17 @@ public final class ObjectStorageMediaStore: MediaStore {
         try await cache.object(
             for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
             produce: produce)
+    }
+
+    /// `object(for:…)` after `immediateOutcome` answered nil: memory is asked again, then the resolution reads the
+    /// sidecar once before the lease and once under it (only once without a lease).
+    public func resolveObject(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        try await cache.object(
+            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            afterImmediateMiss: true, produce: produce)
     }
 
     /// A fresh object (covering `retainUntil`) or a live failure remembered from the last `memoryHitDuration`; no I/O.

@@ -67,7 +67,8 @@ struct CachedMediaRenderer: MediaStage {
         let imaging = self.imaging
         let (source, variant, acceptedKinds) = (item.source, item.variant, item.acceptedKinds)
         do {
-            let outcome = try await store.object(
+            // `immediateResult` has just read the key: the store goes on from there, to its lock and re-check.
+            let outcome = try await store.resolveObject(
                 for: item.key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
             ) { stale in
                 try await Self.produce(

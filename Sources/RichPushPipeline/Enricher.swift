@@ -158,9 +158,9 @@ public struct Enricher: Sendable {
     private func prewarm<Stage: MediaStage>(
         source: String, variant: String, with media: Stage, retainUntil: Date, deadline: ContinuousClock.Instant
     ) async -> MediaResult {
-        await media.render(
-            media.item(source: source, pointer: "", variantName: variant), retainUntil: retainUntil, deadline: deadline,
-            owner: FetchOwner())
+        let item = media.item(source: source, pointer: "", variantName: variant)
+        if let result = await media.immediateResult(for: item, retainUntil: retainUntil) { return result }
+        return await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: FetchOwner())
     }
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels

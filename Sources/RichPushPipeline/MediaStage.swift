@@ -18,7 +18,8 @@ protocol MediaStage: Sendable {
     /// The result available without a task or a wait (a warm cache); nil when the item must be rendered.
     func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult?
 
-    /// Renders `item`; its fetches count against `owner`'s connections to the source's host.
+    /// Renders `item`, whose `immediateResult` was nil (the cache was just read for it, so this does not read it
+    /// again before its lock); its fetches count against `owner`'s connections to the source's host.
     func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult
 }
 

@@ -135,6 +135,40 @@ final class EnricherTests: PipelineTestCase {
     }
 }
 
+/// The enricher asks the store for an immediate answer, then resolves what it did not get: the key is read once
+/// without its lock and once under it, not once per layer on the way.
+final class EnricherLookupTests: PipelineTestCase {
+    private let job = #"{"aps":{"alert":"Hi"},"image_url":"https://media.example.com/hero.jpg"}"#
+
+    func testColdMediaIsReadOnceWithoutItsLockAndOnceUnderIt() async throws {
+        let (enricher, fetcher, store) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let result = try await enrichOne(enricher, job)
+        XCTAssertEqual(result.media.first?.status, .rendered)
+        XCTAssertEqual(store.disk.looks.objects, 2)
+        XCTAssertEqual(store.disk.looks.failures, 2)
+
+        // Another worker on the same cache, with nothing in memory: one read answers it.
+        let cache = temporaryDirectory.appendingPathComponent("cache", isDirectory: true)
+        let (warmEnricher, warmFetcher, warmStore) = try makeEnricher(cacheDirectory: cache)
+        defer { warmFetcher.shutdown() }
+        let warm = try await enrichOne(warmEnricher, job)
+        XCTAssertEqual(warm.media.first?.status, .cached)
+        XCTAssertEqual(warmStore.disk.looks.objects, 1)
+        XCTAssertEqual(warmStore.disk.looks.failures, 0)
+    }
+
+    func testPrewarmReadsAColdKeyOnceWithoutItsLockAndOnceUnderIt() async throws {
+        let (enricher, fetcher, store) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let prewarmed = await enricher.prewarm(
+            source: "https://media.example.com/hero.jpg", variant: "attachment", deadline: .now + .seconds(60))
+        XCTAssertEqual(prewarmed.status, .rendered)
+        XCTAssertEqual(store.disk.looks.objects, 2)
+        XCTAssertEqual(store.disk.looks.failures, 2)
+    }
+}
+
 final class ResultTargetTests: PipelineTestCase {
     /// The result JSON that process, consume and validate print carries the addressing, before `apns`.
     func testResultJSONCarriesTargetAndTopic() async throws {
