@@ -88,11 +88,12 @@ public struct ImagePipeline: Sendable {
         case .jpeg(let numerator):
             // Resized as the rows arrive: the scaled image never exists whole.
             decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan.resize, budget: budget)
-        case .png(let reduction, let resizesWhileDecoding):
+        case .png(let reduction, let resizesWhileDecoding, let inflatesWholeImage):
             // The resize's box pre-shrink, or without one the resize itself, applied band by band while decoding:
             // the full-size image never exists.
             decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction,
-                                            resizingWith: resizesWhileDecoding ? plan.resize : nil, budget: budget)
+                                            resizingWith: resizesWhileDecoding ? plan.resize : nil,
+                                            allowsFastPath: inflatesWholeImage, budget: budget)
         case .webp(let scaledWidth, let scaledHeight):
             let scaledSize = scaledWidth.flatMap { width in scaledHeight.map { (width: width, height: $0) } }
             decoded = try WebPDecoder.decode(bytes, layout: probe.hasAlpha ? .rgba : .rgb, scaledTo: scaledSize, budget: budget)

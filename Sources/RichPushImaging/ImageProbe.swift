@@ -23,6 +23,26 @@ public struct ImageProbe: Sendable, Hashable {
     /// JPEG only: progressive, or one scan per component, so libjpeg keeps every block's coefficients until the
     /// last scan whatever scale it decodes at.
     public internal(set) var isMultiScan = false
+    /// WebP only: how the still is coded, which decides what libwebp holds while decoding it (`RenderPlan`).
+    public internal(set) var webpCoding: WebPCoding?
+    /// PNG only: the bits of one pixel as stored (bit depth times samples), and whether the colour type and depth
+    /// are ones the libdeflate fast path reads (`PNGInflatedRows.readsLayout`); `RenderPlan` sizes and chooses
+    /// the decode path from them.
+    public internal(set) var pngBitsPerPixel = 0
+    public internal(set) var pngHasFastPathLayout = false
+
+    /// How a WebP still is coded (its VP8, VP8L and ALPH chunks), or that it is an animation.
+    public enum WebPCoding: Sendable, Hashable {
+        /// VP8: decoded a macroblock row at a time. `alpha` is the ALPH chunk's compression, when it has one:
+        /// raw, or losslessly compressed (VP8L, decoded whole).
+        case lossy(alpha: AlphaCompression?)
+        /// VP8L: decoded into a whole ARGB image first.
+        case lossless
+        /// An animation (ANIM): every frame is composed onto a full canvas.
+        case animated
+
+        public enum AlphaCompression: Sendable, Hashable { case raw, lossless }
+    }
 
     /// One JPEG component's horizontal and vertical sampling factors (1...4 each).
     public struct ComponentSampling: Sendable, Hashable {

@@ -27,6 +27,8 @@ enum PNGHeader {
         var probe = ImageProbe(format: .png, width: width, height: height, hasAlpha: hasAlpha, isAnimated: isAnimated,
                                orientation: 1, hasICCProfile: hasICC)
         probe.isInterlaced = interlace == 1
+        probe.pngBitsPerPixel = bitDepth * [0: 1, 2: 3, 3: 1, 4: 2, 6: 4][colorType, default: 4]
+        probe.pngHasFastPathLayout = PNGRowLayout.reads(colourType: UInt8(colorType), depth: UInt8(bitDepth))
         return probe
     }
 }

@@ -37,6 +37,12 @@ final class PNGInflatedRows {
     /// Channels of the output rows: 3, or 4 with alpha.
     var channels: Int { layout.channels }
 
+    /// The bytes the fast path inflates for a `width`x`height` image of `bitsPerPixel` stored bits a pixel: each
+    /// row's filter byte and its packed samples. What `RenderPlan` counts when it chooses this path.
+    static func filteredBytes(width: Int, height: Int, bitsPerPixel: Int) -> Int {
+        height * ((width * bitsPerPixel + 7) / 8 + 1)
+    }
+
     /// Inflates the image data, or returns nil when the file is not the common case or its stream is not exactly
     /// the image's rows (libpng then decides).
     init?(_ bytes: Data, chunks: PNGChunkList, limits: ImageLimits) {
@@ -55,7 +61,7 @@ final class PNGInflatedRows {
         width = fields.width
         height = fields.height
         self.layout = layout
-        let filteredCount = height * (layout.rowBytes(width: width) + 1)
+        let filteredCount = Self.filteredBytes(width: width, height: height, bitsPerPixel: layout.bitsPerPixel)
         guard filteredCount <= Self.maximumFilteredBytes,
               let inflated = Self.inflate(bytes, imageData: imageData, count: filteredCount) else { return nil }
         filtered = inflated

@@ -13,12 +13,13 @@ enum PNGRowLayout {
     /// from the wrong place, and a PLTE or tRNS beside any other colour type.
     static func make(colourType: UInt8, depth: UInt8, chunks: PNGChunkList, in bytes: Data) -> PNGRowLayout? {
         let types = chunks.chunks.map(\.type)
+        guard reads(colourType: colourType, depth: depth) else { return nil }
         guard colourType == 3 else {
-            guard depth == 8, !types.contains("PLTE"), !types.contains("tRNS") else { return nil }
+            guard !types.contains("PLTE"), !types.contains("tRNS") else { return nil }
             return [0: .grey, 2: .rgb, 4: .greyAlpha, 6: .rgba][colourType]
         }
         // One PLTE before the image data, and at most one tRNS between them (libpng 1.6's own order rules).
-        guard [1, 2, 4, 8].contains(depth), types.filter({ $0 == "PLTE" }).count == 1, types.filter({ $0 == "tRNS" }).count <= 1,
+        guard types.filter({ $0 == "PLTE" }).count == 1, types.filter({ $0 == "tRNS" }).count <= 1,
               let paletteIndex = types.firstIndex(of: "PLTE"), let dataIndex = types.firstIndex(of: "IDAT"),
               paletteIndex < dataIndex else { return nil }
         let paletteRange = chunks.chunks[paletteIndex].data
@@ -37,6 +38,12 @@ enum PNGRowLayout {
             Array(raw[transparency]) + [UInt8](repeating: 255, count: 256 - transparency.count)
         }
         return .palette(depth: Int(depth), colours: colours, alphas: alphas)
+    }
+
+    /// Whether the fast path reads `colourType` at `depth` at all: 8-bit grey, grey+alpha, RGB or RGBA, or a
+    /// palette of 1 to 8 bits (the file's chunks may still leave it to libpng, see `make`).
+    static func reads(colourType: UInt8, depth: UInt8) -> Bool {
+        colourType == 3 ? [1, 2, 4, 8].contains(depth) : depth == 8 && [0, 2, 4, 6].contains(colourType)
     }
 
     /// Bytes per pixel for the row filters: 1 below 8 bits.
@@ -58,9 +65,12 @@ enum PNGRowLayout {
     }
 
     /// Bytes of one unfiltered row of `width` pixels.
-    func rowBytes(width: Int) -> Int {
-        if case .palette(let depth, _, _) = self { return (width * depth + 7) / 8 }
-        return width * bytesPerPixel
+    func rowBytes(width: Int) -> Int { (width * bitsPerPixel + 7) / 8 }
+
+    /// Bits of one stored pixel: the palette's depth, else 8 per sample.
+    var bitsPerPixel: Int {
+        if case .palette(let depth, _, _) = self { return depth }
+        return 8 * bytesPerPixel
     }
 
     /// Writes the unfiltered `row` of `width` pixels into `output` as RGB or RGBA.

@@ -49,12 +49,14 @@ enum WebPDecoder {
             config.output.u.RGBA.size = pixels.count
             guard let decoder = WebPIDecode(nil, 0, &config) else { return .failure(.corrupt(reason: "WebP decoder could not be created")) }
             defer { WebPIDelete(decoder) }
+            // WebPIUpdate rather than WebPIAppend: libwebp reads the bytes where they lie instead of copying
+            // them (and partition 0 again) into buffers of its own, so the decode holds no second copy of the
+            // source; `RenderPlan` counts what it does hold.
             var offset = 0
             while true {
                 do throws(ImageError) { try budget.check() } catch { return .failure(error) }
-                let chunk = min(chunkBytes, count - offset)
-                let code = WebPIAppend(decoder, base + offset, chunk)
-                offset += chunk
+                offset += min(chunkBytes, count - offset)
+                let code = WebPIUpdate(decoder, base, offset)
                 if code == VP8_STATUS_OK { return .success(()) }
                 if code != VP8_STATUS_SUSPENDED { return .failure(.corrupt(reason: "WebP bitstream error \(code.rawValue)")) }
                 if offset >= count { return .failure(.corrupt(reason: "WebP data is truncated")) }
