@@ -41,6 +41,25 @@ public enum QueueError: RichPushError, Equatable {
         }
     }
 
+    /// True when retrying the same call cannot help: a bad URL or configuration, refused credentials, a key of the
+    /// wrong type, a command Redis rejects. A broken connection or an odd reply may pass.
+    public var isPermanent: Bool {
+        switch self {
+        case .invalidURL, .tlsUnsupported, .invalidConfiguration, .authentication, .command, .wrongType, .alreadyRunning:
+            true
+        case .connection, .unexpectedReply, .shutdownIncomplete:
+            false
+        }
+    }
+
+    /// Only the consumer's own configuration is this process's fault; everything else is Redis's answer.
+    public var isLocalFault: Bool {
+        switch self {
+        case .invalidURL, .tlsUnsupported, .invalidConfiguration: true
+        default: false
+        }
+    }
+
     public var description: String {
         switch self {
         case .invalidURL(let url, let reason):
