@@ -49,7 +49,7 @@ public enum CacheError: RichPushError, Equatable {
         case .producerThrew: return "producer_failed"
         case .deadlineExceeded: return .deadlineExceeded
         case .cancelled: return .cancelled
-        case .invalidConfiguration: return "invalid_configuration"
+        case .invalidConfiguration: return .invalidConfiguration
         case .invalidProduction: return "invalid_production"
         case .objectStorage: return "object_storage"
         case .leaseUnavailable: return "lease_unavailable"

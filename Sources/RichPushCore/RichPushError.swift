@@ -23,6 +23,10 @@ public struct ErrorCode: RawRepresentable, Hashable, Sendable, Codable, CustomSt
     public static let corruptMedia: ErrorCode = "corrupt_media"
     /// A render produced bytes that are not the format they claim; Pipeline and Cache both refuse to publish them.
     public static let invalidOutput: ErrorCode = "invalid_output"
+    /// A layer's configuration cannot work (fetch, cache, queue): always our fault, never the origin's.
+    public static let invalidConfiguration: ErrorCode = "invalid_configuration"
+    /// A URL that does not parse: a media URL (HTTP) or the Redis URL (Redis).
+    public static let invalidURL: ErrorCode = "invalid_url"
 }
 
 /// What every layer's error type is: a stable `code`, a human-readable description (no secrets, URLs redacted), and

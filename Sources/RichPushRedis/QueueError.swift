@@ -28,9 +28,9 @@ public enum QueueError: RichPushError, Equatable {
     /// A stable snake_case identifier for JSON output and logs.
     public var code: ErrorCode {
         switch self {
-        case .invalidURL: "invalid_url"
+        case .invalidURL: .invalidURL
         case .tlsUnsupported: "tls_unsupported"
-        case .invalidConfiguration: "invalid_configuration"
+        case .invalidConfiguration: .invalidConfiguration
         case .connection: "connection_failed"
         case .authentication: "authentication_failed"
         case .command: "command_failed"

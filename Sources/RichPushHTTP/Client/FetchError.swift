@@ -44,13 +44,13 @@ public enum FetchError: RichPushError, Equatable {
         case .tooManyRedirects: "too_many_redirects"
         case .unsupportedScheme: "unsupported_scheme"
         case .credentialsInURL: "credentials_in_url"
-        case .invalidURL: "invalid_url"
+        case .invalidURL: .invalidURL
         case .tls: "tls"
         case .dns: "dns"
         case .connection: "connection"
         case .localFile: "local_file"
         case .cancelled: .cancelled
-        case .invalidConfiguration: "invalid_configuration"
+        case .invalidConfiguration: .invalidConfiguration
         case .internalFailure: "internal_error"
         }
     }
