@@ -12,8 +12,9 @@ public enum CacheProduction: Sendable {
         maxAge: Duration?, sourceWidth: Int = 0, sourceHeight: Int = 0, score: Double? = nil)
     /// The origin answered 304: refresh the stored object's metadata and freshness only.
     case notModified(etag: String?, lastModified: String?, maxAge: Duration?)
-    /// Remembered as a negative entry for `negativeTTL`.
-    case failure(code: ErrorCode, message: String)
+    /// The producer's typed failure. A permanent one (`isPermanent`) is remembered as a negative entry for
+    /// `negativeTTL`, its code and description stored; any other is thrown as `CacheError.producerFailed` and retried.
+    case failure(any RichPushError)
 }
 
 /// How `MediaStore.object(for:...)` resolved a key.
@@ -48,7 +49,8 @@ public enum CacheOutcome: Sendable {
 
 extension CacheProduction {
     /// Runs a producer for a store: `CacheError`s pass through, cancellation becomes `cancelled`, and any other error
-    /// `producer_failed` (retried later, never remembered).
+    /// `producer_failed` (retried later, never remembered). Failures a producer means to report come back as
+    /// `failure`, not thrown.
     static func make(
         by produce: (CachedObject?) async throws -> CacheProduction, replacing current: CachedObject?
     ) async throws(CacheError) -> CacheProduction {
@@ -59,7 +61,7 @@ extension CacheProduction {
         } catch is CancellationError {
             throw CacheError.cancelled
         } catch {
-            throw CacheError.producerFailed(code: "producer_failed", message: "media producer failed: \(error)")
+            throw CacheError.producerThrew(reason: "\(error)")
         }
     }
 }

@@ -103,8 +103,12 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
             try await backend.writeSidecar(object, deadline: deadline)
             if previousFailure != nil { try await backend.removeFailure(key, deadline: deadline) }
             return .revalidated(object)
-        case .failure(let code, let message):
-            return .failed(try await recordFailure(key, code: code, message: message, deadline: deadline), cached: false)
+        case .failure(let error):
+            // Only the same answer next time is worth remembering; a deadline or a fault of ours is retried.
+            guard error.isPermanent else { throw CacheError.producerFailed(error) }
+            return .failed(
+                try await recordFailure(key, code: error.code, message: error.description, deadline: deadline),
+                cached: false)
         }
     }
 

@@ -27,6 +27,10 @@ public enum JSONParseError: RichPushError, Hashable {
         }
     }
 
+    /// The same bytes never parse: a document's fault, never ours.
+    public var isPermanent: Bool { true }
+    public var isLocalFault: Bool { false }
+
     /// 1-based line of the problem, 0 for empty input.
     public var line: Int {
         switch self {

@@ -36,14 +36,23 @@ public enum ImageError: RichPushError, Equatable {
         }
     }
 
-    /// The codes of faults of our own rather than of the source image (the encoder failed, the variant is
+    /// True for faults of our own rather than of the source image (the encoder failed, the variant is
     /// misconfigured, our output did not pass its own check, memory ran out): never remembered as negative entries.
-    public static let localFaultCodes: Set<ErrorCode> = [
-        "unsupported_variant", "encode_failed", "output_check_failed", "out_of_memory",
-    ]
+    public var isLocalFault: Bool {
+        switch self {
+        case .unsupportedVariant, .encodeFailed, .outputCheckFailed, .outOfMemory: true
+        default: false
+        }
+    }
 
-    /// True for a fault of this process rather than of the image; see `localFaultCodes`.
-    public var isLocalFault: Bool { Self.localFaultCodes.contains(code) }
+    /// True when the image itself is the reason, so rendering it again gives the same answer. A deadline or
+    /// cancellation is retried next time, and so is a fault of ours.
+    public var isPermanent: Bool {
+        switch self {
+        case .deadlineExceeded, .cancelled: false
+        default: !isLocalFault
+        }
+    }
 
     public var description: String {
         switch self {

@@ -108,10 +108,10 @@ public struct APNsRenderer: Sendable {
                 tree.setValue(.string(publicURL), at: reference.pointer)
                 rewrites.media.append(.init(pointer: reference.pointer, cachedURL: publicURL, originalURL: reference.url))
                 rendered += 1
-            case .failed(let code, let message)?:
+            case .failed(let error)?:
                 removals.append(reference.pointer)
                 diagnostics.add(.warning, .mediaFailed, reference.pointer,
-                                "media failed (\(code.rawValue)): \(message); the push is sent without it")
+                                "media failed (\(error.code.rawValue)): \(error.description); the push is sent without it")
             case .skipped(let reason)?:
                 removals.append(reference.pointer)
                 diagnostics.add(.warning, .mediaSkipped, reference.pointer, "media skipped: \(reason); the push is sent without it")
@@ -238,9 +238,9 @@ public struct APNsRenderer: Sendable {
                     page.set(.string(URLRedaction.redact(reference.url)), for: field + options.originalURLKeySuffix, after: field)
                 }
                 kept.append((.object(page), index, .init(pointer: field, cachedURL: publicURL, originalURL: reference.url)))
-            case .failed(let code, let message)?:
+            case .failed(let error)?:
                 diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
-                                "story page \(senderIndex(index) + 1) was dropped: its image failed (\(code.rawValue)): \(message)")
+                                "story page \(senderIndex(index) + 1) was dropped: its image failed (\(error.code.rawValue)): \(error.description)")
             case .skipped(let reason)?:
                 diagnostics.add(.warning, .storyPageDropped, base + "\(senderIndex(index))",
                                 "story page \(senderIndex(index) + 1) was dropped: its image was skipped (\(reason))")

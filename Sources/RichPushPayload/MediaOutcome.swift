@@ -6,8 +6,9 @@ public enum MediaOutcome: Sendable, Hashable {
     /// In the cache at `media.publicURL`; `publication` says whether this job rendered it, passed it through or found
     /// it cached.
     case published(PublishedMedia, Publication)
-    /// The source or its image is unusable; the push goes without it.
-    case failed(code: ErrorCode, message: String)
+    /// The source or its image is unusable; the push goes without it. The error says why, and whether it is a
+    /// fault of ours (`isLocalFault`).
+    case failed(any RichPushError)
     /// Not finished when the job's deadline hit.
     case skipped(reason: String)
     /// Not fetched on purpose (`validate --no-fetch`): the payload keeps the URL as written.
@@ -60,6 +61,28 @@ public struct PixelSize: Sendable, Hashable {
 }
 
 extension MediaOutcome {
+    /// Failures are equal when they say the same (code and description), which is all the payload and the job's
+    /// JSON read of them; an `any RichPushError` has no equality of its own.
+    public static func == (lhs: MediaOutcome, rhs: MediaOutcome) -> Bool {
+        switch (lhs, rhs) {
+        case (.published(let left, let leftPublication), .published(let right, let rightPublication)):
+            left == right && leftPublication == rightPublication
+        case (.failed(let left), .failed(let right)): left.code == right.code && left.description == right.description
+        case (.skipped(let left), .skipped(let right)): left == right
+        case (.notFetched, .notFetched): true
+        case (.published, _), (.failed, _), (.skipped, _), (.notFetched, _): false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .published(let media, let publication): hasher.combine(0); hasher.combine(media); hasher.combine(publication)
+        case .failed(let error): hasher.combine(1); hasher.combine(error.code); hasher.combine(error.description)
+        case .skipped(let reason): hasher.combine(2); hasher.combine(reason)
+        case .notFetched: hasher.combine(3)
+        }
+    }
+
     /// The URL the payload carries: the published one, or the URL as written when the media was not fetched.
     func publicURL(writtenAs url: String) -> String {
         if case .published(let media, _) = self { return media.publicURL }

@@ -10,8 +10,8 @@ import RichPushCache
 /// Cost: on a cache hit, one metadata read, or none when the store remembers the key. On a miss, one fetch (bounded
 /// by the byte cap of the kind its first bytes show: 10 MB images, 5 MB audio, 50 MB video by default), one decode,
 /// resize and encode (none for audio, video and GIF, which pass through), and two atomic file writes. Permanent
-/// failures (4xx, blocked addresses, invalid images) are remembered as negative entries; transient ones (deadline,
-/// stall, connection) and faults of our own (`MediaResult.isLocalFault`) are not.
+/// failures (4xx, blocked addresses, invalid images; each error's `isPermanent`) are remembered as negative entries;
+/// transient ones (deadline, stall, connection) and faults of our own (`isLocalFault`) are not.
 struct CachedMediaRenderer: MediaStage {
     let fetcher: Fetcher
     let imaging: ImagePipeline
@@ -84,8 +84,7 @@ struct CachedMediaRenderer: MediaStage {
             let skipped = deadlinePassed || error.code == .deadlineExceeded || error.code == .cancelled
             return MediaResult(
                 pointer: item.pointer, source: source, variant: variant.name,
-                outcome: skipped
-                    ? .skipped(reason: error.description) : .failed(code: error.code, message: error.description),
+                outcome: skipped ? .skipped(reason: error.description) : .failed(error),
                 milliseconds: elapsed())
         }
     }
@@ -98,7 +97,7 @@ struct CachedMediaRenderer: MediaStage {
         case .produced(let object):
             media = .published(published(object), object.format.passesThrough ? .passedThrough : .rendered)
         case .failed(let failure, _):
-            media = .failed(code: failure.code, message: failure.message)
+            media = .failed(failure.error)
         }
         return MediaResult(
             pointer: item.pointer, source: item.source, variant: item.variant.name, outcome: media,
@@ -129,8 +128,7 @@ struct CachedMediaRenderer: MediaStage {
                 url: source, deadline: deadline, ifNoneMatch: stale?.etag, ifModifiedSince: stale?.lastModified,
                 acceptedKinds: acceptedKinds, owner: owner))
         } catch {
-            if error.isPermanent { return .failure(code: error.code, message: error.description) }
-            throw CacheError.producerFailed(code: error.code, message: error.description)
+            return .failure(error)
         }
         return try await production(
             from: fetched, source: source, variant: variant, acceptedKinds: acceptedKinds, deadline: deadline,
@@ -150,15 +148,12 @@ struct CachedMediaRenderer: MediaStage {
         if let format = fetched.format, format.kind != .image {
             // The fetcher checked kind and cap on the first bytes; this holds for any fetcher and tiny bodies too.
             guard acceptedKinds.contains(format.kind) else {
-                let refusal = FetchError.kindNotAccepted(
-                    url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue })
-                return .failure(code: refusal.code, message: refusal.description)
+                return .failure(FetchError.kindNotAccepted(
+                    url: source, kind: format.kind, accepted: acceptedKinds.sorted { $0.rawValue < $1.rawValue }))
             }
-            guard format.isAttachable else {
-                return .failure(code: .unsupportedFormat, message: "\(URLRedaction.redact(source)): a QuickTime movie whose ftyp lists no MP4 compatible brand; iOS attachments and OneSignal take MP4, so remux it as .mp4")
-            }
+            guard format.isAttachable else { return .failure(MediaError.quickTimeWithoutMP4Brand(url: source)) }
             if ISOMediaBrands.formats.values.contains(format), let problem = ISOMediaStructure.problem(with: fetched.body) {
-                return .failure(code: .corruptMedia, message: "\(URLRedaction.redact(source)): \(format.rawValue): \(problem)")
+                return .failure(MediaError.corruptMedia(url: source, format: format, problem: problem))
             }
             return .object(
                 bytes: fetched.body, format: format, width: 0, height: 0, etag: fetched.etag,
@@ -168,18 +163,12 @@ struct CachedMediaRenderer: MediaStage {
         do {
             rendered = try await imaging.render(fetched.body, sniffed: fetched.format, as: variant, deadline: deadline)
         } catch {
-            // Only what the image itself is gets remembered; a deadline or a fault of ours is retried next time.
-            let message = "\(URLRedaction.redact(source)): \(error.description)"
-            switch error {
-            case .deadlineExceeded, .cancelled: throw CacheError.producerFailed(code: error.code, message: message)
-            case _ where error.isLocalFault: throw CacheError.producerFailed(code: error.code, message: message)
-            default: return .failure(code: error.code, message: message)
-            }
+            // The store remembers only what the image itself is (`isPermanent`); a deadline or a fault of ours is retried.
+            return .failure(MediaError.image(url: source, error))
         }
         let format = rendered.format.attachmentFormat
         guard format.isPublished else {
-            return .failure(
-                code: .invalidOutput, message: "\(URLRedaction.redact(source)): unsupported output format \(rendered.format)")
+            return .failure(MediaError.unpublishableOutput(url: source, format: rendered.format))
         }
         return .object(
             bytes: rendered.bytes, format: format, width: rendered.width, height: rendered.height, etag: fetched.etag,

@@ -1,8 +1,6 @@
 import Foundation
 import RichPushCore
 import RichPushPayload
-import RichPushImaging
-import RichPushHTTP
 
 /// What happened to one media reference of a job: where it is in the payload, and its typed `MediaOutcome`, the
 /// same value the payload renderer reads and the job's JSON is written from.
@@ -55,7 +53,7 @@ public struct MediaResult: Sendable, Hashable {
     /// The error code of a failed or skipped reference (a skip is always `deadline_exceeded`).
     public var errorCode: ErrorCode? {
         switch outcome {
-        case .failed(let code, _): code
+        case .failed(let error): error.code
         case .skipped: .deadlineExceeded
         case .published, .notFetched: nil
         }
@@ -64,7 +62,7 @@ public struct MediaResult: Sendable, Hashable {
     /// Why the reference failed or was skipped.
     public var errorMessage: String? {
         switch outcome {
-        case .failed(_, let message): message
+        case .failed(let error): error.description
         case .skipped(let reason): reason
         case .notFetched: "not fetched (--no-fetch)"
         case .published: nil
@@ -74,17 +72,18 @@ public struct MediaResult: Sendable, Hashable {
     /// True when the media is in the cache and the payload points at it (rendered, passed through or cached).
     public var isUsable: Bool { published != nil }
 
-    /// True when the media failed through a fault of this process (configuration, allocation, a library
-    /// misuse), not through its origin or its image. Such failures are never cached, and are worth an error log.
+    /// True when the media failed through a fault of this process (configuration, allocation, its cache disk, a
+    /// library misuse), not through its origin or its image, as the error itself says. Such failures are never
+    /// cached, and are worth an error log.
     public var isLocalFault: Bool {
-        guard case .failed(let code, _) = outcome else { return false }
-        return FetchError.localFaultCodes.contains(code) || ImageError.localFaultCodes.contains(code)
+        guard case .failed(let error) = outcome else { return false }
+        return error.isLocalFault
     }
 
     /// The failure of a reference whose URL cannot be fetched (`MediaReference.invalidReason`); nothing is fetched.
     init(invalid reference: MediaReference, reason: String) {
         self.init(pointer: reference.pointer, source: URLRedaction.redact(reference.url), variant: reference.variantName,
-                  outcome: .failed(code: ErrorCode(DiagnosticCode.mediaURLInvalid.rawValue), message: reason),
+                  outcome: .failed(InvalidMediaURLError(reason: reason)),
                   milliseconds: 0)
     }
 

@@ -28,9 +28,9 @@ public enum QueueError: RichPushError, Equatable {
     /// A stable snake_case identifier for JSON output and logs.
     public var code: ErrorCode {
         switch self {
-        case .invalidURL: "invalid_url"
+        case .invalidURL: .invalidURL
         case .tlsUnsupported: "tls_unsupported"
-        case .invalidConfiguration: "invalid_configuration"
+        case .invalidConfiguration: .invalidConfiguration
         case .connection: "connection_failed"
         case .authentication: "authentication_failed"
         case .command: "command_failed"
@@ -38,6 +38,25 @@ public enum QueueError: RichPushError, Equatable {
         case .unexpectedReply: "unexpected_reply"
         case .alreadyRunning: "already_running"
         case .shutdownIncomplete: "shutdown_incomplete"
+        }
+    }
+
+    /// True when retrying the same call cannot help: a bad URL or configuration, refused credentials, a key of the
+    /// wrong type, a command Redis rejects. A broken connection or an odd reply may pass.
+    public var isPermanent: Bool {
+        switch self {
+        case .invalidURL, .tlsUnsupported, .invalidConfiguration, .authentication, .command, .wrongType, .alreadyRunning:
+            true
+        case .connection, .unexpectedReply, .shutdownIncomplete:
+            false
+        }
+    }
+
+    /// Only the consumer's own configuration is this process's fault; everything else is Redis's answer.
+    public var isLocalFault: Bool {
+        switch self {
+        case .invalidURL, .tlsUnsupported, .invalidConfiguration: true
+        default: false
         }
     }
 

@@ -67,7 +67,7 @@ enum FuzzTarget: String, CaseIterable {
                                 publicURL: "https://cdn.test/objects/aa/bb/\(index).jpg", format: .jpeg, bytes: 900_000,
                                 size: PixelSize(width: 10, height: 10)),
                             .rendered)
-                        : .failed(code: "fuzz", message: "fuzzed failure")
+                        : .failed(ImageError.corrupt(reason: "fuzzed failure"))
                 }
                 if case .rendered(let request, _) = Self.apns.render(job, media: media) {
                     _ = request.payload.serialized()

@@ -35,7 +35,7 @@ struct PreviewLimits: Sendable {
     /// The 413 for a body over `maximumLines`, or nil when it fits.
     func refusal(lines: Int) -> HTTPResponse? {
         guard lines > maximumLines else { return nil }
-        return .error(413, code: "too_many_lines",
+        return .error(413, code: .tooManyLines,
                       message: "the body has \(lines) lines; a preview takes at most \(maximumLines) (--preview-max-lines), so send fewer")
     }
 }

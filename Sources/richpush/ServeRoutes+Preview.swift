@@ -20,7 +20,7 @@ extension ServeRoutes {
             }
             if let refusal = previewLimits.refusal(lines: urls.count) { return refusal }
             guard let story = URLListStory.document(from: urls) else {
-                return .error(400, code: "empty_url_list", message: "the URL list holds no URL")
+                return .error(400, code: .emptyURLList, message: "the URL list holds no URL")
             }
             documents = [(story, nil)]
         case "application/x-ndjson":

@@ -30,7 +30,7 @@ struct ServeRoutes: Sendable {
 
     /// The answer to a `/v1/*` request without the token.
     static let unauthorized = HTTPResponse.error(
-        401, code: "unauthorized", message: "this endpoint needs the header 'Authorization: Bearer <token>' with the token of --auth-token-file",
+        401, code: .unauthorized, message: "this endpoint needs the header 'Authorization: Bearer <token>' with the token of --auth-token-file",
         headers: [("WWW-Authenticate", #"Bearer realm="richpush""#)])
 
     func respond(to request: HTTPRequest) async -> HTTPResponse {
@@ -39,11 +39,11 @@ struct ServeRoutes: Sendable {
         }
         if request.method == "POST", request.path.hasPrefix("/v1/") {
             guard let type = request.contentType, Self.acceptedMediaTypes.contains(type) else {
-                return .error(415, code: "unsupported_media_type",
+                return .error(415, code: .unsupportedMediaType,
                               message: "\(request.path) takes Content-Type \(Self.acceptedMediaTypes.sorted().joined(separator: ", ")), not \(request.contentType ?? "none")")
             }
             guard !request.body.isEmpty else {
-                return .error(400, code: "empty_body", message: "\(request.path) needs a body")
+                return .error(400, code: .emptyBody, message: "\(request.path) needs a body")
             }
         }
         switch (request.method, request.path) {
@@ -62,17 +62,17 @@ struct ServeRoutes: Sendable {
                 try await store.checkReadiness()
                 return json(200, ["status": .string("ready")])
             } catch {
-                return .error(503, code: error.code.rawValue, message: error.description, headers: [("Retry-After", "5")])
+                return .error(503, code: error.code, message: error.description, headers: [("Retry-After", "5")])
             }
         case ("GET", "/metrics") where servesMetrics:
             return await metricsResponse()
         case (_, "/v1/enrich"), (_, "/v1/validate"), (_, "/v1/preview"):
-            return .error(405, code: "method_not_allowed", message: "\(request.path) takes POST", headers: [("Allow", "POST")])
+            return .error(405, code: .methodNotAllowed, message: "\(request.path) takes POST", headers: [("Allow", "POST")])
         case (_, "/"), (_, "/healthz"), (_, "/readyz"),
              (_, "/metrics") where servesMetrics:
-            return .error(405, code: "method_not_allowed", message: "\(request.path) takes GET", headers: [("Allow", "GET, HEAD")])
+            return .error(405, code: .methodNotAllowed, message: "\(request.path) takes GET", headers: [("Allow", "GET, HEAD")])
         default:
-            return .error(404, code: "not_found", message: "no such path: \(request.path)")
+            return .error(404, code: .notFound, message: "no such path: \(request.path)")
         }
     }
 
@@ -81,8 +81,8 @@ struct ServeRoutes: Sendable {
         switch (request.method, request.path) {
         case ("GET", "/metrics"): await metricsResponse()
         case (_, "/healthz"), (_, "/readyz"): await respond(to: request)
-        case (_, "/metrics"): .error(405, code: "method_not_allowed", message: "/metrics takes GET", headers: [("Allow", "GET")])
-        default: .error(404, code: "not_found", message: "the metrics listener serves /metrics, /healthz and /readyz only")
+        case (_, "/metrics"): .error(405, code: .methodNotAllowed, message: "/metrics takes GET", headers: [("Allow", "GET")])
+        default: .error(404, code: .notFound, message: "the metrics listener serves /metrics, /healthz and /readyz only")
         }
     }
 
@@ -129,8 +129,8 @@ struct ServeRoutes: Sendable {
             })
             let unanswered = lines.count - taken.withLock { $0 }
             if unanswered > 0 {
-                let code = writer.isStopping ? "shutting_down" : "cancelled"
-                var trailer = JSONValue.object(["error": .string(code), "unanswered": .number(String(unanswered))]).serialized()
+                let code = writer.isStopping ? ErrorCode.shuttingDown : .cancelled
+                var trailer = JSONValue.object(["error": .string(code.rawValue), "unanswered": .number(String(unanswered))]).serialized()
                 trailer.append(0x0A)
                 writer.write(trailer)
             }

@@ -179,7 +179,7 @@ final class FileMediaStoreTests: XCTestCase {
         let brokenKey = key("https://origin.test/broken")
         _ = try await store.object(
             for: brokenKey, sourceURL: "https://origin.test/broken", variant: "attachment", retainUntil: nil,
-            deadline: farDeadline(), produce: { _ in .failure(code: "http_status", message: "404") })
+            deadline: farDeadline(), produce: { _ in .failure(RememberedFailure(code: "http_status", message: "404")) })
         let negative = await store.immediateOutcome(for: brokenKey, retainUntil: soon)
         XCTAssertEqual(negative?.kind, "failed-cached")
 

@@ -90,7 +90,7 @@ final class FreshnessTests: XCTestCase {
         let fetches = CallCounter()
         let produce: @Sendable (CachedObject?) async throws -> CacheProduction = { _ in
             _ = fetches.increment()
-            return .failure(code: "http_status", message: "HTTP 404 from https://origin.test/missing.jpg")
+            return .failure(RememberedFailure(code: "http_status", message: "HTTP 404 from https://origin.test/missing.jpg"))
         }
         let first = try await store.object(
             for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),

@@ -118,7 +118,7 @@ final class GarbageCollectionTests: XCTestCase {
             let url = "https://origin.test/\(name)"
             _ = try await store.object(
                 for: key(url), sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
-                produce: { _ in .failure(code: "http_status", message: "404") })
+                produce: { _ in .failure(RememberedFailure(code: "http_status", message: "404")) })
         }
         let staleTemporary = root.appendingPathComponent("tmp/counters.1.2.part")
         let freshTemporary = root.appendingPathComponent("tmp/counters.3.4.part")
@@ -158,7 +158,7 @@ final class GarbageCollectionTests: XCTestCase {
                             let outcome = try await reader.object(
                                 for: key(url), sourceURL: url, variant: "attachment", retainUntil: nil,
                                 deadline: farDeadline(), produce: { _ in jpegProduction(name, size: 1000) })
-                            guard let object = outcome.object else { throw CacheError.producerFailed(code: "test", message: "no object") }
+                            guard let object = outcome.object else { throw CacheError.producerThrew(reason: "no object") }
                             XCTAssertEqual(object.contentSHA256, SHA256.hexDigest(of: fakeJPEG(names[position % names.count], size: 1000)))
                             served += 1
                             _ = reads.increment()

@@ -112,7 +112,7 @@ final class LookupCountTests: XCTestCase {
 
     func testLiveNegativeEntryIsOneReadOfEach() async throws {
         let store = try FileMediaStore(configuration: makeQuietConfiguration())
-        _ = try await object(store, production: .failure(code: "http_status", message: "404"))
+        _ = try await object(store, production: .failure(RememberedFailure(code: "http_status", message: "404")))
         let counter = CallCounter()
         var outcome: CacheOutcome?
         let negative = try await looks(store.disk) { outcome = try await object(store, counter: counter) }

@@ -170,7 +170,7 @@ final class ObjectStorageMediaStoreTests: XCTestCase {
                 deadline: farDeadline()
             ) { _ in
                 _ = counter.increment()
-                return .failure(code: "http_status", message: "origin answered HTTP 404")
+                return .failure(RememberedFailure(code: "http_status", message: "origin answered HTTP 404"))
             }
         }
         for expectedCached in [false, true] {

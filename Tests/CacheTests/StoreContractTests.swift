@@ -59,7 +59,7 @@ final class StoreContract {
         let store = try makeStore(settings)
         let counter = CallCounter()
         let target = key("https://a.test/broken")
-        let first = try await Self.resolve(store, target, counter: counter) { _ in .failure(code: "http_status", message: "404") }
+        let first = try await Self.resolve(store, target, counter: counter) { _ in .failure(RememberedFailure(code: "http_status", message: "404")) }
         XCTAssertEqual(first.kind, "failed")
         let second = try await Self.resolve(store, target, counter: counter) { _ in jpegProduction("late") }
         XCTAssertEqual(second.kind, "failed-cached")
@@ -82,7 +82,7 @@ final class StoreContract {
         // Stale at once (max-age 0), with an ETag to revalidate with.
         _ = try await Self.resolve(store, target, counter: counter) { _ in jpegProduction("v1", etag: "\"v1\"", maxAge: .zero) }
         // The origin then failed once: the object stays, a negative entry is written.
-        let failed = try await Self.resolve(store, target, counter: counter) { _ in .failure(code: "http_status", message: "410") }
+        let failed = try await Self.resolve(store, target, counter: counter) { _ in .failure(RememberedFailure(code: "http_status", message: "410")) }
         XCTAssertEqual(failed.kind, "failed")
         settings.clock.advance(by: .milliseconds(300))
         let validators = Mutex<String?>(nil)
@@ -235,7 +235,7 @@ final class StoreContract {
         let counter = CallCounter()
         _ = try await Self.resolve(store, key("https://a.test/counted"), counter: counter) { _ in jpegProduction("c") }
         _ = try await Self.resolve(store, key("https://a.test/counted"), counter: counter) { _ in jpegProduction("c") }
-        _ = try await Self.resolve(store, key("https://a.test/gone"), counter: counter) { _ in .failure(code: "http_status", message: "404") }
+        _ = try await Self.resolve(store, key("https://a.test/gone"), counter: counter) { _ in .failure(RememberedFailure(code: "http_status", message: "404")) }
         _ = try await Self.resolve(store, key("https://a.test/gone"), counter: counter) { _ in jpegProduction("c") }
         let statistics = try await store.statistics()
         XCTAssertEqual([statistics.hits, statistics.misses, statistics.negativeHits], [1, 2, 1])

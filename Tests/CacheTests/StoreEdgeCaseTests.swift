@@ -100,7 +100,7 @@ final class StoreEdgeCaseTests: XCTestCase {
                 for: cacheKey, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: farDeadline(),
                 produce: { _ in
                     _ = calls.increment()
-                    return .failure(code: "http_status", message: "HTTP 410")
+                    return .failure(RememberedFailure(code: "http_status", message: "HTTP 410"))
                 })
             XCTAssertEqual(outcome.kind, expected)
         }

@@ -81,7 +81,7 @@ final class GoldenFixtureTests: XCTestCase {
         var media: [String: MediaOutcome] = [:]
         for (index, reference) in job.media.enumerated() {
             if reference.url.contains("broken") {
-                media[reference.pointer] = .failed(code: "corrupt", message: "not a decodable image")
+                media[reference.pointer] = .failed(RememberedFailure(code: "corrupt", message: "not a decodable image"))
             } else {
                 let bytes = reference.variantName == "story" ? 350_000 : 200_000
                 media[reference.pointer] = PayloadHelpers.rendered("https://cdn.example.com/objects/\(index).jpg", bytes: bytes)

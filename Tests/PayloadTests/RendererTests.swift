@@ -81,7 +81,7 @@ final class RendererTests: XCTestCase {
     func testFailedAttachmentIsRemovedAndOriginalKept() throws {
         let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"att":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url":"https://m.example/3.jpg"}"#))
         let media: [String: MediaOutcome] = ["/att/a": rendered("https://cdn.example/1.jpg"),
-                                             "/att/b": .failed(code: "http_status", message: "404"),
+                                             "/att/b": .failed(RememberedFailure(code: "http_status", message: "404")),
                                              "/image_url": .skipped(reason: "deadline")]
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         XCTAssertEqual(PayloadHelpers.text(request.payload),
@@ -171,7 +171,7 @@ final class RendererTests: XCTestCase {
     func testFailedStoryPagesAreDropped() throws {
         let job = try XCTUnwrap(storyJob(pages: 3))
         var media = PayloadHelpers.renderedMedia(for: job)
-        media["/pw_stories/pages/0/image"] = .failed(code: "corrupt", message: "bad JPEG")
+        media["/pw_stories/pages/0/image"] = .failed(RememberedFailure(code: "corrupt", message: "bad JPEG"))
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages")?.arrayValue?.count, 2)
         XCTAssertEqual(request.payload.value(at: "/pw_stories/pages/0/title"), .string("Page 1"))
@@ -183,7 +183,7 @@ final class RendererTests: XCTestCase {
         let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":"","category":"PW_STORIES"},"pw_stories":{"pages":[{"image":"https://m.example/1.jpg"}]}}"#))
         var options = PayloadOptions()
         options.defaultTitle = "News"
-        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/0/image": .failed(code: "x", message: "y")], options: options))
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/0/image": .failed(RememberedFailure(code: "x", message: "y"))], options: options))
         XCTAssertEqual(PayloadHelpers.text(request.payload), #"{"aps":{"alert":{"title":"News","body":"Open to see more"}}}"#)
         XCTAssertEqual(diagnostics.codes, ["story_page_dropped", "story_removed", "empty_alert_text_removed", "fallback_text_used"])
     }

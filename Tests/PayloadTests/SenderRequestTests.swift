@@ -94,8 +94,8 @@ final class SenderRequestTests: XCTestCase {
         let document = #"{"content":"x","ios_attachment":"https://m.example/broken.jpg","data":{"pw_stories":{"pages":[{"image":"https://m.example/ok.jpg"},{"image":"https://m.example/bad.jpg"}]}}}"#
         let job = try XCTUnwrap(PayloadHelpers.job(document))
         var media = PayloadHelpers.renderedMedia(for: job)
-        media["/attachment"] = .failed(code: "corrupt_image", message: "bad")
-        media["/u/pw_stories/pages/1/image"] = .failed(code: "corrupt_image", message: "bad")
+        media["/attachment"] = .failed(RememberedFailure(code: "corrupt_image", message: "bad"))
+        media["/u/pw_stories/pages/1/image"] = .failed(RememberedFailure(code: "corrupt_image", message: "bad"))
         let (rendered, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         let request = SenderRequest.rewrite(job.document, rendered: [(job, rendered.payload)], storyKey: "pw_stories")
         XCTAssertNil(request.value(at: "/ios_attachment"))

@@ -97,9 +97,9 @@ final class StoryRuleTests: XCTestCase {
         // The media pointer uses the sender's page number (page 2), not the position after dropping.
         XCTAssertEqual(job.media, [MediaReference(pointer: "/pw_stories/pages/2/image", url: "https://m.example/1.jpg",
                                                   role: .storyPage(index: 0), variantName: "story")])
-        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
+        let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/2/image": .failed(RememberedFailure(code: "corrupt", message: "bad"))]))
         XCTAssertNil(request.payload.value(at: "/pw_stories"))
-        let (_, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/2/image": .failed(code: "corrupt", message: "bad")]))
+        let (_, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/pw_stories/pages/2/image": .failed(RememberedFailure(code: "corrupt", message: "bad"))]))
         XCTAssertTrue(diagnostics.contains { $0.code == "story_page_dropped" && $0.pointer == "/pw_stories/pages/2" && $0.message.hasPrefix("story page 3 ") }, "\(diagnostics)")
     }
 

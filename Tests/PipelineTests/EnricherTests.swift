@@ -127,7 +127,7 @@ final class EnricherTests: PipelineTestCase {
         func published(_ publication: MediaOutcome.Publication) -> MediaResult {
             media(.published(PublishedMedia(publicURL: "u", format: .jpeg, bytes: 1, size: nil), publication))
         }
-        let failed = media(.failed(code: "http_404", message: "gone"))
+        let failed = media(.failed(RememberedFailure(code: "http_404", message: "gone")))
         XCTAssertEqual(Enricher.status(of: []), .passthrough)
         XCTAssertEqual(Enricher.status(of: [published(.rendered), published(.cached)]), .enriched)
         XCTAssertEqual(Enricher.status(of: [published(.rendered), failed]), .partial)

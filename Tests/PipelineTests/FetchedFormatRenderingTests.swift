@@ -19,11 +19,11 @@ final class FetchedFormatRenderingTests: XCTestCase {
     }
 
     private func failure(_ production: CacheProduction, file: StaticString = #filePath, line: UInt = #line) -> (String, String)? {
-        guard case .failure(let code, let message) = production else {
+        guard case .failure(let error) = production else {
             XCTFail("expected a failure, got \(production)", file: file, line: line)
             return nil
         }
-        return (code.rawValue, message)
+        return (error.code.rawValue, error.description)
     }
 
     func testTheFetchersFormatDecidesHowTheBodyIsRead() async throws {

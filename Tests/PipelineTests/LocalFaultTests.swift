@@ -68,6 +68,46 @@ final class LocalFaultTests: PipelineTestCase {
         XCTAssertEqual(log.events, [], "the origin's answer is no fault of ours")
     }
 
+    func testCacheDiskFaultIsOursAndCounted() async throws {
+        // cache_io is our fault: the cache's disk and permissions are ours, so it is logged and counted as one.
+        let (enricher, fetcher, _) = try makeEnricher(variant: .attachment)
+        defer { fetcher.shutdown() }
+        let objects = temporaryDirectory.appendingPathComponent("cache/objects")
+        try? FileManager.default.removeItem(at: objects)
+        try Data("not a directory".utf8).write(to: objects)
+
+        let result = try await enrichOne(enricher, job)
+        let media = try XCTUnwrap(result.media.first)
+        XCTAssertEqual(media.status, .failed)
+        XCTAssertEqual(media.errorCode, .cacheIO)
+        XCTAssertTrue(media.isLocalFault)
+        let metrics = JobMetrics()
+        metrics.record(result)
+        XCTAssertTrue(metrics.prometheusText().contains("richpush_local_faults_total{code=\"cache_io\"} 1"))
+        XCTAssertEqual(log.events, ["error local_fault cache_io"])
+    }
+
+    func testImageErrorsAnswerForThemselves() {
+        XCTAssertTrue(ImageError.corrupt(reason: "x").isPermanent)
+        XCTAssertFalse(ImageError.corrupt(reason: "x").isLocalFault)
+        for transient in [ImageError.deadlineExceeded, .cancelled] {
+            XCTAssertFalse(transient.isPermanent)
+            XCTAssertFalse(transient.isLocalFault)
+        }
+        for ours in [ImageError.outOfMemory(bytes: 1), .encodeFailed(reason: "x"), .unsupportedVariant("x"),
+                     .outputCheckFailed(reason: "x")] {
+            XCTAssertTrue(ours.isLocalFault)
+            XCTAssertFalse(ours.isPermanent, "a fault of ours is never remembered")
+        }
+        // Pipeline's wrapper names the source and keeps the image error's answers.
+        let wrapped = MediaError.image(url: "https://a.test/x.jpg?sig=secret", .outOfMemory(bytes: 1))
+        XCTAssertEqual(wrapped.code, "out_of_memory")
+        XCTAssertTrue(wrapped.isLocalFault)
+        XCTAssertFalse(wrapped.isPermanent)
+        XCTAssertFalse(wrapped.description.contains("secret"))
+        XCTAssertTrue(MediaError.corruptMedia(url: "https://a.test/x.mp4", format: .mp4, problem: "p").isPermanent)
+    }
+
     func testFetchFaultsOfOurOwnAreNeverPermanent() {
         XCTAssertFalse(FetchError.invalidConfiguration(reason: "x").isPermanent)
         XCTAssertFalse(FetchError.internalFailure(url: "https://a.test/x", reason: "y").isPermanent)

@@ -23,7 +23,7 @@ final class ValidationVerdictTests: XCTestCase {
             ("a plain warning", job(.enriched, [diagnostic(.warning, .imageUpscaled)]), false, false),
             ("a plain warning, strict", job(.enriched, [diagnostic(.warning, .imageUpscaled)]), true, true),
             ("a warning that changes what is shown", job(.enriched, [diagnostic(.warning, .storyRemoved)]), false, true),
-            ("failed media", job(.fallback, media: [.failed(code: .unsupportedFormat, message: "m")]), false, true),
+            ("failed media", job(.fallback, media: [.failed(RememberedFailure(code: .unsupportedFormat, message: "m"))]), false, true),
             ("media not fetched", job(.passthrough, media: [.notFetched]), false, false),
             ("media out of time", job(.partial, media: [.skipped(reason: "deadline")]), false, true),
         ]

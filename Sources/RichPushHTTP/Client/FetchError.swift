@@ -44,13 +44,13 @@ public enum FetchError: RichPushError, Equatable {
         case .tooManyRedirects: "too_many_redirects"
         case .unsupportedScheme: "unsupported_scheme"
         case .credentialsInURL: "credentials_in_url"
-        case .invalidURL: "invalid_url"
+        case .invalidURL: .invalidURL
         case .tls: "tls"
         case .dns: "dns"
         case .connection: "connection"
         case .localFile: "local_file"
         case .cancelled: .cancelled
-        case .invalidConfiguration: "invalid_configuration"
+        case .invalidConfiguration: .invalidConfiguration
         case .internalFailure: "internal_error"
         }
     }
@@ -60,12 +60,14 @@ public enum FetchError: RichPushError, Equatable {
         kind == .image ? .tooLarge(url: url, limit: limit) : .tooLargeForKind(url: url, kind: kind, limit: limit)
     }
 
-    /// The codes of faults of our own (configuration, allocation, library misuse). Such a failure says nothing
-    /// about the origin: it is never remembered as a negative entry, and callers log it at error level.
-    public static let localFaultCodes: Set<ErrorCode> = ["invalid_configuration", "internal_error"]
-
-    /// True for a fault of this process rather than of the origin; see `localFaultCodes`.
-    public var isLocalFault: Bool { Self.localFaultCodes.contains(code) }
+    /// True for faults of our own (configuration, allocation, library misuse). Such a failure says nothing about
+    /// the origin: it is never remembered as a negative entry, and callers log it at error level.
+    public var isLocalFault: Bool {
+        switch self {
+        case .invalidConfiguration, .internalFailure: true
+        default: false
+        }
+    }
 
     /// True when retrying later would give the same answer (4xx, blocked, invalid, too large), so a caller may
     /// remember the failure as a negative cache entry. Timeouts, 5xx and network trouble are transient, and a

@@ -28,9 +28,9 @@ public struct HTTPResponse: Sendable {
         self.init(status: status, headers: [("Content-Type", contentType)] + headers, body: .complete(body))
     }
 
-    /// A JSON error body `{"error": {"code", "message"}}`.
-    public static func error(_ status: Int, code: String, message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
-        let body = JSONValue.object(["error": .object(["code": .string(code), "message": .string(message)])])
+    /// A JSON error body `{"error": {"code", "message"}}`; `code` is a declared `ErrorCode`, as in every other output.
+    public static func error(_ status: Int, code: ErrorCode, message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+        let body = JSONValue.object(["error": .object(["code": .string(code.rawValue), "message": .string(message)])])
         return HTTPResponse(status: status, contentType: "application/json", body: body.serialized(), headers: headers)
     }
 

@@ -72,7 +72,7 @@ private func access(_ server: HTTPServer, connection: OpaquePointer, url: Unsafe
         case .suspended:
             return MHD_Result.YES
         case .saturated:
-            return queue(.error(503, code: "saturated", message: "too many requests in flight; retry shortly",
+            return queue(.error(503, code: .saturated, message: "too many requests in flight; retry shortly",
                                 headers: [("Retry-After", "1")]), on: exchange, closing: false)
         case .stopping:
             return queue(HTTPServer.stoppingResponse, on: exchange, closing: true)

@@ -175,15 +175,15 @@ public final class HTTPServer: Sendable {
     }
 
     static let stoppingResponse = HTTPResponse.error(
-        503, code: "shutting_down", message: "the server is stopping; retry on another instance",
+        503, code: .shuttingDown, message: "the server is stopping; retry on another instance",
         headers: [("Retry-After", "1"), ("Connection", "close")])
 
     var bodyTimeoutResponse: HTTPResponse {
-        .error(408, code: "body_timeout", message: "the request body did not arrive within \(configuration.bodyTimeout)")
+        .error(408, code: .bodyTimeout, message: "the request body did not arrive within \(configuration.bodyTimeout)")
     }
 
     var tooLargeResponse: HTTPResponse {
-        .error(413, code: "body_too_large", message: "the request body is over the \(configuration.maximumBodyBytes)-byte limit (--max-body)")
+        .error(413, code: .bodyTooLarge, message: "the request body is over the \(configuration.maximumBodyBytes)-byte limit (--max-body)")
     }
 
     // MARK: Called from libmicrohttpd's threads and the sweeper

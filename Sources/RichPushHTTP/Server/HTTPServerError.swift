@@ -12,6 +12,17 @@ public enum HTTPServerError: RichPushError, Equatable {
         }
     }
 
+    /// An address that does not parse stays wrong; a port that is taken may be freed.
+    public var isPermanent: Bool {
+        switch self {
+        case .invalidAddress: true
+        case .cannotListen: false
+        }
+    }
+
+    /// The address and port are this process's configuration.
+    public var isLocalFault: Bool { true }
+
     public var description: String {
         switch self {
         case .invalidAddress(let address): "'\(address)' is not an IPv4 or IPv6 address to listen on"
