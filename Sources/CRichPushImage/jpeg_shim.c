@@ -257,7 +257,8 @@ const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder) 
 }
 
 int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
-                                int progressive, int full_chroma, const uint8_t *icc, unsigned int icc_length) {
+                                int progressive, int full_chroma, const unsigned int *tables,
+                                const uint8_t *icc, unsigned int icc_length) {
     if (setjmp(encoder->error.jump)) return -1;
     jpeg_mem_dest(&encoder->cinfo, &encoder->buffer, &encoder->length);
     encoder->cinfo.image_width = (JDIMENSION)width;
@@ -266,6 +267,11 @@ int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int h
     encoder->cinfo.in_color_space = JCS_EXT_RGB;
     jpeg_set_defaults(&encoder->cinfo);
     jpeg_set_quality(&encoder->cinfo, quality, TRUE);
+    if (tables != NULL) {
+        int scale = jpeg_quality_scaling(quality);
+        jpeg_add_quant_table(&encoder->cinfo, 0, tables, scale, TRUE);
+        jpeg_add_quant_table(&encoder->cinfo, 1, tables + DCTSIZE2, scale, TRUE);
+    }
     encoder->cinfo.optimize_coding = TRUE;
     // jpeg_set_defaults already selects 2x2 luma sampling (4:2:0); stated for clarity. 1x1 is 4:4:4.
     encoder->cinfo.comp_info[0].h_samp_factor = full_chroma ? 1 : 2;

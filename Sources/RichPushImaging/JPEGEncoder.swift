@@ -12,16 +12,21 @@ enum JPEGEncoder {
     }
 
     static func encode(_ image: PixelBuffer, quality: Int, progressive: Bool, chroma: Chroma = .halved,
-                       iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
+                       quantization: JPEGQuantization = .standard, iccProfile: [UInt8]?,
+                       budget: WorkBudget) throws(ImageError) -> Data {
         guard image.channels == 3 else { throw .encodeFailed(reason: "JPEG needs RGB pixels, got \(image.channels) channels") }
         guard let encoder = richpush_jpeg_encoder_create() else { throw .encodeFailed(reason: "JPEG encoder could not be created") }
         defer { richpush_jpeg_encoder_destroy(encoder) }
         func failure() -> ImageError { .encodeFailed(reason: "JPEG: " + String(cString: richpush_jpeg_encoder_message(encoder))) }
 
         let profile = iccProfile ?? []
+        let tables = quantization.tables ?? []
         let started = profile.withUnsafeBufferPointer { profile in
-            richpush_jpeg_encoder_start(encoder, Int32(image.width), Int32(image.height), Int32(min(100, max(1, quality))),
-                                        progressive ? 1 : 0, chroma == .full ? 1 : 0, profile.baseAddress, UInt32(profile.count))
+            tables.withUnsafeBufferPointer { tables in
+                richpush_jpeg_encoder_start(
+                    encoder, Int32(image.width), Int32(image.height), Int32(min(100, max(1, quality))), progressive ? 1 : 0,
+                    chroma == .full ? 1 : 0, tables.isEmpty ? nil : tables.baseAddress, profile.baseAddress, UInt32(profile.count))
+            }
         }
         guard started == 0 else { throw failure() }
         let wroteAll = try image.writeRows(inBandsOf: WorkBudget.bandRows * 4, budget: budget) { rows, count in

@@ -123,11 +123,48 @@ final class QualitySearchTests: XCTestCase {
             let encoded = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
             let quality = try XCTUnwrap(encoded.quality), chroma = try XCTUnwrap(encoded.chroma)
             let sizes = try [false, true].map { progressive in
-                try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma, iccProfile: nil, budget: budget).count
+                try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
+                                       quantization: .perceptual, iccProfile: nil, budget: budget).count
             }
             XCTAssertEqual(encoded.bytes.count, sizes.min(), "\(name): baseline \(sizes[0]), progressive \(sizes[1])")
         }
     }
+
+    /// The search encodes with the perceptual tables, scaled to its quality as libjpeg scales its own; a fixed
+    /// quality keeps libjpeg's standard tables, so its outputs stay what they were.
+    func testSearchUsesThePerceptualTablesAndFixedQualityTheStandardOnes() throws {
+        let budget = ImagingHelpers.farBudget
+        let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
+        func lumaTable(_ jpeg: Data) throws -> [Int] {
+            // The first DQT segment (FF DB): length, then Pq/Tq, then 64 8-bit values in zigzag order.
+            let bytes = [UInt8](jpeg)
+            let marker = try XCTUnwrap((0..<bytes.count - 1).first { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xDB })
+            let zigzag = bytes[(marker + 5)..<(marker + 69)].map(Int.init)
+            var natural = [Int](repeating: 0, count: 64)
+            for (index, position) in Self.zigzagOrder.enumerated() { natural[position] = zigzag[index] }
+            return natural
+        }
+        func scaled(_ table: [UInt32], quality: Int) -> [Int] {
+            let factor = quality < 50 ? 5000 / quality : 200 - 2 * quality
+            return table.prefix(64).map { min(255, max(1, (Int($0) * factor + 50) / 100)) }
+        }
+        var warnings: [String] = []
+        let searched = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
+        let perceptual = try XCTUnwrap(JPEGQuantization.perceptual.tables)
+        XCTAssertEqual(try lumaTable(searched.bytes), scaled(perceptual, quality: try XCTUnwrap(searched.quality)))
+        let fixed = try ImageEncoding.encode(pixels, variant: variant(target: nil), iccProfile: nil, budget: budget, warnings: &warnings)
+        let annexK: [UInt32] = [16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56,
+                                14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
+                                49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
+        XCTAssertEqual(try lumaTable(fixed.bytes), scaled(annexK, quality: try XCTUnwrap(fixed.quality)))
+    }
+
+    /// Position in natural order of each zigzag index (the JPEG standard's Figure A.6).
+    private static let zigzagOrder = [
+        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14, 21,
+        28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53, 60, 61,
+        54, 47, 55, 62, 63,
+    ]
 
     func testTargetIsPartOfTheCacheDescription() {
         let fixed = variant(target: nil).cacheDescription

@@ -66,8 +66,11 @@ void richpush_jpeg_encoder_destroy(richpush_jpeg_encoder *encoder);
 const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder);
 /// RGB input (JCS_EXT_RGB), optimized Huffman tables; chroma at half resolution both ways (4:2:0), or at full
 /// resolution (4:4:4) when `full_chroma` is set.
+// `tables`: 128 quantisation values at quality 50 (luma, then chroma, natural order), scaled by `quality` as
+// libjpeg scales its own; NULL keeps libjpeg's standard (Annex K) tables.
 int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
-                                int progressive, int full_chroma, const uint8_t *icc, unsigned int icc_length);
+                                int progressive, int full_chroma, const unsigned int *tables,
+                                const uint8_t *icc, unsigned int icc_length);
 int richpush_jpeg_encoder_write_rows(richpush_jpeg_encoder *encoder, uint8_t **rows, int count);
 /// Finishes; *output points into encoder-owned memory valid until destroy.
 int richpush_jpeg_encoder_finish(richpush_jpeg_encoder *encoder, const uint8_t **output, size_t *length);

@@ -1,0 +1,42 @@
+/// Which quantisation tables a JPEG is encoded with.
+///
+/// A variant's fixed `quality` is on libjpeg's standard scale (the JPEG standard's Annex K tables), the scale every
+/// tool's "quality 82" means, so its outputs stay what they were. The quality search scores every candidate, so it
+/// may use tables that spend the bits where the eye looks: at the same SSIMULACRA2 score they give 0.89 of the
+/// standard tables' bytes on the corpus and generated images (docs/benchmarks.md, "Quantisation tables").
+enum JPEGQuantization: Sendable {
+    /// libjpeg's own tables.
+    case standard
+    /// The table mozjpeg lists as tuned for PSNR-HVS-M on the Kodak image set (its `quant_table` 4), a published
+    /// table; of the three tuned tables measured here it gave the fewest bytes at an equal score.
+    case perceptual
+
+    /// 128 values at quality 50, luma then chroma, in natural (row-major) order; nil for libjpeg's own.
+    var tables: [UInt32]? {
+        switch self {
+        case .standard: nil
+        case .perceptual: Self.perceptualTables
+        }
+    }
+
+    private static let perceptualTables: [UInt32] = [
+        // Luma.
+        9, 10, 12, 14, 27, 32, 51, 62,
+        11, 12, 14, 19, 27, 44, 59, 73,
+        12, 14, 18, 25, 42, 59, 79, 78,
+        17, 18, 25, 42, 61, 92, 87, 92,
+        23, 28, 42, 75, 79, 112, 112, 99,
+        40, 42, 59, 84, 88, 124, 132, 111,
+        42, 64, 78, 95, 105, 126, 125, 99,
+        70, 75, 100, 102, 116, 100, 107, 98,
+        // Chroma.
+        9, 10, 17, 19, 62, 89, 91, 97,
+        12, 13, 18, 29, 84, 91, 88, 98,
+        14, 19, 29, 93, 95, 95, 98, 97,
+        20, 26, 84, 88, 95, 95, 98, 94,
+        26, 86, 91, 93, 97, 99, 98, 99,
+        99, 100, 98, 99, 99, 99, 99, 99,
+        99, 99, 99, 99, 99, 99, 99, 99,
+        97, 97, 99, 99, 99, 99, 97, 99,
+    ]
+}
