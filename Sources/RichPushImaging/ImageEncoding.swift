@@ -44,7 +44,7 @@ enum ImageEncoding {
         if let target = variant.qualityTarget {
             let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma throws(ImageError) in
                 try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive, chroma: chroma,
-                                       quantization: .perceptual, iccProfile: iccProfile, budget: budget)
+                                       quantization: .searched(chroma), iccProfile: iccProfile, budget: budget)
             }
             var outcome = try search.run(warnings: &warnings)
             // Progressive scans hold the same coefficients (the same pixels, so the same score) in another order:
@@ -52,7 +52,7 @@ enum ImageEncoding {
             if !variant.progressive {
                 do throws(ImageError) {
                     let progressive = try JPEGEncoder.encode(opaque, quality: outcome.quality, progressive: true,
-                                                             chroma: outcome.chroma, quantization: .perceptual,
+                                                             chroma: outcome.chroma, quantization: .searched(outcome.chroma),
                                                              iccProfile: iccProfile, budget: budget)
                     if progressive.count < outcome.bytes.count { outcome.bytes = progressive }
                 } catch .deadlineExceeded {

@@ -88,15 +88,7 @@ final class QualitySearchTests: XCTestCase {
     /// Red and blue lines one pixel wide: 4:2:0 averages them to purple at any quality, so the target is reached
     /// only at 4:4:4.
     func testSharpColourEdgesAreSearchedAgainAtFullChroma() throws {
-        var pixels = PixelBuffer(width: 96, height: 96, channels: 3)
-        for y in 0..<96 {
-            for x in 0..<96 {
-                let red = (x + y / 24) % 2 == 0
-                pixels.pixels[(y * 96 + x) * 3] = red ? 220 : 30
-                pixels.pixels[(y * 96 + x) * 3 + 2] = red ? 30 : 220
-                pixels.pixels[(y * 96 + x) * 3 + 1] = UInt8(y)
-            }
-        }
+        let pixels = Self.sharpColourEdges
         let budget = ImagingHelpers.farBudget
         var chromas: [JPEGEncoder.Chroma] = []
         let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma throws(ImageError) in
@@ -124,14 +116,14 @@ final class QualitySearchTests: XCTestCase {
             let quality = try XCTUnwrap(encoded.quality), chroma = try XCTUnwrap(encoded.chroma)
             let sizes = try [false, true].map { progressive in
                 try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
-                                       quantization: .perceptual, iccProfile: nil, budget: budget).count
+                                       quantization: .searched(chroma), iccProfile: nil, budget: budget).count
             }
             XCTAssertEqual(encoded.bytes.count, sizes.min(), "\(name): baseline \(sizes[0]), progressive \(sizes[1])")
         }
     }
 
-    /// The search encodes with the perceptual tables, scaled to its quality as libjpeg scales its own; a fixed
-    /// quality keeps libjpeg's standard tables, so its outputs stay what they were.
+    /// The search encodes 4:2:0 with the perceptual tables, scaled to its quality as libjpeg scales its own; a fixed
+    /// quality keeps libjpeg's standard tables, so its outputs stay what they were (and so does a 4:4:4 search).
     func testSearchUsesThePerceptualTablesAndFixedQualityTheStandardOnes() throws {
         let budget = ImagingHelpers.farBudget
         let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
@@ -150,6 +142,7 @@ final class QualitySearchTests: XCTestCase {
         }
         var warnings: [String] = []
         let searched = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
+        XCTAssertEqual(searched.chroma, .halved, "a photograph is searched at 4:2:0")
         let perceptual = try XCTUnwrap(JPEGQuantization.perceptual.tables)
         XCTAssertEqual(try lumaTable(searched.bytes), scaled(perceptual, quality: try XCTUnwrap(searched.quality)))
         let fixed = try ImageEncoding.encode(pixels, variant: variant(target: nil), iccProfile: nil, budget: budget, warnings: &warnings)
@@ -157,7 +150,25 @@ final class QualitySearchTests: XCTestCase {
                                 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
                                 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
         XCTAssertEqual(try lumaTable(fixed.bytes), scaled(annexK, quality: try XCTUnwrap(fixed.quality)))
+        let edges = try ImageEncoding.encode(Self.sharpColourEdges, variant: variant(target: 80), iccProfile: nil, budget: budget,
+                                             warnings: &warnings)
+        XCTAssertEqual(edges.chroma, .full)
+        XCTAssertEqual(try lumaTable(edges.bytes), scaled(annexK, quality: try XCTUnwrap(edges.quality)), "4:4:4 keeps the standard tables")
     }
+
+    /// Red and blue lines one pixel wide, 96x96.
+    private static let sharpColourEdges: PixelBuffer = {
+        var pixels = PixelBuffer(width: 96, height: 96, channels: 3)
+        for y in 0..<96 {
+            for x in 0..<96 {
+                let red = (x + y / 24) % 2 == 0
+                pixels.pixels[(y * 96 + x) * 3] = red ? 220 : 30
+                pixels.pixels[(y * 96 + x) * 3 + 2] = red ? 30 : 220
+                pixels.pixels[(y * 96 + x) * 3 + 1] = UInt8(y)
+            }
+        }
+        return pixels
+    }()
 
     /// Position in natural order of each zigzag index (the JPEG standard's Figure A.6).
     private static let zigzagOrder = [
