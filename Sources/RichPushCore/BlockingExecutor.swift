@@ -14,7 +14,19 @@ public final class BlockingExecutor: Sendable {
     /// The process's pool: one thread per core.
     public static let shared = BlockingExecutor(threadCount: max(1, ProcessInfo.processInfo.activeProcessorCount))
 
-    private let pending = Mutex<[@Sendable () -> Void]>([])
+    /// Work waiting for a thread: `complete`'s first (short writes that hold a cache lock, which must not wait behind
+    /// a queue of renders), then `run`'s, each in arrival order.
+    private struct Pending {
+        var urgent: [@Sendable () -> Void] = []
+        var normal: [@Sendable () -> Void] = []
+
+        mutating func next() -> (@Sendable () -> Void)? {
+            if !urgent.isEmpty { return urgent.removeFirst() }
+            return normal.isEmpty ? nil : normal.removeFirst()
+        }
+    }
+
+    private let pending = Mutex(Pending())
     private let queued = DispatchSemaphore(value: 0)
     /// The pool's threads, so that work can tell where it runs (`isCurrentThreadInPool`).
     private let threads = Mutex<Set<pthread_t>>([])
@@ -26,7 +38,7 @@ public final class BlockingExecutor: Sendable {
                 threads.withLock { _ = $0.insert(pthread_self()) }
                 while true {
                     queued.wait()
-                    let work = pending.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+                    let work = pending.withLock { $0.next() }
                     work?()
                 }
             }
@@ -51,7 +63,7 @@ public final class BlockingExecutor: Sendable {
                     waiter.withLock { $0.take() }?.resume(returning: .failure(cancelledError))
                     return
                 }
-                enqueue {
+                enqueue(urgent: false) {
                     let outcome: Result<Value, Failure>
                     if cancellation.isCancelled {
                         outcome = .failure(cancelledError)
@@ -73,12 +85,13 @@ public final class BlockingExecutor: Sendable {
     }
 
     /// Runs `work` on a pool thread and waits for it to finish, cancellation or not: for work whose end the caller
-    /// must see before it goes on, such as a publish that has to complete before its key's lock is released.
+    /// must see before it goes on, such as a publish that has to complete before its key's lock is released. It goes
+    /// before any queued `run` work, so keep it short (a write and an fsync, not a render).
     public func complete<Value: Sendable, Failure: Error>(
         _ work: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
-            enqueue {
+            enqueue(urgent: true) {
                 do throws(Failure) {
                     continuation.resume(returning: .success(try work()))
                 } catch {
@@ -92,8 +105,10 @@ public final class BlockingExecutor: Sendable {
     /// Whether the calling code runs on one of this pool's threads (and so not on the cooperative pool).
     public var isCurrentThreadInPool: Bool { threads.withLock { $0.contains(pthread_self()) } }
 
-    private func enqueue(_ work: @escaping @Sendable () -> Void) {
-        pending.withLock { $0.append(work) }
+    private func enqueue(urgent: Bool, _ work: @escaping @Sendable () -> Void) {
+        pending.withLock { pending in
+            if urgent { pending.urgent.append(work) } else { pending.normal.append(work) }
+        }
         queued.signal()
     }
 }

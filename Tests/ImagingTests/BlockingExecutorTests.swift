@@ -26,6 +26,26 @@ final class BlockingExecutorTests: XCTestCase {
         XCTAssertFalse(executor.isCurrentThreadInPool, "the test's own thread is not one of them")
     }
 
+    /// A publish holds its key's lock while it waits for a thread: it goes before renders queued ahead of it.
+    func testCompleteGoesBeforeQueuedRuns() async throws {
+        let executor = BlockingExecutor(threadCount: 1)
+        let gate = DispatchSemaphore(value: 0)
+        let order = OrderRecorder()
+        let blocker = Task { try await executor.run(cancelledError: ImageError.cancelled) { _ throws(ImageError) in gate.wait() } }
+        try await Task.sleep(for: .milliseconds(20))
+        let queuedRun = Task {
+            try await executor.run(cancelledError: ImageError.cancelled) { _ throws(ImageError) in order.append("run") }
+        }
+        try await Task.sleep(for: .milliseconds(20))
+        let publish = Task { await executor.complete { () -> Void in order.append("complete") } }
+        try await Task.sleep(for: .milliseconds(20))
+        gate.signal()
+        try await blocker.value
+        try await queuedRun.value
+        await publish.value
+        XCTAssertEqual(order.names, ["complete", "run"])
+    }
+
     func testCompleteRethrowsTheTypedError() async {
         do {
             try await BlockingExecutor.shared.complete { () throws(ImageError) in throw ImageError.corrupt(reason: "test") }
@@ -88,4 +108,13 @@ private extension Result {
         if case .failure(let error) = self { return error }
         return nil
     }
+}
+
+/// Names appended from pool threads, in order.
+private final class OrderRecorder: Sendable {
+    private let list = Mutex<[String]>([])
+
+    func append(_ name: String) { list.withLock { $0.append(name) } }
+
+    var names: [String] { list.withLock { $0 } }
 }
