@@ -19,6 +19,25 @@ enum JPEGQuantization: Sendable {
         chroma == .halved ? .perceptual : .standard
     }
 
+    /// How many quality steps lower these tables reach the score the standard tables reach at a given quality: the
+    /// search's first guess moves by it. Measured on the corpus and generated images at SSIMULACRA2 80 (5 to 10
+    /// lower for the perceptual tables, 6 the median; docs/benchmarks.md, "Quantisation tables").
+    var qualityBelowStandard: Int {
+        switch self {
+        case .standard: 0
+        case .perceptual: 6
+        }
+    }
+
+    /// Quality steps per SSIMULACRA2 point near 80, the search's slope until two scores measure it: about 2.5 on the
+    /// standard tables, 3 on the perceptual ones (their scores climb more slowly with quality).
+    var qualityPerScorePoint: Double {
+        switch self {
+        case .standard: 2.5
+        case .perceptual: 3.0
+        }
+    }
+
     /// 128 values at quality 50, luma then chroma, in natural (row-major) order; nil for libjpeg's own.
     var tables: [UInt32]? {
         switch self {

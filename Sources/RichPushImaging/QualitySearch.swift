@@ -32,8 +32,6 @@ struct QualitySearch {
     static let maximumEvaluations = 4
     /// A passing score this close to the target ends the search.
     static let closeEnough = 1.0
-    /// Quality steps per score point before two scores give a measured slope (libjpeg's scale near q80).
-    static let initialSlope = 2.5
     /// Aim this far above the target, so the step after a pass tends to land on a pass, not just below.
     static let aimMargin = 0.25
     /// A 4:2:0 result at this quality or above is tried at 4:4:4 too.
@@ -69,10 +67,12 @@ struct QualitySearch {
         let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
                                  cancellation: budget.cancellation)
         let metric = try SSIMULACRA2(reference: pixels)
+        // Guesses are on the standard tables' scale (the variant's quality); each chroma's tables move them to theirs.
         var pass = try search(.halved, from: variant.quality, metric: metric, scoring: scoring)
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
         if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
-            let full = try search(.full, from: min(variant.quality, pass.best?.quality ?? 100), metric: metric, scoring: scoring)
+            let halvedBest = pass.best.map { $0.quality + JPEGQuantization.searched(.halved).qualityBelowStandard }
+            let full = try search(.full, from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring)
             if let candidate = full.best, pass.best.map({ candidate.bytes.count < $0.bytes.count }) ?? true {
                 pass.best = candidate
             } else if pass.best == nil, let candidate = full.fallback, (candidate.score ?? 0) > (pass.fallback?.score ?? 0) {
@@ -105,13 +105,14 @@ struct QualitySearch {
         throw .outputTooLarge(bytes: pass.smallestOverBudget?.count ?? 0, limit: variant.maximumBytes ?? 0)
     }
 
-    private func search(_ chroma: JPEGEncoder.Chroma, from guess: Int, metric: SSIMULACRA2,
+    private func search(_ chroma: JPEGEncoder.Chroma, from standardGuess: Int, metric: SSIMULACRA2,
                         scoring: WorkBudget) throws(ImageError) -> Pass {
+        let tables = JPEGQuantization.searched(chroma)
         let floor = min(100, max(1, variant.minimumQuality))
         var failing = floor - 1, passing = 101      // the open bracket: known too low, known high enough (or too big)
         var pass = Pass()
-        var slope = Self.initialSlope, previous: (quality: Int, score: Double)?
-        var quality = min(100, max(floor, guess))
+        var slope = tables.qualityPerScorePoint, previous: (quality: Int, score: Double)?
+        var quality = min(100, max(floor, standardGuess - tables.qualityBelowStandard))
         var stepCost: Duration?
         for step in 0..<Self.maximumEvaluations {
             if let stepCost, ContinuousClock.now + stepCost * 2 > scoring.deadline, pass.best != nil || pass.fallback != nil {
