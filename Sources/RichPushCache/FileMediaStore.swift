@@ -83,11 +83,9 @@ public actor FileMediaStore: MediaStore {
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
-        let outcome = try await cache.object(
-            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            produce: produce)
-        await account(key: key, outcome: outcome)
-        return outcome
+        try await resolve(
+            key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            afterImmediateMiss: false, produce: produce)
     }
 
     /// `object(for:…)` without its opening read of the sidecar, which `immediateOutcome` just made: a cold key goes
@@ -96,9 +94,19 @@ public actor FileMediaStore: MediaStore {
         for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
         produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
     ) async throws(CacheError) -> CacheOutcome {
+        try await resolve(
+            key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
+            afterImmediateMiss: true, produce: produce)
+    }
+
+    /// The resolution both entry points share, counted once in the usage ledger.
+    private nonisolated func resolve(
+        _ key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        afterImmediateMiss: Bool, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
         let outcome = try await cache.object(
             for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            afterImmediateMiss: true, produce: produce)
+            afterImmediateMiss: afterImmediateMiss, produce: produce)
         await account(key: key, outcome: outcome)
         return outcome
     }
