@@ -7,27 +7,35 @@ enum SSIMULACRA2MapSums {
     private static let c2: Float = 0.0009
 
     /// The row's sums of: the SSIM error `d` and `d^4`; the edge-difference artifact and its 4th power; the
-    /// detail lost and its 4th power (lanes 0...5). `mean*`, `square*` and `product` are the blurred image,
-    /// squares and product; `image*` the unblurred XYB rows; `scratch` holds `3 * width` floats.
+    /// detail lost and its 4th power (lanes 0...5). `mean*` are the blurred images; `moments` the blurred squares
+    /// and product, nil when the SSIM map is not wanted (its lanes stay zero); `image*` the unblurred XYB rows;
+    /// `scratch` holds `3 * width` floats.
     static func row(width: Int, mean1: UnsafePointer<Float>, mean2: UnsafePointer<Float>,
-                    square1: UnsafePointer<Float>, square2: UnsafePointer<Float>, product: UnsafePointer<Float>,
+                    moments: (square1: UnsafePointer<Float>, square2: UnsafePointer<Float>, product: UnsafePointer<Float>)?,
                     image1: UnsafePointer<Float>, image2: UnsafePointer<Float>,
                     scratch: UnsafeMutablePointer<Float>) -> SIMD8<Double> {
         let ssim = scratch, artifact = scratch + width, lost = scratch + 2 * width
+        var ssimSums = (0.0, 0.0)
+        if let (square1, square2, product) = moments {
+            for x in 0..<width {
+                let m1 = mean1[x], m2 = mean2[x]
+                let difference = m1 - m2
+                let numeratorM = 1 - difference * difference
+                let numeratorS = 2 * (product[x] - m1 * m2) + c2
+                let denominator = (square1[x] - m1 * m1) + (square2[x] - m2 * m2) + c2
+                let d = 1 - numeratorM * numeratorS / denominator
+                ssim[x] = d > 0 ? d : 0
+            }
+            ssimSums = sums(ssim, count: width)
+        }
         for x in 0..<width {
             let m1 = mean1[x], m2 = mean2[x]
-            let difference = m1 - m2
-            let numeratorM = 1 - difference * difference
-            let numeratorS = 2 * (product[x] - m1 * m2) + c2
-            let denominator = (square1[x] - m1 * m1) + (square2[x] - m2 * m2) + c2
-            let d = 1 - numeratorM * numeratorS / denominator
-            ssim[x] = d > 0 ? d : 0
             let edge1 = image1[x] - m1, edge2 = image2[x] - m2
             let ratio = (1 + (edge2 < 0 ? -edge2 : edge2)) / (1 + (edge1 < 0 ? -edge1 : edge1)) - 1
             artifact[x] = ratio > 0 ? ratio : 0
             lost[x] = ratio < 0 ? -ratio : 0
         }
-        let (ssimSum, ssimFourth) = sums(ssim, count: width)
+        let (ssimSum, ssimFourth) = ssimSums
         let (artifactSum, artifactFourth) = sums(artifact, count: width)
         let (lostSum, lostFourth) = sums(lost, count: width)
         return SIMD8<Double>(ssimSum, ssimFourth, artifactSum, artifactFourth, lostSum, lostFourth, 0, 0)

@@ -13,6 +13,26 @@ struct SSIMULACRA2Scale {
         var edges = [Double](repeating: 0, count: 12)
     }
 
+    /// Which of one channel's maps a scale computes: the metric's weights make many of its 108 terms negligible
+    /// (`SSIMULACRA2.terms`), and a channel's maps cost only what they need.
+    enum ChannelTerms: Sendable {
+        /// No term of this channel counts at this scale: no blur, no map.
+        case none
+        /// Only the edge-difference maps count: the two blurred means.
+        case edges
+        /// The SSIM map counts too: all five blurred quantities.
+        case all
+
+        /// How many of the five blurred quantities (a, b, a*a, b*b, a*b) the maps read.
+        var blurredQuantities: Int {
+            switch self {
+            case .none: 0
+            case .edges: 2
+            case .all: 5
+            }
+        }
+    }
+
     /// Fills three planar linear RGB rows (`width` floats each) for a source row.
     typealias RowSource = (_ y: Int, _ red: UnsafeMutablePointer<Float>, _ green: UnsafeMutablePointer<Float>,
                            _ blue: UnsafeMutablePointer<Float>) -> Void
@@ -34,7 +54,10 @@ struct SSIMULACRA2Scale {
         ((slots * rowsPerSlot + 1) * width + 9 * width + width + 2 * radius + (blurredRows + 3) * width) * MemoryLayout<Float>.size
     }
 
-    static func measure(width: Int, height: Int, reference: RowSource, distorted: RowSource,
+    /// Measures one scale; the norms of a channel whose `terms` are `.none` (or of the SSIM map, for `.edges`) are
+    /// left at zero. Cost: per pixel two XYB conversions (two cube roots when only Y counts, three otherwise),
+    /// two 11-tap blurs per blurred quantity and the maps.
+    static func measure(width: Int, height: Int, terms: [ChannelTerms], reference: RowSource, distorted: RowSource,
                         budget: WorkBudget?) throws(ImageError) -> Norms {
         let padded = width + 2 * radius
         var ring = [Float](repeating: 0, count: (slots * rowsPerSlot + 1) * width)   // + the zero row
@@ -50,12 +73,12 @@ struct SSIMULACRA2Scale {
                         let ring = ring.baseAddress!, scratch = scratch.baseAddress!, weights = weights.baseAddress!
                         if inputRow < height {
                             let slot = ring + (inputRow % slots) * rowsPerSlot * width
-                            load(row: inputRow, width: width, reference: reference, distorted: distorted,
+                            load(row: inputRow, width: width, terms: terms, reference: reference, distorted: distorted,
                                  slot: slot, scratch: scratch, padded: scratch + 9 * width, weights: weights)
                         }
                         let outputRow = inputRow - radius
                         if outputRow >= 0 {
-                            score(row: outputRow, width: width, height: height, ring: ring,
+                            score(row: outputRow, width: width, height: height, terms: terms, ring: ring,
                                   blurred: scratch + 9 * width + padded, weights: weights, sums: &sums)
                         }
                     }
@@ -77,21 +100,24 @@ struct SSIMULACRA2Scale {
 
     /// Converts source row `row` of both images to XYB and fills its ring slot: rows 0..<15 are the horizontal
     /// blurs of (a, b, a*a, b*b, a*b) per channel, rows 15..<21 the XYB rows (a per channel, then b).
-    private static func load(row: Int, width: Int, reference: RowSource, distorted: RowSource,
+    private static func load(row: Int, width: Int, terms: [ChannelTerms], reference: RowSource, distorted: RowSource,
                              slot: UnsafeMutablePointer<Float>, scratch: UnsafeMutablePointer<Float>,
                              padded: UnsafeMutablePointer<Float>, weights: UnsafePointer<Float>) {
         reference(row, scratch, scratch + width, scratch + 2 * width)
         distorted(row, scratch + 3 * width, scratch + 4 * width, scratch + 5 * width)
         let xybReference = slot + 15 * width, xybDistorted = slot + 18 * width
-        XYB.convert(red: scratch, green: scratch + width, blue: scratch + 2 * width, count: width, into: xybReference)
+        let lumaOnly = terms[0] == .none && terms[2] == .none
+        XYB.convert(red: scratch, green: scratch + width, blue: scratch + 2 * width, count: width, lumaOnly: lumaOnly,
+                    into: xybReference)
         XYB.convert(red: scratch + 3 * width, green: scratch + 4 * width, blue: scratch + 5 * width, count: width,
-                    into: xybDistorted)
+                    lumaOnly: lumaOnly, into: xybDistorted)
         let product = scratch + 6 * width
-        for channel in 0..<3 {
+        for channel in 0..<3 where terms[channel] != .none {
             let a = xybReference + channel * width, b = xybDistorted + channel * width
             let targets = slot + channel * 5 * width
             horizontalBlur(a, width: width, padded: padded, weights: weights, into: targets)
             horizontalBlur(b, width: width, padded: padded, weights: weights, into: targets + width)
+            guard terms[channel] == .all else { continue }
             for x in 0..<width { product[x] = a[x] * a[x] }
             horizontalBlur(product, width: width, padded: padded, weights: weights, into: targets + 2 * width)
             for x in 0..<width { product[x] = b[x] * b[x] }
@@ -136,25 +162,32 @@ struct SSIMULACRA2Scale {
 
     /// Blurs output row `row` vertically from the ring (rows outside the image count as zero) and adds its map
     /// values to `sums` (per channel: SSIM, SSIM^4, artifact, artifact^4, detail lost, detail lost^4).
-    private static func score(row: Int, width: Int, height: Int, ring: UnsafeMutablePointer<Float>,
+    private static func score(row: Int, width: Int, height: Int, terms: [ChannelTerms], ring: UnsafeMutablePointer<Float>,
                               blurred: UnsafeMutablePointer<Float>, weights: UnsafePointer<Float>, sums: inout [Double]) {
         withUnsafeTemporaryAllocation(of: UnsafePointer<Float>.self, capacity: slots) { sources in
-            for quantity in 0..<blurredRows {
-                for tap in 0..<slots {
-                    let sourceRow = row - radius + tap
-                    // Rows outside the image are zero: the ring's spare row, kept all zeros.
-                    sources[tap] = UnsafePointer(sourceRow < 0 || sourceRow >= height
-                        ? ring + slots * rowsPerSlot * width
-                        : ring + ((sourceRow % slots) * rowsPerSlot + quantity) * width)
+            for channel in 0..<3 {
+                for quantity in (channel * 5)..<(channel * 5 + terms[channel].blurredQuantities) {
+                    for tap in 0..<slots {
+                        let sourceRow = row - radius + tap
+                        // Rows outside the image are zero: the ring's spare row, kept all zeros.
+                        sources[tap] = UnsafePointer(sourceRow < 0 || sourceRow >= height
+                            ? ring + slots * rowsPerSlot * width
+                            : ring + ((sourceRow % slots) * rowsPerSlot + quantity) * width)
+                    }
+                    weightedSum(UnsafePointer(sources.baseAddress!), count: width, weights: weights,
+                                into: blurred + quantity * width)
                 }
-                weightedSum(UnsafePointer(sources.baseAddress!), count: width, weights: weights, into: blurred + quantity * width)
             }
         }
         let slot = ring + (row % slots) * rowsPerSlot * width
-        for channel in 0..<3 {
+        for channel in 0..<3 where terms[channel] != .none {
             let planes = blurred + channel * 5 * width
-            let partial = SSIMULACRA2MapSums.row(width: width, mean1: planes, mean2: planes + width, square1: planes + 2 * width,
-                                      square2: planes + 3 * width, product: planes + 4 * width,
+            var moments: (UnsafePointer<Float>, UnsafePointer<Float>, UnsafePointer<Float>)?
+            if terms[channel] == .all {
+                let squares = UnsafePointer(planes + 2 * width)
+                moments = (squares, squares + width, squares + 2 * width)
+            }
+            let partial = SSIMULACRA2MapSums.row(width: width, mean1: planes, mean2: planes + width, moments: moments,
                                       image1: slot + (15 + channel) * width, image2: slot + (18 + channel) * width,
                                       scratch: blurred + blurredRows * width)
             for index in 0..<6 { sums[channel * 6 + index] += partial[index] }

@@ -11,12 +11,22 @@ enum XYB {
     private static let biasCubeRoot = Float(cbrt(Double(bias)))
 
     /// Converts `count` linear RGB samples (three planar rows) to X, Y and B-Y rows at `output`,
-    /// `output + count` and `output + 2 * count`. Cost: three cube roots (a few multiplies each) per pixel.
+    /// `output + count` and `output + 2 * count`; with `lumaOnly`, only the Y row. Cost: three cube roots (a few
+    /// multiplies each) per pixel, two for Y alone.
     static func convert(red: UnsafePointer<Float>, green: UnsafePointer<Float>, blue: UnsafePointer<Float>,
-                        count: Int, into output: UnsafeMutablePointer<Float>) {
+                        count: Int, lumaOnly: Bool = false, into output: UnsafeMutablePointer<Float>) {
         let m = matrix
         let (m00, m01, m02, m10, m11, m12, m20, m21, m22) = (m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7], m[8])
         let xRow = output, yRow = output + count, bRow = output + 2 * count
+        if lumaOnly {
+            for index in 0..<count {
+                let r = red[index], g = green[index], b = blue[index]
+                let long = cubeRoot(max(0, m00 * r + m01 * g + m02 * b + bias)) - biasCubeRoot
+                let medium = cubeRoot(max(0, m10 * r + m11 * g + m12 * b + bias)) - biasCubeRoot
+                yRow[index] = 0.5 * (long + medium) + 0.01
+            }
+            return
+        }
         for index in 0..<count {
             let r = red[index], g = green[index], b = blue[index]
             let long = cubeRoot(max(0, m00 * r + m01 * g + m02 * b + bias)) - biasCubeRoot

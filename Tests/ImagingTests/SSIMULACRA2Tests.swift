@@ -34,6 +34,27 @@ final class SSIMULACRA2Tests: XCTestCase {
         XCTAssertEqual(banded, 78.6709102932111, accuracy: 0.01)
     }
 
+    /// Every term whose weight counts is computed: a channel skipped at a scale has only negligible weights, and one
+    /// measured for its edges only has a negligible SSIM weight. The terms skipped are what halves the cost.
+    func testOnlyNegligibleTermsAreSkipped() {
+        let negligible = SSIMULACRA2.negligibleWeight
+        for scale in 0..<SSIMULACRA2.scaleCount {
+            for channel in 0..<3 {
+                let terms = scale < SSIMULACRA2.measuredScaleCount ? SSIMULACRA2.terms[scale][channel] : .none
+                for norm in 0..<2 {
+                    let index = ((channel * SSIMULACRA2.scaleCount + scale) * 2 + norm) * 3
+                    if terms != .all { XCTAssertLessThan(SSIMULACRA2.weights[index], negligible, "scale \(scale) channel \(channel)") }
+                    if terms == .none {
+                        XCTAssertLessThan(max(SSIMULACRA2.weights[index + 1], SSIMULACRA2.weights[index + 2]), negligible)
+                    }
+                }
+            }
+        }
+        // The saving: at full size only Y (channel 1) is measured, and the sixth scale not at all.
+        XCTAssertEqual(SSIMULACRA2.terms[0], [.none, .all, .none])
+        XCTAssertEqual(SSIMULACRA2.measuredScaleCount, 5)
+    }
+
     func testIdenticalImagesScoreOneHundredAndWorseImagesLower() throws {
         let original = image(width: 72, height: 66, reference)
         let metric = try SSIMULACRA2(reference: original)
