@@ -42,9 +42,9 @@ enum ImageEncoding {
         }
         let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
         if let target = variant.qualityTarget {
-            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma throws(ImageError) in
+            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables throws(ImageError) in
                 try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive, chroma: chroma,
-                                       quantization: .searched(chroma), iccProfile: iccProfile, budget: budget)
+                                       quantization: tables, iccProfile: iccProfile, budget: budget)
             }
             var outcome = try search.run(warnings: &warnings)
             // Progressive scans hold the same coefficients (the same pixels, so the same score) in another order:
@@ -52,7 +52,7 @@ enum ImageEncoding {
             if !variant.progressive {
                 do throws(ImageError) {
                     let progressive = try JPEGEncoder.encode(opaque, quality: outcome.quality, progressive: true,
-                                                             chroma: outcome.chroma, quantization: .searched(outcome.chroma),
+                                                             chroma: outcome.chroma, quantization: outcome.quantization,
                                                              iccProfile: iccProfile, budget: budget)
                     if progressive.count < outcome.bytes.count { outcome.bytes = progressive }
                 } catch .deadlineExceeded {

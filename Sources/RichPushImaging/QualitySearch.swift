@@ -26,6 +26,7 @@ struct QualitySearch {
         var bytes: Data
         var quality: Int
         var chroma: JPEGEncoder.Chroma
+        var quantization: JPEGQuantization
         var score: Double?
     }
 
@@ -47,8 +48,9 @@ struct QualitySearch {
     let variant: ImageVariant
     let target: Double
     let budget: WorkBudget
-    /// Encodes `pixels` at a quality and chroma (the variant's other JPEG settings).
-    let encode: (Int, JPEGEncoder.Chroma) throws(ImageError) -> Data
+    /// Encodes `pixels` at a quality, chroma and tables (the variant's other JPEG settings). The search chooses the
+    /// tables (`JPEGQuantization.searched`) and they come back in the outcome, so a re-encode uses the same.
+    let encode: (Int, JPEGEncoder.Chroma, JPEGQuantization) throws(ImageError) -> Data
 
     /// One chroma's search: the lowest passing quality found, the best failing one that fits the budget, and why
     /// it ended.
@@ -71,7 +73,7 @@ struct QualitySearch {
         var pass = try search(.halved, from: variant.quality, metric: metric, scoring: scoring)
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
         if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
-            let halvedBest = pass.best.map { $0.quality + JPEGQuantization.searched(.halved).qualityBelowStandard }
+            let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }
             let full = try search(.full, from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring)
             if let candidate = full.best, pass.best.map({ candidate.bytes.count < $0.bytes.count }) ?? true {
                 pass.best = candidate
@@ -95,12 +97,13 @@ struct QualitySearch {
         }
         // Every quality tried was over the budget: step down below them, as without a target.
         let floor = min(100, max(1, variant.minimumQuality))
+        let tables = JPEGQuantization.searched(.halved)
         for quality in ImageEncoding.qualityLadder(from: variant.quality, minimum: floor) {
-            let bytes = try encode(quality, .halved)
+            let bytes = try encode(quality, .halved, tables)
             if let limit = variant.maximumBytes, bytes.count > limit { continue }
             let score = try metric.score(try JPEGDecoder.decode(bytes, budget: budget).pixels, budget: budget)
             warnings.append("quality lowered to \(quality) to meet the byte budget (SSIMULACRA2 \(Self.format(score)))")
-            return Outcome(bytes: bytes, quality: quality, chroma: .halved, score: score)
+            return Outcome(bytes: bytes, quality: quality, chroma: .halved, quantization: tables, score: score)
         }
         throw .outputTooLarge(bytes: pass.smallestOverBudget?.count ?? 0, limit: variant.maximumBytes ?? 0)
     }
@@ -121,7 +124,7 @@ struct QualitySearch {
             }
             try budget.check()
             let started = ContinuousClock.now
-            let bytes = try encode(quality, chroma)
+            let bytes = try encode(quality, chroma, tables)
             var next: Int
             if let limit = variant.maximumBytes, bytes.count > limit {
                 passing = quality
@@ -136,11 +139,11 @@ struct QualitySearch {
                     try budget.check()
                     pass.stopped = true
                     if pass.best == nil, pass.fallback == nil {
-                        pass.unscored = Outcome(bytes: bytes, quality: quality, chroma: chroma, score: nil)
+                        pass.unscored = Outcome(bytes: bytes, quality: quality, chroma: chroma, quantization: tables, score: nil)
                     }
                     break
                 }
-                let outcome = Outcome(bytes: bytes, quality: quality, chroma: chroma, score: score)
+                let outcome = Outcome(bytes: bytes, quality: quality, chroma: chroma, quantization: tables, score: score)
                 if score >= target {
                     passing = quality
                     pass.best = outcome

@@ -57,7 +57,7 @@ final class QualitySearchTests: XCTestCase {
         let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
         let budget = WorkBudget(deadline: .now + .seconds(5))
         var encodes = 0
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 99.5), target: 99.5, budget: budget) { quality, chroma throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 99.5), target: 99.5, budget: budget) { quality, chroma, _ throws(ImageError) in
             encodes += 1
             Thread.sleep(forTimeInterval: 2)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
@@ -74,7 +74,7 @@ final class QualitySearchTests: XCTestCase {
     func testFirstGuessIsTakenUnscoredWhenScoringWouldMissTheDeadline() throws {
         let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
         let budget = WorkBudget(deadline: .now + .seconds(3))
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _ throws(ImageError) in
             Thread.sleep(forTimeInterval: 1.8)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
         }
@@ -91,7 +91,7 @@ final class QualitySearchTests: XCTestCase {
         let pixels = Self.sharpColourEdges
         let budget = ImagingHelpers.farBudget
         var chromas: [JPEGEncoder.Chroma] = []
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _ throws(ImageError) in
             chromas.append(chroma)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
         }
