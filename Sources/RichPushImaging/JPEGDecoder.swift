@@ -35,10 +35,16 @@ enum JPEGDecoder {
     /// Cost: libjpeg's Huffman decoding of the whole file, IDCT and colour conversion at the scaled size, and with
     /// a plan the Lanczos3 resize; memory is the decoded image, or with a plan a window of rows plus the resize's
     /// intermediate.
+    ///
+    /// `checkingIntegrity: false` is for our own encoder's output (the quality search's candidates): the header walk
+    /// and the seam check look for damage in files from elsewhere, and a coarse candidate must never be refused as
+    /// a corrupt origin image; libjpeg's own errors still throw.
     static func decode(_ bytes: Data, scaleNumerator: Int = 8, resizingWith plan: ResizePlan? = nil,
-                       budget: WorkBudget) throws(ImageError) -> DecodedImage {
-        // The header walk names 12-bit and lossless files clearly; libjpeg would only say "bad precision".
-        _ = try bytes.withUnsafeBytes { raw in Result { () throws(ImageError) in try JPEGHeader.probe(ByteReader(bytes: raw)) } }.get()
+                       checkingIntegrity: Bool = true, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+        if checkingIntegrity {
+            // The header walk names 12-bit and lossless files clearly; libjpeg would only say "bad precision".
+            _ = try bytes.withUnsafeBytes { raw in Result { () throws(ImageError) in try JPEGHeader.probe(ByteReader(bytes: raw)) } }.get()
+        }
         let stopCheck = LibraryStopCheck(budget)
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> DecodedImage in
@@ -47,7 +53,8 @@ enum JPEGDecoder {
                     throw .corrupt(reason: "JPEG decoder could not be created")
                 }
                 defer { richpush_jpeg_decoder_destroy(decoder) }
-                return try decode(decoder, scaleNumerator: scaleNumerator, plan: plan, stopCheck: stopCheck)
+                return try decode(decoder, scaleNumerator: scaleNumerator, plan: plan, checkingSeams: checkingIntegrity,
+                                  stopCheck: stopCheck)
             }
         }
         withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
@@ -59,7 +66,7 @@ enum JPEGDecoder {
         return .corrupt(reason: "JPEG: " + String(cString: richpush_jpeg_decoder_message(decoder)))
     }
 
-    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, plan: ResizePlan?,
+    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, plan: ResizePlan?, checkingSeams: Bool,
                                stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
         let budget = stopCheck.budget
         var header = richpush_jpeg_header()
@@ -93,9 +100,9 @@ enum JPEGDecoder {
         let rowBytes = Int(width) * 3
         // An MCU is one block when the scan holds one component, else the largest sampling factors' worth.
         let interleaved = header.components > 1
-        var seamCheck = JPEGSeamCheck(width: Int(width), height: Int(height), blockSize: scaleNumerator,
-                                      mcuBlocks: (interleaved ? Int(header.max_h_samp_factor) : 1,
-                                                  interleaved ? Int(header.max_v_samp_factor) : 1))
+        var seamCheck = checkingSeams ? JPEGSeamCheck(width: Int(width), height: Int(height), blockSize: scaleNumerator,
+                                                     mcuBlocks: (interleaved ? Int(header.max_h_samp_factor) : 1,
+                                                                 interleaved ? Int(header.max_v_samp_factor) : 1)) : nil
         /// Reads up to `count` rows as RGB into `destination`, one after another; returns how many it read.
         func readRows(into destination: UnsafeMutablePointer<UInt8>, count: Int) throws(ImageError) -> Int {
             try budget.check()

@@ -101,7 +101,7 @@ struct QualitySearch {
         for quality in ImageEncoding.qualityLadder(from: variant.quality, minimum: floor) {
             let bytes = try encode(quality, .halved, tables)
             if let limit = variant.maximumBytes, bytes.count > limit { continue }
-            let score = try metric.score(try JPEGDecoder.decode(bytes, budget: budget).pixels, budget: budget)
+            let score = try metric.score(try JPEGDecoder.decode(bytes, checkingIntegrity: false, budget: budget).pixels, budget: budget)
             warnings.append("quality lowered to \(quality) to meet the byte budget (SSIMULACRA2 \(Self.format(score)))")
             return Outcome(bytes: bytes, quality: quality, chroma: .halved, quantization: tables, score: score)
         }
@@ -134,7 +134,7 @@ struct QualitySearch {
             } else {
                 let score: Double
                 do throws(ImageError) {
-                    score = try metric.score(try JPEGDecoder.decode(bytes, budget: scoring).pixels, budget: scoring)
+                    score = try metric.score(try JPEGDecoder.decode(bytes, checkingIntegrity: false, budget: scoring).pixels, budget: scoring)
                 } catch .deadlineExceeded {
                     try budget.check()
                     pass.stopped = true
