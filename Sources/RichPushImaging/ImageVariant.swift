@@ -33,7 +33,8 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     /// JPEG quality to try first (1...100): the fixed quality without a `qualityTarget`, the search's first guess
     /// with one.
     public var quality: Int
-    /// The lowest JPEG quality the byte budget may step down to.
+    /// The lowest JPEG quality the byte budget may step down to, and the quality search's floor (on the standard
+    /// tables' scale: the search moves it to the tables it encodes with).
     public var minimumQuality: Int
     /// Byte budget for the encoded output, or nil for none.
     public var maximumBytes: Int?

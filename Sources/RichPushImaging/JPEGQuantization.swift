@@ -29,6 +29,11 @@ enum JPEGQuantization: Sendable {
         }
     }
 
+    /// The quality on these tables that reaches the score `quality` reaches on the standard ones, within 1...100.
+    func quality(matchingStandard quality: Int) -> Int {
+        min(100, max(1, quality - qualityBelowStandard))
+    }
+
     /// Quality steps per SSIMULACRA2 point near 80, the search's slope until two scores measure it: about 2.5 on the
     /// standard tables, 3 on the perceptual ones (their scores climb more slowly with quality).
     var qualityPerScorePoint: Double {

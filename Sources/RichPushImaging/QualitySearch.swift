@@ -73,7 +73,7 @@ struct QualitySearch {
         var pass = try search(.halved, from: variant.quality, metric: metric, scoring: scoring)
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
         if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
-            let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }
+            let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }   // back to the standard scale
             let full = try search(.full, from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring)
             if let candidate = full.best, pass.best.map({ candidate.bytes.count < $0.bytes.count }) ?? true {
                 pass.best = candidate
@@ -95,10 +95,11 @@ struct QualitySearch {
             warnings.append("SSIMULACRA2 \(Self.format(fallback.score ?? 0)) below the target \(Self.format(target)) \(reason)")
             return fallback
         }
-        // Every quality tried was over the budget: step down below them, as without a target.
-        let floor = min(100, max(1, variant.minimumQuality))
+        // Every quality tried was over the budget: step down below them, as without a target (both ends moved to
+        // the tables' scale).
         let tables = JPEGQuantization.searched(.halved)
-        for quality in ImageEncoding.qualityLadder(from: variant.quality, minimum: floor) {
+        for quality in ImageEncoding.qualityLadder(from: tables.quality(matchingStandard: variant.quality),
+                                                   minimum: tables.quality(matchingStandard: variant.minimumQuality)) {
             let bytes = try encode(quality, .halved, tables)
             if let limit = variant.maximumBytes, bytes.count > limit { continue }
             let score = try metric.score(try JPEGDecoder.decode(bytes, checkingIntegrity: false, budget: budget).pixels, budget: budget)
@@ -111,11 +112,12 @@ struct QualitySearch {
     private func search(_ chroma: JPEGEncoder.Chroma, from standardGuess: Int, metric: SSIMULACRA2,
                         scoring: WorkBudget) throws(ImageError) -> Pass {
         let tables = JPEGQuantization.searched(chroma)
-        let floor = min(100, max(1, variant.minimumQuality))
+        // The floor keeps its meaning on these tables: no coarser than `minimumQuality` on the standard ones.
+        let floor = tables.quality(matchingStandard: variant.minimumQuality)
         var failing = floor - 1, passing = 101      // the open bracket: known too low, known high enough (or too big)
         var pass = Pass()
         var slope = tables.qualityPerScorePoint, previous: (quality: Int, score: Double)?
-        var quality = min(100, max(floor, standardGuess - tables.qualityBelowStandard))
+        var quality = max(floor, tables.quality(matchingStandard: standardGuess))
         var stepCost: Duration?
         for step in 0..<Self.maximumEvaluations {
             if let stepCost, ContinuousClock.now + stepCost * 2 > scoring.deadline, pass.best != nil || pass.fallback != nil {

@@ -31,6 +31,27 @@ final class QualitySearchTests: XCTestCase {
         XCTAssertEqual(fixed.quality, 82)
     }
 
+    /// A smooth gradient reaches a low target at any quality: the search goes down to the floor, `minimumQuality`
+    /// moved to the searched tables' scale (the same coarseness as the standard tables at 60), not to 60 itself.
+    func testFloorIsTheMinimumQualityOnTheSearchedTables() throws {
+        var pixels = PixelBuffer(width: 160, height: 160, channels: 3)
+        for y in 0..<160 {
+            for x in 0..<160 {
+                for channel in 0..<3 { pixels.pixels[(y * 160 + x) * 3 + channel] = UInt8(40 + (x + y) * (channel + 1) / 6) }
+            }
+        }
+        let budget = ImagingHelpers.farBudget
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 60), target: 60, budget: budget) { quality, chroma, tables throws(ImageError) in
+            try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
+                                   iccProfile: nil, budget: budget)
+        }
+        var warnings: [String] = []
+        let outcome = try search.run(warnings: &warnings)
+        XCTAssertEqual(outcome.quality, JPEGQuantization.searched(.halved).quality(matchingStandard: 60))
+        XCTAssertLessThan(outcome.quality, 60)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.score), 60)
+    }
+
     func testHigherTargetsCostMoreBytes() throws {
         let source = try ImagingHelpers.data("media/story2.jpg")
         let low = try ImagingHelpers.render(source, variant(target: 70))
