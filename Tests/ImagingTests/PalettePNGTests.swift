@@ -104,19 +104,23 @@ final class PalettePNGTests: XCTestCase {
     }
 
     func testTheRenderReportsThePalettesScoreAndReservesItsMemory() throws {
-        let source = try PNGEncoder.encode(smoothAlphaGraphic(), iccProfile: nil, budget: budget)
-        var searched = ImageVariant(name: "t", width: 192, height: 192, qualityTarget: 80)
-        let rendered = try ImagingHelpers.render(source, searched)
+        let size = 320
+        let source = try PNGEncoder.encode(smoothAlphaGraphic(size: size), iccProfile: nil, budget: budget)
+        var searched = ImageVariant(name: "t", width: size, height: size, qualityTarget: 80)
+        let probe = try ImageProbe.probe(source)
+        let pipeline = ImagePipeline()
+        let plan = pipeline.renderPlan(for: probe, as: searched)
+        let meter = RenderMemoryMeter()
+        let rendered = try pipeline.renderSynchronously(source, as: searched, probe: probe, plan: plan,
+                                                        budget: WorkBudget(deadline: .now + .seconds(120), meter: meter))
         XCTAssertEqual(rendered.format, .png)
         XCTAssertEqual(colourType(rendered.bytes), 3)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(rendered.score), 80)
+        XCTAssertLessThanOrEqual(meter.peakGrowth, plan.estimatedPeakBytes, "the palette's peak is outside its reservation")
         // The estimate counts the palette's working memory, which for RGBA exceeds the JPEG search's.
-        let probe = try ImageProbe.probe(source)
-        let pipeline = ImagePipeline()
-        let withTarget = pipeline.renderPlan(for: probe, as: searched).estimatedPeakBytes
         searched.qualityTarget = nil
-        XCTAssertGreaterThanOrEqual(withTarget - pipeline.renderPlan(for: probe, as: searched).estimatedPeakBytes,
-                                    PalettePNG.workingBytes(width: 192, height: 192))
-        XCTAssertGreaterThan(PalettePNG.workingBytes(width: 192, height: 192), QualitySearch.workingBytes(width: 192, height: 192))
+        XCTAssertGreaterThanOrEqual(plan.estimatedPeakBytes - pipeline.renderPlan(for: probe, as: searched).estimatedPeakBytes,
+                                    PalettePNG.workingBytes(width: size, height: size))
+        XCTAssertGreaterThan(PalettePNG.workingBytes(width: size, height: size), QualitySearch.workingBytes(width: size, height: size))
     }
 }
