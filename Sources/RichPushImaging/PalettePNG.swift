@@ -28,6 +28,8 @@ enum PalettePNG {
     /// `truecolourBytes`; nil otherwise, or when scoring ran out of its share of the deadline (with a warning).
     static func encode(_ pixels: PixelBuffer, target: Double, truecolourBytes: Int, iccProfile: [UInt8]?,
                        budget: WorkBudget, warnings: inout [String]) throws(ImageError) -> Outcome? {
+        // SSIMULACRA2 has no scale below 8 pixels a side and scores any such candidate 100.
+        guard pixels.width >= 8, pixels.height >= 8 else { return nil }
         let start = ContinuousClock.now
         let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
                                  cancellation: budget.cancellation, meter: budget.meter)

@@ -82,6 +82,24 @@ final class PalettePNGTests: XCTestCase {
                        "tRNS lists the transparent and the half-transparent entry, not the opaque ones")
     }
 
+    func testEveryBitDepthDecodesToThePaletteColours() throws {
+        var random = SplitMix(state: 3)
+        for (count, depth) in [(2, 1), (3, 2), (16, 4), (17, 8), (256, 8)] {
+            for width in [1, 13, 64] {
+                let palette = (0..<(count * 4)).map { index in
+                    index % 4 == 3 && index / 4 >= count / 2 ? 255 : UInt8(truncatingIfNeeded: random.next())
+                }
+                let indices = (0..<(width * 5)).map { _ in UInt8(random.next() % UInt64(count)) }
+                let image = IndexedImage(width: width, height: 5, palette: palette, indices: indices)
+                let png = try PNGEncoder.encode(image, iccProfile: nil, budget: budget)
+                XCTAssertEqual(colourType(png), 3)
+                XCTAssertEqual(png[png.startIndex + 24], UInt8(depth), "\(count) colours")
+                let decoded = try PNGDecoder.decode(png, limits: ImageLimits(), budget: budget).pixels
+                XCTAssertEqual(decoded.pixels, image.expanded().pixels, "\(count) colours, \(width) wide")
+            }
+        }
+    }
+
     func testAnImageThatCannotHoldTheTargetKeepsTruecolour() throws {
         let pixels = noisyPhoto()
         let truecolour = try PNGEncoder.encode(pixels, iccProfile: nil, budget: budget)
@@ -92,6 +110,12 @@ final class PalettePNGTests: XCTestCase {
         XCTAssertEqual(encoded.bytes, truecolour)
         XCTAssertEqual(colourType(encoded.bytes), 6)
         XCTAssertNil(encoded.score)
+        // Narrower than SSIMULACRA2's smallest scale, where it would score any candidate 100.
+        let wide = noisyPhoto(size: 64)
+        let narrow = PixelBuffer(width: 7, height: 64, channels: 4, pixels: Array(wide.pixels[0..<(7 * 64 * 4)]))
+        let encodedNarrow = try encode(narrow, target: 95)
+        XCTAssertEqual(colourType(encodedNarrow.bytes), 6)
+        XCTAssertNil(encodedNarrow.score)
     }
 
     func testWithoutATargetTheBytesAreTheTruecolourEncoders() throws {
