@@ -1,13 +1,14 @@
 import Foundation
 
 /// Chooses the output format, and the JPEG quality: searched for the variant's SSIMULACRA2 target when it has one
-/// (`QualitySearch`), otherwise its fixed quality, stepped down only to meet the byte budget.
+/// (`QualitySearch`), otherwise its fixed quality, stepped down only to meet the byte budget. A PNG with alpha and a
+/// target becomes a palette PNG when that holds the target and is smaller (`PalettePNG`).
 enum ImageEncoding {
     struct Encoded {
         var bytes: Data
         var format: ImageFormat
         var quality: Int?
-        /// The SSIMULACRA2 score when a search chose the quality.
+        /// The SSIMULACRA2 score when a search chose the quality, or a palette PNG was kept for holding the target.
         var score: Double?
         /// The JPEG's chroma resolution, nil for PNG.
         var chroma: JPEGEncoder.Chroma?
@@ -35,8 +36,14 @@ enum ImageEncoding {
         case .jpeg: wantsPNG = false
         }
         if wantsPNG {
-            let bytes = try PNGEncoder.encode(pixels, iccProfile: iccProfile, budget: budget)
-            if variant.maximumBytes.map({ bytes.count <= $0 }) ?? true { return Encoded(bytes: bytes, format: .png, quality: nil) }
+            var encoded = Encoded(bytes: try PNGEncoder.encode(pixels, iccProfile: iccProfile, budget: budget), format: .png, quality: nil)
+            if let target = variant.qualityTarget, pixels.channels == 4,
+               let palette = try PalettePNG.encode(pixels, target: target, truecolourBytes: encoded.bytes.count,
+                                                   iccProfile: iccProfile, budget: budget, warnings: &warnings) {
+                encoded = Encoded(bytes: palette.bytes, format: .png, quality: nil, score: palette.score)
+            }
+            let bytes = encoded.bytes
+            if variant.maximumBytes.map({ bytes.count <= $0 }) ?? true { return encoded }
             if variant.format == .png, let limit = variant.maximumBytes { throw .outputTooLarge(bytes: bytes.count, limit: limit) }
             warnings.append("PNG was \(bytes.count) bytes, over the budget: flattened to JPEG")
         }

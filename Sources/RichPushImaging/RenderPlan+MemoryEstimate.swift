@@ -10,7 +10,8 @@ extension RenderPlan {
     /// `wholeImageCoefficientBytes`), the Lanczos intermediate, and the output three times (resize, orientation,
     /// flattening); a PNG taking the fast path adds its whole filtered image, a WebP what libwebp holds
     /// (`webpDecoderBytes`). Not counted: the source and encoded bytes (the fetcher's cap bounds those).
-    /// With a quality target, the search's working memory is added (`QualitySearch.workingBytes`).
+    /// With a quality target, the search's working memory is added (`QualitySearch.workingBytes`), or for an output
+    /// with alpha the palette PNG's (`PalettePNG.workingBytes`) when larger.
     /// GIFs are validated with one frame buffer of the screen size. Every render adds `libraryStateBytes`.
     func peakBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
         Self.libraryStateBytes + pixelBytes(of: probe, as: variant)
@@ -63,7 +64,10 @@ extension RenderPlan {
         let decodedBytes = decoded.width * decoded.height * channels
         let outputBytes = resize.outputWidth * resize.outputHeight * channels
         let intermediateBytes = resize.outputHeight * decoded.width * channels
-        let search = variant.qualityTarget == nil ? 0 : QualitySearch.workingBytes(width: resize.outputWidth, height: resize.outputHeight)
+        // An RGBA output tries the palette PNG first, then (over the byte budget) the JPEG search: one after the other.
+        let search = variant.qualityTarget == nil ? 0 : max(
+            QualitySearch.workingBytes(width: resize.outputWidth, height: resize.outputHeight),
+            channels == 4 && variant.format != .jpeg ? PalettePNG.workingBytes(width: resize.outputWidth, height: resize.outputHeight) : 0)
         return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes + search
     }
 
