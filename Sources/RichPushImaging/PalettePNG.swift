@@ -33,7 +33,7 @@ enum PalettePNG {
         let start = ContinuousClock.now
         let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
                                  cancellation: budget.cancellation, meter: budget.meter)
-        let indexed = try PaletteQuantizer.quantize(pixels, budget: budget)
+        guard let indexed = try PaletteQuantizer.quantize(pixels, budget: budget) else { return nil }
         let bytes = try PNGEncoder.encode(indexed, iccProfile: iccProfile, budget: budget)
         guard bytes.count < truecolourBytes else { return nil }
         do throws(ImageError) {

@@ -57,7 +57,7 @@ final class PalettePNGTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(score, 80)
         let decoded = try PNGDecoder.decode(encoded.bytes, limits: ImageLimits(), budget: budget)
         XCTAssertFalse(decoded.isPremultiplied)
-        let quantised = try PaletteQuantizer.quantize(pixels, budget: budget)
+        let quantised = try XCTUnwrap(PaletteQuantizer.quantize(pixels, budget: budget))
         XCTAssertEqual(quantised.paletteCount, 256, "a transparent entry and 255 chosen ones")
         XCTAssertEqual(decoded.pixels.pixels, quantised.expanded().pixels)
         XCTAssertNotEqual(decoded.pixels.pixels, pixels.pixels, "quantised, not lossless")
@@ -78,7 +78,7 @@ final class PalettePNGTests: XCTestCase {
         XCTAssertEqual(try XCTUnwrap(encoded.score), 100, accuracy: 1e-9)
         let decoded = try PNGDecoder.decode(encoded.bytes, limits: ImageLimits(), budget: budget).pixels
         XCTAssertEqual(decoded.pixels, pixels.pixels)
-        XCTAssertEqual(try PaletteQuantizer.quantize(pixels, budget: budget).translucentEntryCount, 2,
+        XCTAssertEqual(try PaletteQuantizer.quantize(pixels, budget: budget)?.translucentEntryCount, 2,
                        "tRNS lists the transparent and the half-transparent entry, not the opaque ones")
     }
 
@@ -101,21 +101,39 @@ final class PalettePNGTests: XCTestCase {
     }
 
     func testAnImageThatCannotHoldTheTargetKeepsTruecolour() throws {
-        let pixels = noisyPhoto()
+        let pixels = smoothAlphaGraphic()
         let truecolour = try PNGEncoder.encode(pixels, iccProfile: nil, budget: budget)
-        // The palette alone is far below the target here: the choice, not the size, keeps truecolour.
-        let quantised = try PaletteQuantizer.quantize(pixels, budget: budget)
-        XCTAssertLessThan(try PalettePNG.score(quantised.expanded(), against: pixels), 95)
-        let encoded = try encode(pixels, target: 95)
+        // The palette is smaller but below the target here: the score, not the size, keeps truecolour.
+        let quantised = try XCTUnwrap(PaletteQuantizer.quantize(pixels, budget: budget))
+        XCTAssertLessThan(try PNGEncoder.encode(quantised, iccProfile: nil, budget: budget).count, truecolour.count)
+        XCTAssertLessThan(try PalettePNG.score(quantised.expanded(), against: pixels), 98)
+        let encoded = try encode(pixels, target: 98)
         XCTAssertEqual(encoded.bytes, truecolour)
         XCTAssertEqual(colourType(encoded.bytes), 6)
         XCTAssertNil(encoded.score)
         // Narrower than SSIMULACRA2's smallest scale, where it would score any candidate 100.
-        let wide = noisyPhoto(size: 64)
-        let narrow = PixelBuffer(width: 7, height: 64, channels: 4, pixels: Array(wide.pixels[0..<(7 * 64 * 4)]))
+        // Four colours in random order: a 2-bit palette is far smaller than the truecolour PNG.
+        var random = SplitMix(state: 5)
+        let colours: [[UInt8]] = [[0, 0, 0, 0], [255, 0, 0, 255], [0, 0, 255, 128], [10, 200, 30, 255]]
+        var narrow = PixelBuffer(width: 7, height: 512, channels: 4)
+        for pixel in 0..<(7 * 512) {
+            narrow.pixels[(pixel * 4)..<(pixel * 4 + 4)] = ArraySlice(colours[Int(random.next() % 4)])
+        }
         let encodedNarrow = try encode(narrow, target: 95)
         XCTAssertEqual(colourType(encodedNarrow.bytes), 6)
         XCTAssertNil(encodedNarrow.score)
+    }
+
+    /// Noise in every channel: more distinct colours than `photographicShare` of the sample, so no palette is
+    /// tried (no quantisation, no comparison) and the truecolour PNG is kept.
+    func testAPhotographicImageIsNotQuantised() throws {
+        let pixels = noisyPhoto()
+        XCTAssertNil(try PaletteQuantizer.quantize(pixels, budget: budget))
+        let encoded = try encode(pixels, target: 50)
+        XCTAssertEqual(encoded.bytes, try PNGEncoder.encode(pixels, iccProfile: nil, budget: budget))
+        XCTAssertNil(encoded.score)
+        // A graphic's anti-aliased edges and soft alpha are far below the share: it is quantised.
+        XCTAssertNotNil(try PaletteQuantizer.quantize(smoothAlphaGraphic(), budget: budget))
     }
 
     func testWithoutATargetTheBytesAreTheTruecolourEncoders() throws {
