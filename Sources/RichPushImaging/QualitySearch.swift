@@ -12,7 +12,8 @@ import Foundation
 /// past that, a comparison in progress is abandoned and the best so far is taken, or the first guess unscored, so
 /// the search never turns a render that would finish into a missed deadline.
 ///
-/// Chroma: the search runs at 4:2:0; when that cannot reach the target, or needs `fullChromaQuality` or more (text
+/// Chroma: the search runs at 4:2:0; when that cannot reach the target (quality 100 fails, or the slope puts the target
+/// beyond it), or needs `fullChromaQuality` or more (text
 /// and sharp coloured edges, which 4:2:0 smears at any quality), it searches again at 4:4:4 and keeps the smaller
 /// passing file (docs/benchmarks.md, "Better bytes at the same score").
 ///
@@ -60,7 +61,9 @@ struct QualitySearch {
         var unscored: Outcome?
         var smallestOverBudget: Data?
         var stopped = false
-        /// True when quality 100 was scored and failed.
+        /// The last step's time: whether 4:4:4 may still be searched.
+        var lastStepCost: Duration?
+        /// True when quality 100 was scored and failed, or (at 4:2:0) the slope puts the target beyond it.
         var exhausted = false
     }
 
@@ -72,6 +75,9 @@ struct QualitySearch {
         // Guesses are on the standard tables' scale (the variant's quality); each chroma's tables move them to theirs.
         var pass = try search(.halved, from: variant.quality, metric: metric, scoring: scoring)
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
+        if needsFullChroma, !pass.stopped, Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) {
+            pass.stopped = true
+        }
         if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
             let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }   // back to the standard scale
             let full = try search(.full, from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring)
@@ -120,7 +126,7 @@ struct QualitySearch {
         var quality = max(floor, tables.quality(matchingStandard: standardGuess))
         var stepCost: Duration?
         for step in 0..<Self.maximumEvaluations {
-            if let stepCost, ContinuousClock.now + stepCost * 2 > scoring.deadline, pass.best != nil || pass.fallback != nil {
+            if Self.leavesNoTime(after: stepCost, scoring: scoring), pass.best != nil || pass.fallback != nil {
                 pass.stopped = true
                 break
             }
@@ -160,6 +166,13 @@ struct QualitySearch {
                 }
                 previous = (quality, score)
                 next = quality + Int(((target + Self.aimMargin - score) * slope).rounded(.up))
+                // At 4:2:0, a target beyond quality 100 on the slope is out of reach: 4:4:4 is searched without a
+                // step on quality 100 here (text and line art score 45-70 at the first guess; docs/benchmarks.md).
+                if chroma == .halved, pass.best == nil, next > 100 {
+                    pass.exhausted = true
+                    stepCost = started.duration(to: .now)
+                    break
+                }
             }
             stepCost = started.duration(to: .now)
             if passing - failing <= 1 { break }
@@ -170,7 +183,13 @@ struct QualitySearch {
             if next == quality { next = quality == passing ? quality - 1 : quality + 1 }
             quality = next
         }
+        pass.lastStepCost = stepCost
         return pass
+    }
+
+    /// Whether the deadline leaves less than two more steps of `stepCost` (the search then takes its best so far).
+    private static func leavesNoTime(after stepCost: Duration?, scoring: WorkBudget) -> Bool {
+        stepCost.map { ContinuousClock.now + $0 * 2 > scoring.deadline } ?? false
     }
 
     static func format(_ score: Double) -> String { String(format: "%.1f", score) }

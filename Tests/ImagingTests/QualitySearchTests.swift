@@ -121,6 +121,7 @@ final class QualitySearchTests: XCTestCase {
         XCTAssertEqual(outcome.chroma, .full)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.score), 80)
         XCTAssertEqual(chromas.first, .halved, "4:2:0 is tried first")
+        XCTAssertEqual(chromas.filter { $0 == .halved }.count, 1, "and left when the target is beyond quality 100 on its slope")
         XCTAssertTrue(warnings.isEmpty, "\(warnings)")
         // The bytes are what the search scored: a fresh 4:4:4 encode at its quality.
         XCTAssertEqual(outcome.bytes, try JPEGEncoder.encode(pixels, quality: outcome.quality, progressive: false, chroma: .full,
