@@ -11,12 +11,18 @@ enum JPEGQuantization: Sendable {
     /// table; of the three tuned tables measured here it gave the fewest bytes at an equal score.
     case perceptual
 
-    /// The tables the quality search encodes with: the perceptual ones at 4:2:0. At 4:4:4, which the search takes
-    /// for text and line art, the standard ones: the perceptual chroma table's coarse high frequencies, meant for
-    /// halved chroma, cost bytes on full-resolution sharp colour edges (measured: line art and text at 4:4:4 came out
-    /// 1-3% larger than the peers' standard tables at the same score, where the standard tables were below them).
-    static func searched(_ chroma: JPEGEncoder.Chroma) -> JPEGQuantization {
-        chroma == .halved ? .perceptual : .standard
+    /// The tables the quality search encodes with, in order: the perceptual ones at 4:2:0. At 4:4:4, which the search
+    /// takes for text and line art, the standard ones: the perceptual chroma table's coarse high frequencies, meant
+    /// for halved chroma, cost bytes on full-resolution sharp colour edges (measured: line art and text at 4:4:4 came
+    /// out 1-3% larger than the peers' standard tables at the same score, where the standard tables were below them).
+    /// A smooth image (`QualitySearch.isSmooth`: gradients, blurred low noise) is searched at 4:2:0 on the standard
+    /// tables too, and the smaller passing file kept: on two of the nine smooth images measured the standard tables
+    /// won, by 4% and 9% (docs/benchmarks.md, "Bytes at equal score").
+    static func searched(_ chroma: JPEGEncoder.Chroma, smooth: Bool) -> [JPEGQuantization] {
+        switch chroma {
+        case .halved: smooth ? [.perceptual, .standard] : [.perceptual]
+        case .full: [.standard]
+        }
     }
 
     /// How many quality steps lower these tables reach the score the standard tables reach at a given quality: the

@@ -31,15 +31,12 @@ final class QualitySearchTests: XCTestCase {
         XCTAssertEqual(fixed.quality, 82)
     }
 
-    /// A smooth gradient reaches a low target at any quality: the search goes down to the floor, `minimumQuality`
-    /// moved to the searched tables' scale (the same coarseness as the standard tables at 60), not to 60 itself.
+    /// A gradient under a fine checker (not smooth, so searched on the perceptual tables alone) reaches a low target
+    /// at any quality: the search goes down to the floor, `minimumQuality` moved to the searched tables' scale (the
+    /// same coarseness as the standard tables at 60), not to 60 itself.
     func testFloorIsTheMinimumQualityOnTheSearchedTables() throws {
-        var pixels = PixelBuffer(width: 160, height: 160, channels: 3)
-        for y in 0..<160 {
-            for x in 0..<160 {
-                for channel in 0..<3 { pixels.pixels[(y * 160 + x) * 3 + channel] = UInt8(40 + (x + y) * (channel + 1) / 6) }
-            }
-        }
+        let pixels = Self.gradient(checker: 6)
+        XCTAssertFalse(QualitySearch.isSmooth(pixels))
         let budget = ImagingHelpers.farBudget
         let search = QualitySearch(pixels: pixels, variant: variant(target: 60), target: 60, budget: budget) { quality, chroma, tables throws(ImageError) in
             try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
@@ -47,9 +44,35 @@ final class QualitySearchTests: XCTestCase {
         }
         var warnings: [String] = []
         let outcome = try search.run(warnings: &warnings)
-        XCTAssertEqual(outcome.quality, JPEGQuantization.searched(.halved).quality(matchingStandard: 60))
+        XCTAssertEqual(outcome.quantization, .perceptual)
+        XCTAssertEqual(outcome.quality, JPEGQuantization.perceptual.quality(matchingStandard: 60))
         XCTAssertLessThan(outcome.quality, 60)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.score), 60)
+    }
+
+    /// A smooth image is searched at 4:2:0 on the standard tables too, after the perceptual ones, from the quality
+    /// the perceptual search found (moved to the standard scale); a photograph only on the perceptual tables.
+    func testSmoothImagesAreSearchedOnBothTables() throws {
+        let budget = ImagingHelpers.farBudget
+        for (pixels, smooth) in [(Self.gradient(checker: 0), true), (try resizedPixels(ImagingHelpers.data("media/hero.jpg")), false)] {
+            XCTAssertEqual(QualitySearch.isSmooth(pixels), smooth)
+            var tried: [(quality: Int, tables: JPEGQuantization)] = []
+            let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, tables throws(ImageError) in
+                tried.append((quality, tables))
+                return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
+                                              iccProfile: nil, budget: budget)
+            }
+            var warnings: [String] = []
+            let outcome = try search.run(warnings: &warnings)
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.score), 80)
+            XCTAssertEqual(tried.first?.tables, .perceptual)
+            let standard = tried.firstIndex { $0.tables == .standard }
+            XCTAssertEqual(standard != nil, smooth, "\(tried)")
+            if let standard {
+                XCTAssertTrue(tried[..<standard].allSatisfy { $0.tables == .perceptual })
+                XCTAssertTrue(tried[standard...].allSatisfy { $0.tables == .standard })
+            }
+        }
     }
 
     func testHigherTargetsCostMoreBytes() throws {
@@ -136,9 +159,11 @@ final class QualitySearchTests: XCTestCase {
             var warnings: [String] = []
             let encoded = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
             let quality = try XCTUnwrap(encoded.quality), chroma = try XCTUnwrap(encoded.chroma)
+            XCTAssertFalse(QualitySearch.isSmooth(pixels), "photographs: the perceptual tables alone at 4:2:0")
             let sizes = try [false, true].map { progressive in
                 try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
-                                       quantization: .searched(chroma), iccProfile: nil, budget: budget).count
+                                       quantization: JPEGQuantization.searched(chroma, smooth: false)[0], iccProfile: nil,
+                                       budget: budget).count
             }
             XCTAssertEqual(encoded.bytes.count, sizes.min(), "\(name): baseline \(sizes[0]), progressive \(sizes[1])")
         }
@@ -179,7 +204,20 @@ final class QualitySearchTests: XCTestCase {
     }
 
     /// The search's first 4:2:0 quality for a variant of quality 82: the same score on the perceptual tables' scale.
-    private static let firstGuess = 82 - JPEGQuantization.searched(.halved).qualityBelowStandard
+    private static let firstGuess = 82 - JPEGQuantization.perceptual.qualityBelowStandard
+
+    /// A 160x160 diagonal colour gradient, plus a pixel checker of `checker` levels.
+    private static func gradient(checker: Int) -> PixelBuffer {
+        var pixels = PixelBuffer(width: 160, height: 160, channels: 3)
+        for y in 0..<160 {
+            for x in 0..<160 {
+                for channel in 0..<3 {
+                    pixels.pixels[(y * 160 + x) * 3 + channel] = UInt8(40 + (x + y) * (channel + 1) / 6 + (x + y) % 2 * checker)
+                }
+            }
+        }
+        return pixels
+    }
 
     /// Red and blue lines one pixel wide, 96x96.
     private static let sharpColourEdges: PixelBuffer = {
