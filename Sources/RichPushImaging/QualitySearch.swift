@@ -12,16 +12,19 @@ import Foundation
 /// past that, a comparison in progress is abandoned and the best so far is taken, or the first guess unscored, so
 /// the search never turns a render that would finish into a missed deadline.
 ///
-/// Chroma: the search runs at 4:2:0; when that cannot reach the target (quality 100 fails, or the slope puts the target
-/// beyond it), or needs `fullChromaQuality` or more (text
-/// and sharp coloured edges, which 4:2:0 smears at any quality), it searches again at 4:4:4 and keeps the smaller
-/// passing file (docs/benchmarks.md, "Better bytes at the same score").
+/// Chroma and tables: the search runs at 4:2:0 on the tables `JPEGQuantization.searched` names, the tuned ones first;
+/// a smooth image (`isSmooth`) is searched on the standard ones too, from the quality the first search found, and
+/// the smaller passing file kept. When 4:2:0 cannot reach the target (quality 100 fails, or the slope puts the target
+/// beyond it), or needs `fullChromaQuality` or more (text and sharp coloured edges, which 4:2:0 smears at any
+/// quality), it searches again at 4:4:4 and keeps the smaller passing file (docs/benchmarks.md, "Better bytes at the
+/// same score").
 ///
 /// The byte budget caps it: a quality over the budget counts as too high, and when no passing quality fits, the
 /// highest-scoring one that fits is taken, with a warning.
 ///
-/// Cost per step: one JPEG encode, one decode and one SSIMULACRA2 comparison at the output size (about 50 ms of
-/// CPU for 1038x1038, docs/benchmarks.md); usually two or three steps, up to twice `maximumEvaluations` with 4:4:4.
+/// Cost per step: one JPEG encode, one decode and one SSIMULACRA2 comparison at the output size (about 25 ms of
+/// CPU for 1038x779, docs/benchmarks.md); usually one to three steps, up to twice `maximumEvaluations` with 4:4:4 or
+/// a smooth image's second tables.
 struct QualitySearch {
     struct Outcome {
         var bytes: Data
