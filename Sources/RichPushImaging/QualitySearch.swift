@@ -64,7 +64,7 @@ struct QualitySearch {
         var unscored: Outcome?
         var smallestOverBudget: Data?
         var stopped = false
-        /// The last step's time: whether 4:4:4 may still be searched.
+        /// The last step's time: whether another search (the second tables, or 4:4:4) may still run.
         var lastStepCost: Duration?
         /// True when quality 100 was scored and failed, or (at 4:2:0) the slope puts the target beyond it.
         var exhausted = false
@@ -88,7 +88,8 @@ struct QualitySearch {
                                  cancellation: budget.cancellation)
         let metric = try SSIMULACRA2(reference: pixels)
         // Guesses are on the standard tables' scale (the variant's quality); each search's tables move them to theirs.
-        let halvedTables = JPEGQuantization.searched(.halved, smooth: Self.isSmooth(pixels))
+        let smooth = Self.isSmooth(pixels)
+        let halvedTables = JPEGQuantization.searched(.halved, smooth: smooth)
         var pass = try search(.halved, tables: halvedTables[0], from: variant.quality, metric: metric, scoring: scoring)
         for tables in halvedTables.dropFirst() {
             guard let best = pass.best, !pass.stopped, !Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) else { break }
@@ -101,7 +102,7 @@ struct QualitySearch {
         }
         if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
             let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }   // back to the standard scale
-            pass.merge(try search(.full, tables: JPEGQuantization.searched(.full, smooth: false)[0],
+            pass.merge(try search(.full, tables: JPEGQuantization.searched(.full, smooth: smooth)[0],
                                   from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring))
         }
         if let best = pass.best { return best }
