@@ -21,10 +21,11 @@ enum PaletteQuantizer {
     /// defeats deflate), at 192 px it lost a point and cost 1.6 times the bytes; on the corpus's RGBA photo it
     /// raised 26.6 to 49.1 for twice the bytes, both far below a useful target. So the plain mapping wins.
     static let dithers = false
-    /// A sample with more distinct colours than this share of its pixels is photographic (sensor noise in every
-    /// channel): no 256 colours hold it, and the quantisation is not tried. Measured (premultiplied colours at
-    /// 1038 px): the corpus's RGBA photo 50% (its palette scores 26.6 against a target of 80), an alpha gradient
-    /// 3.9%, a logo with a soft shadow 0.7%.
+    /// A sample with more distinct colours than this share of its pixels, and more than 16 per palette entry, is
+    /// photographic (sensor noise in every channel): no 256 colours hold it, and the quantisation is not tried.
+    /// Measured (premultiplied colours at 1038 px): the corpus's RGBA photo 50% (its palette scores 26.6 against a
+    /// target of 80), an alpha gradient 3.9%, a logo with a soft shadow 0.7%. The 16 per entry keeps small images,
+    /// whose anti-aliased edges are a larger share of their pixels, from counting as photographs.
     static let photographicShare = 0.0625
 
     /// The memory a quantisation holds beyond the source pixels: the index image, the sample (4 bytes each), the
@@ -47,7 +48,8 @@ enum PaletteQuantizer {
         }
         try budget.check()
         var samples = sample(image)
-        guard !hasMoreColours(samples, than: Int(Double(samples.count) * photographicShare)) else { return nil }
+        let photographic = max(maximumColours * 16, Int(Double(samples.count) * photographicShare))
+        guard !hasMoreColours(samples, than: photographic) else { return nil }
         let hasTransparent = image.pixels.withUnsafeBufferPointer { pixels in
             stride(from: 3, to: pixels.count, by: 4).contains { pixels[$0] == 0 }
         }

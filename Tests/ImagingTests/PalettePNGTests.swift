@@ -132,8 +132,10 @@ final class PalettePNGTests: XCTestCase {
         let encoded = try encode(pixels, target: 50)
         XCTAssertEqual(encoded.bytes, try PNGEncoder.encode(pixels, iccProfile: nil, budget: budget))
         XCTAssertNil(encoded.score)
-        // A graphic's anti-aliased edges and soft alpha are far below the share: it is quantised.
+        // A graphic's anti-aliased edges and soft alpha are far below the share: it is quantised. So is a small one,
+        // whose soft alpha makes most of its 2,304 pixels distinct: fewer than 16 colours per palette entry.
         XCTAssertNotNil(try PaletteQuantizer.quantize(smoothAlphaGraphic(), budget: budget))
+        XCTAssertNotNil(try PaletteQuantizer.quantize(smoothAlphaGraphic(size: 48), budget: budget))
     }
 
     func testWithoutATargetTheBytesAreTheTruecolourEncoders() throws {
