@@ -8,6 +8,9 @@
 - icc_srgb.jpg / icc_srgb.webp: a JPEG (APP2) and a WebP (VP8X + ICCP) carrying an sRGB ICC profile.
 - animated.webp: a 2-frame animated WebP (first frame red, second blue).
 - bomb_30000_1bit.png: a valid 30000x30000 1-bit PNG of zeros (~110 KB compressed, 112 MB inflated).
+- text_on_white_444.jpg / text_on_white_420.jpg: dark text on white paper (Pillow's default font, lines of 12 random
+  words from x = 10), 640x480 at q30 4:4:4 and 333x257 at q60 4:2:0: valid files whose text lines end on MCU seams,
+  which the JPEG seam check once refused as damaged.
 - animated.gif: a 16x12 GIF of 2 frames (the second a 6x6 patch), written by hand with the standard library
   (LZW with a clear code before every pixel); the seed of the gif fuzz target.
 """
@@ -118,6 +121,28 @@ def make_animated_gif():
     open(os.path.join(HERE, "animated.gif"), "wb").write(gif)
 
 
+def make_text_on_white():
+    import numpy as np
+    from PIL import ImageDraw, ImageFont
+    rng = np.random.default_rng(29)
+    sizes = [(1038, 778), (800, 1038), (1038, 1038), (640, 480), (517, 389), (333, 257)]
+    pages = {}
+    for index in range(10):
+        width, height = sizes[index % len(sizes)]
+        image = Image.new("RGB", (width, height), (255, 255, 255))
+        draw = ImageDraw.Draw(image)
+        font = ImageFont.load_default(size=int(rng.integers(14, 48)))
+        y = 10
+        while y < height - 20:
+            colour = (0, 0, 0) if rng.random() < 0.7 else tuple(int(v) for v in rng.integers(0, 160, 3))
+            words = " ".join("".join(chr(int(c)) for c in rng.integers(97, 123, int(rng.integers(2, 9)))) for _ in range(12))
+            draw.text((10, y), words, fill=colour, font=font)
+            y += int(font.size * 1.5)
+        pages[index] = image
+    pages[9].save(os.path.join(HERE, "text_on_white_444.jpg"), quality=30, subsampling=0, optimize=True)
+    pages[5].save(os.path.join(HERE, "text_on_white_420.jpg"), quality=60, subsampling=2, optimize=True)
+
+
 if __name__ == "__main__":
     make_orientations()
     make_cmyk()
@@ -125,5 +150,6 @@ if __name__ == "__main__":
     make_animated_webp()
     make_png_bomb()
     make_animated_gif()
+    make_text_on_white()
     for name in sorted(os.listdir(HERE)):
         print(name, os.path.getsize(os.path.join(HERE, name)))
