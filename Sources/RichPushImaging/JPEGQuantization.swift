@@ -16,8 +16,8 @@ enum JPEGQuantization: Sendable {
     /// for halved chroma, cost bytes on full-resolution sharp colour edges (measured: line art and text at 4:4:4 came
     /// out 1-3% larger than the peers' standard tables at the same score, where the standard tables were below them).
     /// A smooth image (`QualitySearch.isSmooth`: gradients, blurred low noise) is searched at 4:2:0 on the standard
-    /// tables too, and the smaller passing file kept: on two of the nine smooth images measured the standard tables
-    /// won, by 4% and 9% (docs/benchmarks.md, "Bytes at equal score").
+    /// tables too, and the smaller passing file kept: on three of the nine smooth images measured the standard tables
+    /// won, by 4-9% (docs/benchmarks.md, "Bytes at equal score").
     static func searched(_ chroma: JPEGEncoder.Chroma, smooth: Bool) -> [JPEGQuantization] {
         switch chroma {
         case .halved: smooth ? [.perceptual, .standard] : [.perceptual]

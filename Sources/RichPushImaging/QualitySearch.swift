@@ -99,8 +99,7 @@ struct QualitySearch {
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
         if needsFullChroma, !pass.stopped, Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) {
             pass.stopped = true
-        }
-        if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
+        } else if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
             let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }   // back to the standard scale
             pass.merge(try search(.full, tables: JPEGQuantization.searched(.full, smooth: smooth)[0],
                                   from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring))
@@ -183,14 +182,10 @@ struct QualitySearch {
                 next = quality + Int(((target + Self.aimMargin - score) * slope).rounded(.up))
                 // At 4:2:0, a target beyond quality 100 on the slope is out of reach: 4:4:4 is searched without a
                 // step on quality 100 here (text and line art score 45-70 at the first guess; docs/benchmarks.md).
-                if chroma == .halved, pass.best == nil, next > 100 {
-                    pass.exhausted = true
-                    stepCost = started.duration(to: .now)
-                    break
-                }
+                if chroma == .halved, pass.best == nil, next > 100 { pass.exhausted = true }
             }
             stepCost = started.duration(to: .now)
-            if passing - failing <= 1 { break }
+            if pass.exhausted || passing - failing <= 1 { break }
             // With no pass yet, the last step tries the highest quality left, so that only the budget or the deadline
             // can leave an output below the target.
             if step == Self.maximumEvaluations - 2, pass.best == nil { next = passing - 1 }

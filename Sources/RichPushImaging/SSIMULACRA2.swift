@@ -44,9 +44,7 @@ struct SSIMULACRA2 {
         for scale in 0..<(lowerScales.count + (width >= 8 && height >= 8 ? 1 : 0)) {
             try budget?.check()
             let terms = Self.terms[scale]
-            if terms.allSatisfy({ $0 == .none }) {
-                scales.append(SSIMULACRA2Scale.Norms())
-            } else if scale == 0 {
+            if scale == 0 {
                 scales.append(try SSIMULACRA2Scale.measure(
                     width: width, height: height, terms: terms,
                     reference: { LinearImage.linearRow(of: reference, y: $0, red: $1, green: $2, blue: $3) },
@@ -107,8 +105,8 @@ struct SSIMULACRA2 {
         return sum > 0 ? 100 - 10 * pow(sum, 0.6276336467831387) : 100
     }
 
-    /// Scales 1...4 (below `measuredScaleCount`) that the metric visits: a scale is measured while the one above it is at least 8 pixels on
-    /// both sides (so the last one may be smaller).
+    /// Scales 1...4 (below `measuredScaleCount`) that the metric visits: a scale is measured while the one above it
+    /// is at least 8 pixels on both sides (so the last one may be smaller).
     private static func lowerScales(of pixels: PixelBuffer) -> [LinearImage] {
         var scales: [LinearImage] = []
         var size = (width: pixels.width, height: pixels.height)
