@@ -120,12 +120,9 @@ enum PaletteQuantizer {
         image.pixels.withUnsafeBufferPointer { pixels in
             var pixel = 0
             while pixel < count {
-                let alpha = UInt32(pixels[pixel * 4 + 3])
-                if alpha != 0 {
-                    let red = (UInt32(pixels[pixel * 4]) * alpha + 127) / 255
-                    let green = (UInt32(pixels[pixel * 4 + 1]) * alpha + 127) / 255
-                    let blue = (UInt32(pixels[pixel * 4 + 2]) * alpha + 127) / 255
-                    samples.append(red | green << 8 | blue << 16 | alpha << 24)
+                if pixels[pixel * 4 + 3] != 0 {
+                    let colour = SIMD4<UInt32>(truncatingIfNeeded: premultiplied(pixels.baseAddress! + pixel * 4))
+                    samples.append(colour[0] | colour[1] << 8 | colour[2] << 16 | colour[3] << 24)
                 }
                 pixel += step
             }
@@ -220,6 +217,15 @@ enum PaletteQuantizer {
         }
     }
 
+    /// Straight RGBA at `rgba` as premultiplied colour (each channel times alpha, rounded) and alpha: what a decoder
+    /// composites, for the sample, the palette entries and the pixels alike.
+    @inline(__always)
+    private static func premultiplied(_ rgba: UnsafePointer<UInt8>) -> SIMD4<Int32> {
+        let alpha = Int32(rgba[3])
+        return SIMD4((Int32(rgba[0]) * alpha + 127) / 255, (Int32(rgba[1]) * alpha + 127) / 255,
+                     (Int32(rgba[2]) * alpha + 127) / 255, alpha)
+    }
+
     @inline(__always)
     private static func unpacked(_ sample: UInt32) -> SIMD4<Int32> {
         SIMD4(Int32(sample & 0xFF), Int32(sample >> 8 & 0xFF), Int32(sample >> 16 & 0xFF), Int32(sample >> 24))
@@ -252,10 +258,8 @@ enum PaletteQuantizer {
     private static func map(_ source: PixelBuffer, into image: inout IndexedImage, dithered: Bool,
                             budget: WorkBudget) throws(ImageError) {
         let palette = image.palette
-        let entries: [SIMD4<Int32>] = (0..<image.paletteCount).map { entry in
-            let alpha = Int32(palette[entry * 4 + 3])
-            let premultiplied = { (channel: Int) in (Int32(palette[entry * 4 + channel]) * alpha + 127) / 255 }
-            return SIMD4(premultiplied(0), premultiplied(1), premultiplied(2), alpha)
+        let entries: [SIMD4<Int32>] = palette.withUnsafeBufferPointer { palette in
+            (0..<image.paletteCount).map { premultiplied(palette.baseAddress! + $0 * 4) }
         }
         let search = NearestEntrySearch(premultiplied: entries)
         let transparent = UInt8(entries.firstIndex { $0[3] == 0 } ?? search.nearest(.zero))
@@ -273,8 +277,7 @@ enum PaletteQuantizer {
                         for x in 0..<width {
                             let pixel = y * width + x
                             let raw = UnsafeRawPointer(pixels.baseAddress! + pixel * 4).loadUnaligned(as: UInt32.self)
-                            let alpha = Int32(pixels[pixel * 4 + 3])
-                            if alpha == 0 {
+                            if pixels[pixel * 4 + 3] == 0 {
                                 indices[pixel] = transparent
                                 continue
                             }
@@ -282,9 +285,7 @@ enum PaletteQuantizer {
                                 indices[pixel] = previousEntry
                                 continue
                             }
-                            var colour = SIMD4(Int32((UInt32(pixels[pixel * 4]) * UInt32(alpha) + 127) / 255),
-                                               Int32((UInt32(pixels[pixel * 4 + 1]) * UInt32(alpha) + 127) / 255),
-                                               Int32((UInt32(pixels[pixel * 4 + 2]) * UInt32(alpha) + 127) / 255), alpha)
+                            var colour = premultiplied(pixels.baseAddress! + pixel * 4)
                             if dithered {
                                 let at = (x + 1) * 4
                                 colour[3] = min(255, max(1, colour[3] + (current[at + 3] + 8) >> 4))
