@@ -44,6 +44,25 @@ enum HTTPRequestFuzzing {
     }
 
     static func run(_ bytes: Data) {
+        exchange(bytes)
+        waitUntilIdle()
+    }
+
+    /// Waits until the server has closed the connection and released what the handler made for it: libFuzzer looks
+    /// for leaks right after `run` returns, so an answer still in flight would be reported as one. A server that
+    /// stays busy past its own deadlines is a hang, and fails the run.
+    private static func waitUntilIdle() {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while server.requestsInFlight > 0 || server.openConnections > 0 {
+            if ContinuousClock.now > deadline {
+                preconditionFailure("the fuzz server is still busy 10 s after the client left: "
+                    + "\(server.requestsInFlight) requests, \(server.openConnections) connections")
+            }
+            usleep(200)
+        }
+    }
+
+    private static func exchange(_ bytes: Data) {
         // The Content-Type parser on its own, with the input as a header value.
         _ = HTTPRequest.mediaType(ofContentType: String(decoding: bytes.prefix(256), as: UTF8.self))
 

@@ -92,6 +92,20 @@ final class HTTPServerTests: XCTestCase {
 }
 
 extension HTTPServerTests {
+    /// A keep-alive connection counts as open after its answer, and stops counting once the client has closed it.
+    func testAConnectionCountsAsOpenUntilTheClientCloses() async throws {
+        let server = try start { _ in HTTPResponse(status: 200, contentType: "text/plain", body: Data("ok".utf8)) }
+        XCTAssertEqual(server.openConnections, 0)
+        var client: KeepAliveClient? = try KeepAliveClient(port: server.port)
+        XCTAssertEqual(try client?.send("GET", "/").status, 200)
+        XCTAssertEqual(server.openConnections, 1, "answered, and kept alive")
+        XCTAssertEqual(server.requestsInFlight, 0)
+        client = nil
+        let left = ContinuousClock.now
+        while server.openConnections > 0, ContinuousClock.now - left < .seconds(5) { try await Task.sleep(for: .milliseconds(5)) }
+        XCTAssertEqual(server.openConnections, 0, "closed once the client left")
+    }
+
     /// A client that leaves mid-answer (a stream it stopped reading, or a handler still waiting) has its work
     /// cancelled, and the request counts as in flight until that work has returned, not only until the client left.
     func testAClientThatLeavesCancelsItsWorkWhichCountsUntilItHasStopped() async throws {

@@ -125,6 +125,9 @@ public final class HTTPServer: Sendable {
     /// Requests whose handler or streamed body runs, or whose response is still being sent.
     public var requestsInFlight: Int { admission.withLock { $0.exchanges.count } }
 
+    /// Connections libmicrohttpd has not yet closed; one drops out after its last response has been released.
+    public var openConnections: Int { connections.count }
+
     var isStopping: Bool { admission.withLock { $0.isStopping } }
 
     /// Stops accepting connections and new requests on open ones (those get 503 and `Connection: close`), tells
