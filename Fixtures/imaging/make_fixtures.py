@@ -141,6 +141,8 @@ def make_text_on_white():
         pages[index] = image
     pages[9].save(os.path.join(HERE, "text_on_white_444.jpg"), quality=30, subsampling=0, optimize=True)
     pages[5].save(os.path.join(HERE, "text_on_white_420.jpg"), quality=60, subsampling=2, optimize=True)
+    # Lossless, for deringing: its white runs must be exactly white, as a rendered banner's are.
+    pages[4].save(os.path.join(HERE, "text_on_white.png"), optimize=True)
 
 
 if __name__ == "__main__":

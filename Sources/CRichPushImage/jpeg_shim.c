@@ -229,6 +229,7 @@ struct richpush_jpeg_encoder {
     struct richpush_error_manager error;
     unsigned char *buffer;
     unsigned long length;
+    jvirt_barray_ptr coefficients[3];           // libjpeg keeps the pointer to this array until finish
 };
 
 richpush_jpeg_encoder *richpush_jpeg_encoder_create(void) {
@@ -256,15 +257,16 @@ const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder) 
     return encoder->error.message;
 }
 
-int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
-                                int progressive, int full_chroma, const unsigned int *tables,
-                                const uint8_t *icc, unsigned int icc_length) {
-    if (setjmp(encoder->error.jump)) return -1;
+// The settings both ways of encoding share: size, tables, Huffman optimisation, sampling and scan script. Called
+// after setjmp.
+static void richpush_jpeg_encoder_configure(richpush_jpeg_encoder *encoder, int width, int height, int quality,
+                                            int progressive, int full_chroma, const unsigned int *tables,
+                                            J_COLOR_SPACE input_space) {
     jpeg_mem_dest(&encoder->cinfo, &encoder->buffer, &encoder->length);
     encoder->cinfo.image_width = (JDIMENSION)width;
     encoder->cinfo.image_height = (JDIMENSION)height;
     encoder->cinfo.input_components = 3;
-    encoder->cinfo.in_color_space = JCS_EXT_RGB;
+    encoder->cinfo.in_color_space = input_space;
     jpeg_set_defaults(&encoder->cinfo);
     jpeg_set_quality(&encoder->cinfo, quality, TRUE);
     if (tables != NULL) {
@@ -277,8 +279,59 @@ int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int h
     encoder->cinfo.comp_info[0].h_samp_factor = full_chroma ? 1 : 2;
     encoder->cinfo.comp_info[0].v_samp_factor = full_chroma ? 1 : 2;
     if (progressive) jpeg_simple_progression(&encoder->cinfo);
+}
+
+int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
+                                int progressive, int full_chroma, const unsigned int *tables,
+                                const uint8_t *icc, unsigned int icc_length) {
+    if (setjmp(encoder->error.jump)) return -1;
+    richpush_jpeg_encoder_configure(encoder, width, height, quality, progressive, full_chroma, tables, JCS_EXT_RGB);
     jpeg_start_compress(&encoder->cinfo, TRUE);
     if (icc != NULL && icc_length > 0) jpeg_write_icc_profile(&encoder->cinfo, icc, icc_length);
+    return 0;
+}
+
+int richpush_jpeg_encoder_begin_coefficients(richpush_jpeg_encoder *encoder, int width, int height, int quality,
+                                             int progressive, int full_chroma, const unsigned int *tables,
+                                             uint16_t *quantization) {
+    if (setjmp(encoder->error.jump)) return -1;
+    richpush_jpeg_encoder_configure(encoder, width, height, quality, progressive, full_chroma, tables, JCS_YCbCr);
+    for (int table = 0; table < 2; table++) {
+        for (int k = 0; k < DCTSIZE2; k++) {
+            quantization[table * DCTSIZE2 + k] = encoder->cinfo.quant_tbl_ptrs[table]->quantval[k];
+        }
+    }
+    return 0;
+}
+
+int richpush_jpeg_encoder_write_coefficients(richpush_jpeg_encoder *encoder, const int16_t *const *coefficients,
+                                             const uint8_t *icc, unsigned int icc_length) {
+    if (setjmp(encoder->error.jump)) return -1;
+    struct jpeg_compress_struct *cinfo = &encoder->cinfo;
+    jvirt_barray_ptr *arrays = encoder->coefficients;
+    JDIMENSION blocks_wide[3], blocks_high[3];
+    for (int ci = 0; ci < 3; ci++) {
+        // A component has ceil(size * sampling / (8 * largest sampling)) real blocks each way (luma 2x2 and chroma
+        // 1x1 at 4:2:0, all 1x1 at 4:4:4); its array is rounded up to whole MCUs, whose padding blocks libjpeg fills
+        // itself (zero AC, the previous block's DC).
+        JDIMENSION sampling = (JDIMENSION)cinfo->comp_info[ci].h_samp_factor;
+        JDIMENSION unit = 8 * (JDIMENSION)cinfo->comp_info[0].h_samp_factor;
+        blocks_wide[ci] = (cinfo->image_width * sampling + unit - 1) / unit;
+        blocks_high[ci] = (cinfo->image_height * sampling + unit - 1) / unit;
+        JDIMENSION wide = (blocks_wide[ci] + sampling - 1) / sampling * sampling;
+        JDIMENSION high = (blocks_high[ci] + sampling - 1) / sampling * sampling;
+        arrays[ci] = (*cinfo->mem->request_virt_barray)((j_common_ptr)cinfo, JPOOL_IMAGE, TRUE, wide, high, high);
+    }
+    (*cinfo->mem->realize_virt_arrays)((j_common_ptr)cinfo);
+    for (int ci = 0; ci < 3; ci++) {
+        JBLOCKARRAY rows = (*cinfo->mem->access_virt_barray)((j_common_ptr)cinfo, arrays[ci], 0, blocks_high[ci], TRUE);
+        for (JDIMENSION row = 0; row < blocks_high[ci]; row++) {
+            memcpy(rows[row], coefficients[ci] + (size_t)row * blocks_wide[ci] * DCTSIZE2,
+                   (size_t)blocks_wide[ci] * sizeof(JBLOCK));
+        }
+    }
+    jpeg_write_coefficients(cinfo, arrays);
+    if (icc != NULL && icc_length > 0) jpeg_write_icc_profile(cinfo, icc, icc_length);
     return 0;
 }
 

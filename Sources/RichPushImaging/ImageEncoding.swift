@@ -49,18 +49,33 @@ enum ImageEncoding {
         }
         let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
         if let target = variant.qualityTarget {
+            // Text and line art on white search through our own front end, so that their white runs can be deringed.
+            let deringing = Deringing.partlyWhiteShare(opaque) >= Deringing.minimumShare
+            var transform: JPEGTransform?
+            func encodeJPEG(quality: Int, chroma: JPEGEncoder.Chroma, tables: JPEGQuantization,
+                            progressive: Bool) throws(ImageError) -> Data {
+                guard deringing else {
+                    return try JPEGEncoder.encode(opaque, quality: quality, progressive: progressive, chroma: chroma,
+                                                  quantization: tables, iccProfile: iccProfile, budget: budget)
+                }
+                if transform?.chroma != chroma {
+                    transform = nil   // one transform at a time, within the memory reservation
+                    transform = try JPEGTransform(opaque, chroma: chroma, budget: budget)
+                }
+                guard let transform else { throw .encodeFailed(reason: "JPEG transform missing") }
+                return try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: tables,
+                                              deringing: true, iccProfile: iccProfile, budget: budget)
+            }
             let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables throws(ImageError) in
-                try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive, chroma: chroma,
-                                       quantization: tables, iccProfile: iccProfile, budget: budget)
+                try encodeJPEG(quality: quality, chroma: chroma, tables: tables, progressive: variant.progressive)
             }
             var outcome = try search.run(warnings: &warnings)
             // Progressive scans hold the same coefficients (the same pixels, so the same score) in another order:
             // 1-6% smaller on most images, larger on some (docs/benchmarks.md); one more encode picks per image.
             if !variant.progressive {
                 do throws(ImageError) {
-                    let progressive = try JPEGEncoder.encode(opaque, quality: outcome.quality, progressive: true,
-                                                             chroma: outcome.chroma, quantization: outcome.quantization,
-                                                             iccProfile: iccProfile, budget: budget)
+                    let progressive = try encodeJPEG(quality: outcome.quality, chroma: outcome.chroma,
+                                                     tables: outcome.quantization, progressive: true)
                     if progressive.count < outcome.bytes.count { outcome.bytes = progressive }
                 } catch .deadlineExceeded {
                     // The baseline file is complete; the deadline is the caller's to report.

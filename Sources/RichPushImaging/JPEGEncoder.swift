@@ -1,7 +1,8 @@
 import CRichPushImage
 import Foundation
 
-/// libjpeg-turbo encoding of RGB pixels: 4:2:0 (or 4:4:4), optimized Huffman tables, optional progressive, ICC only.
+/// libjpeg-turbo encoding of RGB pixels, or of a `JPEGTransform`'s coefficients: 4:2:0 (or 4:4:4), optimized
+/// Huffman tables, optional progressive, ICC only.
 enum JPEGEncoder {
     /// The resolution of the colour (Cb, Cr) planes.
     enum Chroma: String, Sendable {
@@ -33,6 +34,45 @@ enum JPEGEncoder {
             richpush_jpeg_encoder_write_rows(encoder, rows, count)
         }
         guard wroteAll else { throw failure() }
+        return try finish(encoder, failure: failure)
+    }
+
+    /// Encodes a transform computed once (`JPEGTransform`, the quality search's encodes): quantises its coefficients
+    /// with `quantization`'s tables at `quality`, deringing the partly white blocks when `deringing` is on, and has
+    /// libjpeg entropy-code them (optimised Huffman tables, optionally progressive). Cost: one pass over the
+    /// coefficients, a DCT per deringed block and libjpeg's Huffman passes; no colour conversion.
+    static func encode(_ transform: JPEGTransform, quality: Int, progressive: Bool, quantization: JPEGQuantization,
+                       deringing: Bool, iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
+        guard let encoder = richpush_jpeg_encoder_create() else { throw .encodeFailed(reason: "JPEG encoder could not be created") }
+        defer { richpush_jpeg_encoder_destroy(encoder) }
+        func failure() -> ImageError { .encodeFailed(reason: "JPEG: " + String(cString: richpush_jpeg_encoder_message(encoder))) }
+
+        let tables = quantization.tables ?? []
+        var steps = [UInt16](repeating: 1, count: 128)
+        let began = tables.withUnsafeBufferPointer { tables in
+            richpush_jpeg_encoder_begin_coefficients(
+                encoder, Int32(transform.width), Int32(transform.height), Int32(min(100, max(1, quality))),
+                progressive ? 1 : 0, transform.chroma == .full ? 1 : 0, tables.isEmpty ? nil : tables.baseAddress, &steps)
+        }
+        guard began == 0 else { throw failure() }
+        let planes = try transform.quantized(steps, deringing: deringing, budget: budget)
+        let profile = iccProfile ?? []
+        let wrote = planes[0].withUnsafeBufferPointer { luma in
+            planes[1].withUnsafeBufferPointer { blue in
+                planes[2].withUnsafeBufferPointer { red in
+                    let pointers: [UnsafePointer<Int16>?] = [luma.baseAddress, blue.baseAddress, red.baseAddress]
+                    return profile.withUnsafeBufferPointer { profile in
+                        richpush_jpeg_encoder_write_coefficients(encoder, pointers, profile.baseAddress, UInt32(profile.count))
+                    }
+                }
+            }
+        }
+        guard wrote == 0 else { throw failure() }
+        return try finish(encoder, failure: failure)
+    }
+
+    /// The encoded file, copied out of the encoder's memory.
+    private static func finish(_ encoder: OpaquePointer, failure: () -> ImageError) throws(ImageError) -> Data {
         var output: UnsafePointer<UInt8>?
         var length = 0
         guard richpush_jpeg_encoder_finish(encoder, &output, &length) == 0, let output else { throw failure() }

@@ -42,10 +42,12 @@ struct QualitySearch {
     /// A 4:2:0 result at this quality or above is tried at 4:4:4 too.
     static let fullChromaQuality = 90
 
-    /// What a search holds besides the render's own buffers: the metric's working memory and one decoded
-    /// candidate (the encoded candidates are bounded by the byte budget, like the output).
+    /// What a search holds besides the render's own buffers: the metric's working memory, one decoded candidate
+    /// (the encoded candidates are bounded by the byte budget, like the output) and, for an image that is deringed,
+    /// its transform.
     static func workingBytes(width: Int, height: Int) -> Int {
         SSIMULACRA2.workingBytes(width: width, height: height) + width * height * 3
+            + JPEGTransform.workingBytes(width: width, height: height)
     }
 
     let pixels: PixelBuffer

@@ -71,6 +71,16 @@ const char *richpush_jpeg_encoder_message(const richpush_jpeg_encoder *encoder);
 int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int height, int quality,
                                 int progressive, int full_chroma, const unsigned int *tables,
                                 const uint8_t *icc, unsigned int icc_length);
+/// Coefficient input instead of rows: a YCbCr JPEG (4:2:0, or 4:4:4 with full_chroma) with the tables and scan
+/// script as for start; writes the 128 quantisation values libjpeg will put in the DQT (luma then chroma, natural
+/// order) to `quantization`.
+int richpush_jpeg_encoder_begin_coefficients(richpush_jpeg_encoder *encoder, int width, int height, int quality,
+                                             int progressive, int full_chroma, const unsigned int *tables,
+                                             uint16_t *quantization);
+/// After begin_coefficients: `coefficients` holds Y, Cb and Cr, each ceil(size / 8) blocks wide and high (chroma
+/// ceil(size / 16) at 4:2:0), row by row, 64 quantised values a block in natural order. Then finish.
+int richpush_jpeg_encoder_write_coefficients(richpush_jpeg_encoder *encoder, const int16_t *const *coefficients,
+                                             const uint8_t *icc, unsigned int icc_length);
 int richpush_jpeg_encoder_write_rows(richpush_jpeg_encoder *encoder, uint8_t **rows, int count);
 /// Finishes; *output points into encoder-owned memory valid until destroy.
 int richpush_jpeg_encoder_finish(richpush_jpeg_encoder *encoder, const uint8_t **output, size_t *length);

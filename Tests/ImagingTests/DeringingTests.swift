@@ -1,0 +1,136 @@
+import Foundation
+import XCTest
+@testable import RichPushImaging
+import TestSupport
+
+/// Overshoot deringing through our own JPEG front end (`JPEGTransform`): the same file as libjpeg's without it, and
+/// with it a cleaner white side of every dark edge, which the quality search turns into fewer bytes at its target.
+final class DeringingTests: XCTestCase {
+    private let budget = ImagingHelpers.farBudget
+
+    private func textOnWhite() throws -> PixelBuffer {
+        try PNGDecoder.decode(ImagingHelpers.data("imaging/text_on_white.png"), limits: ImageLimits(), budget: budget).pixels
+    }
+
+    private func photo(width: Int, height: Int) throws -> PixelBuffer {
+        var variant = ImageVariant(name: "t", width: width, height: height)
+        variant.format = .png
+        return try PNGDecoder.decode(ImagingHelpers.render(ImagingHelpers.data("media/hero.jpg"), variant).bytes,
+                                     limits: ImageLimits(), budget: budget).pixels
+    }
+
+    private func meanAbsoluteDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {
+        zip(a.pixels, b.pixels).reduce(0.0) { $0 + abs(Double($1.0) - Double($1.1)) } / Double(a.pixels.count)
+    }
+
+    /// Without deringing the front end is libjpeg's, at both chroma layouts and at an odd size that needs edge
+    /// padding: the same pixels back (within the float against integer DCT's rounding) and the same size within 2%.
+    /// A wrong colour matrix, a swapped chroma plane or misplaced padding would move the pixels by several levels.
+    func testWithoutDeringingTheTransformReproducesLibjpeg() throws {
+        let full = try photo(width: 256, height: 256)
+        let width = full.width - 3, height = full.height - 5
+        let pixels = PixelBuffer(width: width, height: height, channels: 3, pixels: (0..<height).flatMap { y in
+            full.pixels[(y * full.width * 3)..<((y * full.width + width) * 3)]
+        })
+        for chroma in [JPEGEncoder.Chroma.halved, .full] {
+            let transform = try JPEGTransform(pixels, chroma: chroma, budget: budget)
+            let ours = try JPEGEncoder.encode(transform, quality: 80, progressive: false, quantization: .perceptual,
+                                              deringing: false, iccProfile: nil, budget: budget)
+            let libjpeg = try JPEGEncoder.encode(pixels, quality: 80, progressive: false, chroma: chroma,
+                                                 quantization: .perceptual, iccProfile: nil, budget: budget)
+            XCTAssertEqual(Double(ours.count), Double(libjpeg.count), accuracy: Double(libjpeg.count) * 0.02, "\(chroma)")
+            let decodedOurs = try JPEGDecoder.decode(ours, budget: budget).pixels
+            let decodedLibjpeg = try JPEGDecoder.decode(libjpeg, budget: budget).pixels
+            XCTAssertEqual([decodedOurs.width, decodedOurs.height], [width, height])
+            XCTAssertLessThan(meanAbsoluteDifference(decodedOurs, decodedLibjpeg), 0.5, "\(chroma)")
+        }
+    }
+
+    /// A run of white beside dark samples rises above white, within the cap from the DC step; the dark samples, a
+    /// wholly white block and a block with no white are left as they were.
+    func testWhiteRunsRiseAboveWhiteWithinTheCap() {
+        // Columns 0-3 dark, 4-7 white: each zig-zag run of white is bounded by dark samples.
+        var block = (0..<64).map { $0 % 8 < 4 ? Float(-100) : Deringing.white }
+        let original = block
+        block.withUnsafeMutableBufferPointer { Deringing.apply(to: $0, dcStep: 4) }
+        for k in 0..<64 where original[k] < Deringing.white { XCTAssertEqual(block[k], original[k], "dark sample \(k)") }
+        let raised = (0..<64).filter { original[$0] == Deringing.white }.map { block[$0] }
+        XCTAssertTrue(raised.allSatisfy { $0 >= Deringing.white }, "\(raised)")
+        XCTAssertGreaterThan(raised.max() ?? 0, Deringing.white, "some white sample overshoots")
+        XCTAssertEqual(raised.max() ?? 0, Deringing.white + 8, "capped at twice the DC step")
+
+        var capped = original
+        capped.withUnsafeMutableBufferPointer { Deringing.apply(to: $0, dcStep: 50) }
+        XCTAssertEqual(capped.max() ?? 0, Deringing.white + Deringing.largestOvershoot, "never more than the overshoot cap")
+
+        for untouched in [[Float](repeating: Deringing.white, count: 64), [Float](repeating: 20, count: 64)] {
+            var block = untouched
+            block.withUnsafeMutableBufferPointer { Deringing.apply(to: $0, dcStep: 4) }
+            XCTAssertEqual(block, untouched)
+        }
+    }
+
+    /// At one quality, the deringed file of dark text on white scores well above the plain one: the grey halos on
+    /// the white side of the strokes are clipped away. The plain file is libjpeg's own, so this also fails if the
+    /// transform stops deringing.
+    func testDeringingRaisesTheScoreOfTextOnWhiteAtOneQuality() throws {
+        let pixels = try textOnWhite()
+        let metric = try SSIMULACRA2(reference: pixels)
+        let transform = try JPEGTransform(pixels, chroma: .full, budget: budget)
+        for quality in [50, 70] {
+            let deringed = try JPEGEncoder.encode(transform, quality: quality, progressive: false, quantization: .standard,
+                                                  deringing: true, iccProfile: nil, budget: budget)
+            let plain = try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: .full,
+                                               quantization: .standard, iccProfile: nil, budget: budget)
+            let deringedScore = try metric.score(JPEGDecoder.decode(deringed, budget: budget).pixels)
+            let plainScore = try metric.score(JPEGDecoder.decode(plain, budget: budget).pixels)
+            XCTAssertGreaterThan(deringedScore, plainScore + 5, "q\(quality): \(deringedScore) against \(plainScore)")
+        }
+    }
+
+    /// Text on white is deringed under a quality target and comes out smaller than the same search through
+    /// libjpeg's front end, still at the target; a photograph has too few partly white blocks and is not deringed.
+    func testTheSearchDeringsTextOnWhiteForFewerBytesAtTheTarget() throws {
+        let pixels = try textOnWhite()
+        XCTAssertGreaterThan(Deringing.partlyWhiteShare(pixels), Deringing.minimumShare)
+        XCTAssertLessThan(Deringing.partlyWhiteShare(try photo(width: 512, height: 512)), Deringing.minimumShare)
+
+        var variant = ImageVariant(name: "t", width: pixels.width, height: pixels.height)
+        variant.format = .jpeg
+        variant.qualityTarget = 80
+        var warnings: [String] = []
+        let deringed = try ImageEncoding.encode(pixels, variant: variant, iccProfile: nil, budget: budget, warnings: &warnings)
+        let plainSearch = QualitySearch(pixels: pixels, variant: variant, target: 80, budget: budget) { quality, chroma, tables throws(ImageError) in
+            try JPEGEncoder.encode(pixels, quality: quality, progressive: variant.progressive, chroma: chroma,
+                                   quantization: tables, iccProfile: nil, budget: self.budget)
+        }
+        let plain = try plainSearch.run(warnings: &warnings)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(deringed.score), 80)
+        let metric = try SSIMULACRA2(reference: pixels)
+        XCTAssertGreaterThanOrEqual(try metric.score(JPEGDecoder.decode(deringed.bytes, budget: budget).pixels), 80,
+                                    "the file as written scores what it reports")
+        XCTAssertLessThan(deringed.bytes.count, plain.bytes.count * 85 / 100,
+                          "\(deringed.bytes.count) bytes at q\(deringed.quality ?? 0) against \(plain.bytes.count) at q\(plain.quality)")
+    }
+
+    /// A transform and its encode stay within `JPEGTransform.workingBytes`, and a searched render's reservation
+    /// counts it beside the metric's.
+    func testTheTransformStaysWithinTheMemoryItReserves() throws {
+        let pixels = try textOnWhite()
+        let meter = RenderMemoryMeter()
+        let metered = WorkBudget(deadline: .now + .seconds(120), meter: meter)
+        let transform = try JPEGTransform(pixels, chroma: .full, budget: metered)
+        _ = try JPEGEncoder.encode(transform, quality: 70, progressive: true, quantization: .standard, deringing: true,
+                                   iccProfile: nil, budget: metered)
+        let reserved = JPEGTransform.workingBytes(width: pixels.width, height: pixels.height)
+        XCTAssertLessThanOrEqual(meter.peakGrowth, reserved)
+        XCTAssertGreaterThan(meter.peakGrowth, reserved / 2, "measured while the transform was alive")
+
+        let probe = try ImageProbe.probe(try ImagingHelpers.data("imaging/text_on_white.png"))
+        var variant = ImageVariant(name: "t", width: 600, height: 600, qualityTarget: 80)
+        let searched = ImagePipeline().renderPlan(for: probe, as: variant).estimatedPeakBytes
+        variant.qualityTarget = nil
+        XCTAssertGreaterThanOrEqual(searched - ImagePipeline().renderPlan(for: probe, as: variant).estimatedPeakBytes,
+                                    reserved + SSIMULACRA2.workingBytes(width: pixels.width, height: pixels.height))
+    }
+}
