@@ -6,7 +6,7 @@ import TestSupport
 /// Overshoot deringing through our own JPEG front end (`JPEGTransform`): the same file as libjpeg's without it, and
 /// with it a cleaner white side of every dark edge, which the quality search turns into fewer bytes at its target.
 final class DeringingTests: XCTestCase {
-    private let budget = ImagingHelpers.farBudget
+    private var budget: WorkBudget { ImagingHelpers.farBudget }
 
     private func textOnWhite() throws -> PixelBuffer {
         try PNGDecoder.decode(ImagingHelpers.data("imaging/text_on_white.png"), limits: ImageLimits(), budget: budget).pixels
@@ -85,6 +85,26 @@ final class DeringingTests: XCTestCase {
             let deringedScore = try metric.score(JPEGDecoder.decode(deringed, budget: budget).pixels)
             let plainScore = try metric.score(JPEGDecoder.decode(plain, budget: budget).pixels)
             XCTAssertGreaterThan(deringedScore, plainScore + 5, "q\(quality): \(deringedScore) against \(plainScore)")
+        }
+    }
+
+    /// Deringed files are ordinary JPEGs: our own decoder, damage checks and all, accepts every one of them, at
+    /// every quality and chroma layout the search may write (a CDN's copy may come back to us as a source).
+    func testDeringedFilesPassTheDecodersDamageChecks() throws {
+        let pixels = try textOnWhite()
+        for chroma in [JPEGEncoder.Chroma.halved, .full] {
+            let transform = try JPEGTransform(pixels, chroma: chroma, budget: budget)
+            for quality in stride(from: 30, through: 95, by: 5) {
+                for tables in [JPEGQuantization.perceptual, .standard] {
+                    let deringed = try JPEGEncoder.encode(transform, quality: quality, progressive: quality % 10 == 0,
+                                                          quantization: tables, deringing: true, iccProfile: nil,
+                                                          budget: budget)
+                    for scale in [8, 5, 4] {
+                        XCTAssertNoThrow(try JPEGDecoder.decode(deringed, scaleNumerator: scale, budget: budget),
+                                         "\(chroma) q\(quality) \(tables) at \(scale)/8")
+                    }
+                }
+            }
         }
     }
 
