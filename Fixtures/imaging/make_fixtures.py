@@ -145,6 +145,22 @@ def make_text_on_white():
     pages[4].save(os.path.join(HERE, "text_on_white.png"), optimize=True)
 
 
+def make_text_on_colour_crop():
+    """Text on a flat colour (scripts/quality_images.py's gen11), Pillow q70 4:4:4, cropped losslessly by jpegtran to
+    the band where a text line starts 3 MCUs from the left edge: the seam check once refused it at 4/8."""
+    import subprocess
+    import sys
+    import tempfile
+    sys.path.insert(0, os.path.join(HERE, "..", "..", "scripts"))
+    import quality_images
+    name, image = quality_images.generated(50)[11]
+    assert name == "gen11_text_1038x1038", name
+    with tempfile.NamedTemporaryFile(suffix=".jpg") as whole:
+        image.convert("RGB").save(whole.name, quality=70, subsampling=0, optimize=True)
+        subprocess.run(["jpegtran", "-copy", "none", "-optimize", "-crop", "1038x64+0+776",
+                        "-outfile", os.path.join(HERE, "text_on_colour_crop.jpg"), whole.name], check=True)
+
+
 if __name__ == "__main__":
     make_orientations()
     make_cmyk()
@@ -153,5 +169,6 @@ if __name__ == "__main__":
     make_png_bomb()
     make_animated_gif()
     make_text_on_white()
+    make_text_on_colour_crop()
     for name in sorted(os.listdir(HERE)):
         print(name, os.path.getsize(os.path.join(HERE, name)))

@@ -6,11 +6,13 @@
 /// The cast's edge is a staircase on the MCU grid: along the seam below the damaged MCU row, left of the damaged MCU,
 /// and along the seam above it, right of it. Per MCU column and seam the check takes the step across the seam (the
 /// mean over the MCU's width of the row below minus the row above, less the gradient just inside the two rows, per
-/// channel); for each MCU row and split column it compares the mean step along both halves of the staircase with
-/// how much those steps vary plus how large the steps on the other two halves of the seams are (the larger of the
-/// two halves' means, so a short half holding a text line's edge is not diluted by a long smooth one). A natural edge on
-/// the MCU grid (a horizon, a banner's bar) runs along one seam and scores low; a cast scores high. It cannot see
-/// damage in the first or last MCU row or the two MCU columns at either side, nor at 1/8 and 2/8 scale.
+/// channel); for each MCU row and split column it compares the mean step along both halves of the staircase, times
+/// the share of columns stepping that way on the sparser half, with how much those steps vary plus how large the
+/// steps on the other two halves of the seams are (the larger of the two halves' means, so a short half holding a
+/// text line's edge is not diluted by a long smooth one). A natural edge on the MCU grid (a horizon, a banner's bar)
+/// runs along one seam, and a text line's edge crosses only some columns, so they score low; a cast moves every
+/// column and scores high. It cannot see damage in the first or last MCU row or the two MCU columns at either side,
+/// nor at 1/8 and 2/8 scale.
 ///
 /// Cost: per seam (one row in 16 at full size, 4:2:0) three rows copied, one branch-free pass over four rows'
 /// samples and O(columns) arithmetic per split column: at most a few percent of the CPU time of rendering the
@@ -28,6 +30,8 @@ struct JPEGSeamCheck {
     static let minimumColumns = 8
     /// Splits this close to either side are not tried: one half would be too few steps to tell anything.
     private static let edgeColumns = 2
+    /// A column steps when its mean step across the seam is more than this many levels (`score`'s shares).
+    private static let stepLevel = 1.0
 
     private let width: Int
     private let cellWidth: Int
@@ -119,9 +123,11 @@ struct JPEGSeamCheck {
 
     /// For MCU row `row` between seams `upper` and `lower`: the best staircase over every split column.
     private mutating func score(upper: [Double], lower: [Double], row: Int) {
-        // Prefix sums per channel of the steps and their squares, and of the steps' magnitudes, on both seams.
-        func prefixes(_ steps: [Double]) -> (sum: [Double], squares: [Double], magnitude: [Double]) {
-            var sum = [Double](repeating: 0, count: (columns + 1) * 3), squares = sum
+        // Prefix sums per channel of the steps, their squares and the columns stepping up and down (`stepLevel`),
+        // and of the steps' magnitudes, on both seams.
+        func prefixes(_ steps: [Double])
+            -> (sum: [Double], squares: [Double], magnitude: [Double], rising: [Double], falling: [Double]) {
+            var sum = [Double](repeating: 0, count: (columns + 1) * 3), squares = sum, rising = sum, falling = sum
             var magnitude = [Double](repeating: 0, count: columns + 1)
             for column in 0..<columns {
                 var absolute = 0.0
@@ -129,11 +135,13 @@ struct JPEGSeamCheck {
                     let value = steps[column * 3 + channel]
                     sum[(column + 1) * 3 + channel] = sum[column * 3 + channel] + value
                     squares[(column + 1) * 3 + channel] = squares[column * 3 + channel] + value * value
+                    rising[(column + 1) * 3 + channel] = rising[column * 3 + channel] + (value > Self.stepLevel ? 1 : 0)
+                    falling[(column + 1) * 3 + channel] = falling[column * 3 + channel] + (value < -Self.stepLevel ? 1 : 0)
                     absolute += abs(value)
                 }
                 magnitude[column + 1] = magnitude[column] + absolute
             }
-            return (sum, squares, magnitude)
+            return (sum, squares, magnitude, rising, falling)
         }
         let top = prefixes(upper), bottom = prefixes(lower)
         for split in Self.edgeColumns..<(columns - Self.edgeColumns) {
@@ -147,7 +155,14 @@ struct JPEGSeamCheck {
                 let leftSum = bottom.sum[split * 3 + channel]
                 let rightSum = top.sum[columns * 3 + channel] - top.sum[(split + 1) * 3 + channel]
                 let leftMean = leftSum / left, rightMean = rightSum / right
-                if (leftMean > 0) == (rightMean > 0) { cast += min(abs(leftMean), abs(rightMean)) }
+                if (leftMean > 0) == (rightMean > 0) {
+                    // Weighted by the share of columns that step that way on the sparser half: a cast moves every
+                    // column, a text line's edge along a seam only the columns its glyphs cross.
+                    let counts = leftMean > 0 ? (bottom.rising, top.rising) : (bottom.falling, top.falling)
+                    let leftShare = counts.0[split * 3 + channel] / left
+                    let rightShare = (counts.1[columns * 3 + channel] - counts.1[(split + 1) * 3 + channel]) / right
+                    cast += min(abs(leftMean), abs(rightMean)) * min(leftShare, rightShare)
+                }
                 let squares = bottom.squares[split * 3 + channel]
                     + (top.squares[columns * 3 + channel] - top.squares[(split + 1) * 3 + channel])
                 residual += max(0, squares - leftSum * leftMean - rightSum * rightMean)
