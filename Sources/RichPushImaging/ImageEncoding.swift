@@ -49,22 +49,23 @@ enum ImageEncoding {
         }
         let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
         if let target = variant.qualityTarget {
-            // Text and line art on white search through our own front end, so that their white runs can be deringed.
-            let deringing = Deringing.partlyWhiteShare(opaque) >= Deringing.minimumShare
+            // Text and line art on white or black search through our own front end, so that the runs of their
+            // background can be deringed.
+            let deringing = Deringing.backgrounds(of: opaque)
             var transform: JPEGTransform?
             func encodeJPEG(quality: Int, chroma: JPEGEncoder.Chroma, tables: JPEGQuantization,
                             progressive: Bool) throws(ImageError) -> Data {
-                guard deringing else {
+                guard !deringing.isEmpty else {
                     return try JPEGEncoder.encode(opaque, quality: quality, progressive: progressive, chroma: chroma,
                                                   quantization: tables, iccProfile: iccProfile, budget: budget)
                 }
                 if transform?.chroma != chroma {
                     transform = nil   // one transform at a time, within the memory reservation
-                    transform = try JPEGTransform(opaque, chroma: chroma, budget: budget)
+                    transform = try JPEGTransform(opaque, chroma: chroma, deringing: deringing, budget: budget)
                 }
                 guard let transform else { throw .encodeFailed(reason: "JPEG transform missing") }
                 return try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: tables,
-                                              deringing: true, iccProfile: iccProfile, budget: budget)
+                                              iccProfile: iccProfile, budget: budget)
             }
             let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables throws(ImageError) in
                 try encodeJPEG(quality: quality, chroma: chroma, tables: tables, progressive: variant.progressive)

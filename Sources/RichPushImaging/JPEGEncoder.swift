@@ -38,11 +38,11 @@ enum JPEGEncoder {
     }
 
     /// Encodes a transform computed once (`JPEGTransform`, the quality search's encodes): quantises its coefficients
-    /// with `quantization`'s tables at `quality`, deringing the partly white blocks when `deringing` is on, and has
+    /// with `quantization`'s tables at `quality`, deringing the blocks the transform was made to dering, and has
     /// libjpeg entropy-code them (optimised Huffman tables, optionally progressive). Cost: one pass over the
     /// coefficients, a DCT per deringed block and libjpeg's Huffman passes; no colour conversion.
     static func encode(_ transform: JPEGTransform, quality: Int, progressive: Bool, quantization: JPEGQuantization,
-                       deringing: Bool, iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
+                       iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
         guard let encoder = richpush_jpeg_encoder_create() else { throw .encodeFailed(reason: "JPEG encoder could not be created") }
         defer { richpush_jpeg_encoder_destroy(encoder) }
         func failure() -> ImageError { .encodeFailed(reason: "JPEG: " + String(cString: richpush_jpeg_encoder_message(encoder))) }
@@ -55,7 +55,7 @@ enum JPEGEncoder {
                 progressive ? 1 : 0, transform.chroma == .full ? 1 : 0, tables.isEmpty ? nil : tables.baseAddress, &steps)
         }
         guard began == 0 else { throw failure() }
-        let planes = try transform.quantized(steps, deringing: deringing, budget: budget)
+        let planes = try transform.quantized(steps, budget: budget)
         let profile = iccProfile ?? []
         let wrote = planes[0].withUnsafeBufferPointer { luma in
             planes[1].withUnsafeBufferPointer { blue in

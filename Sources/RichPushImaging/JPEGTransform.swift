@@ -1,9 +1,9 @@
 import Foundation
 
-/// An RGB image as a JPEG's DCT coefficients before quantisation, computed once so that each of the quality search's
-/// encodes only quantises (with `Deringing` on the partly white blocks) and has libjpeg entropy-code the result.
-/// libjpeg-turbo takes 8-bit samples and has no hook before its DCT, and deringing needs samples above white: this
-/// is the front end that lets it in.
+/// An RGB image as a JPEG's DCT coefficients before quantisation, computed once so that each of the quality
+/// search's encodes only quantises (with `Deringing` on the blocks partly at its background extremes) and has libjpeg
+/// entropy-code the result. libjpeg-turbo takes 8-bit samples and has no hook before its DCT, and deringing needs
+/// samples beyond white and black: this is the front end that lets it in.
 ///
 /// The front end is libjpeg's: its fixed-point JFIF colour conversion, its 2x2 box downsampling at 4:2:0 (with its
 /// alternating rounding bias) and edge replication to whole MCUs. The DCT is an exact float one where libjpeg's is
@@ -18,8 +18,8 @@ struct JPEGTransform: Sendable {
         var coefficients: [Float]
         /// The blocks `Deringing` changes, and their level-shifted samples, 64 each: their coefficients depend on
         /// the DC step, so they are transformed again for each encode.
-        var partlyWhiteBlocks: [Int]
-        var partlyWhiteSamples: [Float]
+        var partlySaturatedBlocks: [Int]
+        var partlySaturatedSamples: [Float]
     }
 
     let width: Int
@@ -28,11 +28,16 @@ struct JPEGTransform: Sendable {
     /// Y, Cb, Cr.
     let planes: [Plane]
 
-    init(_ image: PixelBuffer, chroma: JPEGEncoder.Chroma, budget: WorkBudget) throws(ImageError) {
+    /// The extremes whose runs each encode deringes; none gives libjpeg's own coefficients.
+    let deringing: Deringing.Extremes
+
+    init(_ image: PixelBuffer, chroma: JPEGEncoder.Chroma, deringing: Deringing.Extremes,
+         budget: WorkBudget) throws(ImageError) {
         guard image.channels == 3 else { throw .encodeFailed(reason: "JPEG needs RGB pixels, got \(image.channels) channels") }
         width = image.width
         height = image.height
         self.chroma = chroma
+        self.deringing = deringing
         let unit = chroma == .halved ? 16 : 8
         let paddedWidth = (width + unit - 1) / unit * unit, paddedHeight = (height + unit - 1) / unit * unit
         let chromaScale = chroma == .halved ? 2 : 1
@@ -42,32 +47,28 @@ struct JPEGTransform: Sendable {
         try Self.convert(image, paddedWidth: paddedWidth, paddedHeight: paddedHeight, chromaScale: chromaScale,
                          luma: &luma, blue: &blue, red: &red, budget: budget)
         var planes = [try Self.transform(luma, width: paddedWidth, blocksWide: (width + 7) / 8,
-                                         blocksHigh: (height + 7) / 8, budget: budget)]
+                                         blocksHigh: (height + 7) / 8, deringing: deringing, budget: budget)]
         for samples in [blue, red] {
             let chromaWidth = paddedWidth / chromaScale, chromaUnit = 8 * chromaScale
             planes.append(try Self.transform(samples, width: chromaWidth, blocksWide: (width + chromaUnit - 1) / chromaUnit,
-                                             blocksHigh: (height + chromaUnit - 1) / chromaUnit, budget: budget))
+                                             blocksHigh: (height + chromaUnit - 1) / chromaUnit, deringing: deringing,
+                                             budget: budget))
         }
         self.planes = planes
     }
 
-    /// The share of luma blocks that are partly white: where `Deringing` applies.
-    var partlyWhiteShare: Double {
-        Double(planes[0].partlyWhiteBlocks.count) / Double(max(1, planes[0].blocksWide * planes[0].blocksHigh))
-    }
-
     /// Bytes held at most while a transform of this size is built or encoded, for the render's memory budget: at
-    /// 4:4:4, the larger layout, three float planes of samples, coefficients, and samples kept for the partly white
-    /// blocks (at most all of them); the samples are freed before an encode's Int16 copy is made.
+    /// 4:4:4, the larger layout, three float planes of samples, coefficients, and the samples kept for the blocks
+    /// to dering (at most all of them); the planes of samples are freed before an encode's Int16 copy is made.
     static func workingBytes(width: Int, height: Int) -> Int {
         let padded = (width + 15) / 16 * 16 * ((height + 15) / 16 * 16)
         return padded * 3 * 3 * MemoryLayout<Float>.size
     }
 
     /// The quantised coefficients for libjpeg's tables `quantization` (128 values, luma then chroma, natural order):
-    /// each coefficient divided by its step and rounded to the nearest, the partly white blocks deringed first when
-    /// `deringing` is on.
-    func quantized(_ quantization: [UInt16], deringing: Bool, budget: WorkBudget) throws(ImageError) -> [[Int16]] {
+    /// each coefficient divided by its step and rounded to the nearest, the blocks partly at a `deringing` extreme
+    /// deringed first.
+    func quantized(_ quantization: [UInt16], budget: WorkBudget) throws(ImageError) -> [[Int16]] {
         var planes: [[Int16]] = []
         for (index, plane) in self.planes.enumerated() {
             try budget.check()
@@ -81,12 +82,11 @@ struct JPEGTransform: Sendable {
                             for k in 0..<64 { output[offset + k] = Self.rounded(coefficients[offset + k] * reciprocals[k]) }
                         }
                     }
-                    guard deringing else { return }
                     var block = [Float](repeating: 0, count: 64), transformed = block
-                    for (position, index) in plane.partlyWhiteBlocks.enumerated() {
+                    for (position, index) in plane.partlySaturatedBlocks.enumerated() {
                         block.withUnsafeMutableBufferPointer { block in
-                            for k in 0..<64 { block[k] = plane.partlyWhiteSamples[position * 64 + k] }
-                            Deringing.apply(to: block, dcStep: Int(table[0]))
+                            for k in 0..<64 { block[k] = plane.partlySaturatedSamples[position * 64 + k] }
+                            Deringing.apply(to: block, dcStep: Int(table[0]), extremes: deringing)
                         }
                         Self.transformBlock(block, at: 0, rowLength: 8, into: &transformed, at: 0)
                         for k in 0..<64 { output[index * 64 + k] = Self.rounded(transformed[k] * reciprocals[k]) }
@@ -169,12 +169,12 @@ struct JPEGTransform: Sendable {
     }
 
     /// The forward DCT of each of `blocksWide` x `blocksHigh` blocks of `samples` (rows of `width`), keeping the
-    /// samples of the partly white ones.
+    /// samples of those partly at a `deringing` extreme.
     private static func transform(_ samples: [Float], width: Int, blocksWide: Int, blocksHigh: Int,
-                                  budget: WorkBudget) throws(ImageError) -> Plane {
+                                  deringing: Deringing.Extremes, budget: WorkBudget) throws(ImageError) -> Plane {
         var plane = Plane(blocksWide: blocksWide, blocksHigh: blocksHigh,
                           coefficients: [Float](repeating: 0, count: blocksWide * blocksHigh * 64),
-                          partlyWhiteBlocks: [], partlyWhiteSamples: [])
+                          partlySaturatedBlocks: [], partlySaturatedSamples: [])
         var block = [Float](repeating: 0, count: 64)
         for blockRow in 0..<blocksHigh {
             if blockRow % 16 == 0 { try budget.check() }
@@ -184,9 +184,9 @@ struct JPEGTransform: Sendable {
                 for y in 0..<8 {
                     for x in 0..<8 { block[y * 8 + x] = samples[origin + y * width + x] }
                 }
-                if block.withUnsafeBufferPointer(Deringing.isPartlyWhite) {
-                    plane.partlyWhiteBlocks.append(index)
-                    plane.partlyWhiteSamples += block
+                if !deringing.isEmpty, block.withUnsafeBufferPointer({ Deringing.isPartly($0, at: deringing) }) {
+                    plane.partlySaturatedBlocks.append(index)
+                    plane.partlySaturatedSamples += block
                 }
             }
         }
