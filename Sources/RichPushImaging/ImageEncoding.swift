@@ -59,12 +59,15 @@ enum ImageEncoding {
                     return try JPEGEncoder.encode(opaque, quality: quality, progressive: progressive, chroma: chroma,
                                                   quantization: tables, iccProfile: iccProfile, budget: budget)
                 }
-                if transform?.chroma != chroma {
+                let current: JPEGTransform
+                if let transform, transform.chroma == chroma {
+                    current = transform
+                } else {
                     transform = nil   // one transform at a time, within the memory reservation
-                    transform = try JPEGTransform(opaque, chroma: chroma, deringing: deringing, budget: budget)
+                    current = try JPEGTransform(opaque, chroma: chroma, deringing: deringing, budget: budget)
+                    transform = current
                 }
-                guard let transform else { throw .encodeFailed(reason: "JPEG transform missing") }
-                return try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: tables,
+                return try JPEGEncoder.encode(current, quality: quality, progressive: progressive, quantization: tables,
                                               iccProfile: iccProfile, budget: budget)
             }
             let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables throws(ImageError) in

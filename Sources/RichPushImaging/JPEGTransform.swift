@@ -18,8 +18,8 @@ struct JPEGTransform: Sendable {
         var coefficients: [Float]
         /// The blocks `Deringing` changes, and their level-shifted samples, 64 each: their coefficients depend on
         /// the DC step, so they are transformed again for each encode.
-        var partlySaturatedBlocks: [Int]
-        var partlySaturatedSamples: [Float]
+        var deringedBlocks: [Int]
+        var deringedSamples: [Float]
     }
 
     let width: Int
@@ -27,7 +27,6 @@ struct JPEGTransform: Sendable {
     let chroma: JPEGEncoder.Chroma
     /// Y, Cb, Cr.
     let planes: [Plane]
-
     /// The extremes whose runs each encode deringes; none gives libjpeg's own coefficients.
     let deringing: Deringing.Extremes
 
@@ -83,9 +82,9 @@ struct JPEGTransform: Sendable {
                         }
                     }
                     var block = [Float](repeating: 0, count: 64), transformed = block
-                    for (position, index) in plane.partlySaturatedBlocks.enumerated() {
+                    for (position, index) in plane.deringedBlocks.enumerated() {
                         block.withUnsafeMutableBufferPointer { block in
-                            for k in 0..<64 { block[k] = plane.partlySaturatedSamples[position * 64 + k] }
+                            for k in 0..<64 { block[k] = plane.deringedSamples[position * 64 + k] }
                             Deringing.apply(to: block, dcStep: Int(table[0]), extremes: deringing)
                         }
                         Self.transformBlock(block, at: 0, rowLength: 8, into: &transformed, at: 0)
@@ -174,7 +173,7 @@ struct JPEGTransform: Sendable {
                                   deringing: Deringing.Extremes, budget: WorkBudget) throws(ImageError) -> Plane {
         var plane = Plane(blocksWide: blocksWide, blocksHigh: blocksHigh,
                           coefficients: [Float](repeating: 0, count: blocksWide * blocksHigh * 64),
-                          partlySaturatedBlocks: [], partlySaturatedSamples: [])
+                          deringedBlocks: [], deringedSamples: [])
         var block = [Float](repeating: 0, count: 64)
         for blockRow in 0..<blocksHigh {
             if blockRow % 16 == 0 { try budget.check() }
@@ -185,8 +184,8 @@ struct JPEGTransform: Sendable {
                     for x in 0..<8 { block[y * 8 + x] = samples[origin + y * width + x] }
                 }
                 if !deringing.isEmpty, block.withUnsafeBufferPointer({ Deringing.isPartly($0, at: deringing) }) {
-                    plane.partlySaturatedBlocks.append(index)
-                    plane.partlySaturatedSamples += block
+                    plane.deringedBlocks.append(index)
+                    plane.deringedSamples += block
                 }
             }
         }
