@@ -107,6 +107,7 @@ enum Deringing {
         guard saturated > 0, saturated < 64 else { return }
         let roomInMean = ((extreme * 64 - sum) / Float(saturated)).rounded(.towardZero)
         let ceiling = extreme + min(largestOvershoot, Float(2 * dcStep), roomInMean)
+        let zigzag = self.zigzag   // read once, not through the global's lazy initialiser at every sample
         func sample(_ position: Int) -> Float { block[zigzag[min(63, max(0, position))]] }
 
         var position = 0

@@ -192,30 +192,32 @@ struct JPEGTransform: Sendable {
         return plane
     }
 
+    /// The cosines by column: `cosineColumns[x][u]` is `cosines[u * 8 + x]`, so that one row's 1-D transform is eight
+    /// vector multiply-adds.
+    private static let cosineColumns: [SIMD8<Float>] = (0..<8).map { x in
+        SIMD8<Float>((0..<8).map { u in cosines[u * 8 + x] })
+    }
+
     /// The 8x8 DCT of the block at `origin` of `samples` (rows of `rowLength`), written to `output` from `start`:
-    /// rows, then columns.
+    /// rows, then columns, each as eight-wide vector multiply-adds (128 a block).
     private static func transformBlock(_ samples: [Float], at origin: Int, rowLength: Int, into output: inout [Float],
                                        at start: Int) {
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: 64) { rows in
-            cosines.withUnsafeBufferPointer { cosines in
-                samples.withUnsafeBufferPointer { samples in
-                    for y in 0..<8 {
-                        let row = origin + y * rowLength
-                        for u in 0..<8 {
-                            var sum: Float = 0
-                            for x in 0..<8 { sum += cosines[u * 8 + x] * samples[row + x] }
-                            rows[y * 8 + u] = sum
-                        }
-                    }
+        let columns = cosineColumns, cosines = self.cosines
+        withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 8) { rows in
+            samples.withUnsafeBufferPointer { samples in
+                // rows[y][u]: row y's 1-D transform.
+                for y in 0..<8 {
+                    let row = origin + y * rowLength
+                    var sum = SIMD8<Float>()
+                    for x in 0..<8 { sum += samples[row + x] * columns[x] }
+                    rows[y] = sum
                 }
-                output.withUnsafeMutableBufferPointer { output in
-                    for v in 0..<8 {
-                        for u in 0..<8 {
-                            var sum: Float = 0
-                            for y in 0..<8 { sum += cosines[v * 8 + y] * rows[y * 8 + u] }
-                            output[start + v * 8 + u] = sum
-                        }
-                    }
+            }
+            output.withUnsafeMutableBufferPointer { output in
+                for v in 0..<8 {
+                    var sum = SIMD8<Float>()
+                    for y in 0..<8 { sum += cosines[v * 8 + y] * rows[y] }
+                    for u in 0..<8 { output[start + v * 8 + u] = sum[u] }
                 }
             }
         }
