@@ -73,10 +73,9 @@ enum PaletteQuantizer {
     // MARK: Exact
 
     /// The image's colours when there are at most 256 (fully transparent as one, (0, 0, 0, 0)), with `indices`
-    /// written; nil as soon as a 257th appears. An open-addressed table of 1024 slots.
+    /// written; nil as soon as a 257th appears.
     private static func exactPalette(of image: PixelBuffer, indices: inout [UInt8]) -> [UInt8]? {
-        let slots = 1024
-        var keys = [UInt32](repeating: 0, count: slots), entries = [Int16](repeating: -1, count: slots)
+        var colours = ColourSet(limit: maximumColours)
         var palette: [UInt8] = []
         palette.reserveCapacity(maximumColours * 4)
         let complete = image.pixels.withUnsafeBufferPointer { pixels in
@@ -90,16 +89,12 @@ enum PaletteQuantizer {
                         indices[pixel] = previousEntry
                         continue
                     }
-                    var slot = Int((key &* 0x9E37_79B1) >> 22)
-                    while entries[slot] >= 0, keys[slot] != key { slot = (slot + 1) & (slots - 1) }
-                    if entries[slot] < 0 {
-                        guard palette.count < maximumColours * 4 else { return false }
-                        keys[slot] = key
-                        entries[slot] = Int16(palette.count / 4)
+                    guard let entry = colours.number(of: key) else { return false }
+                    if entry == palette.count / 4 {
                         palette += [UInt8(key & 0xFF), UInt8(key >> 8 & 0xFF), UInt8(key >> 16 & 0xFF), UInt8(key >> 24)]
                     }
                     previousKey = key
-                    previousEntry = UInt8(entries[slot])
+                    previousEntry = UInt8(entry)
                     hasPrevious = true
                     indices[pixel] = previousEntry
                 }
@@ -133,22 +128,8 @@ enum PaletteQuantizer {
     /// Whether `samples` hold more than `limit` distinct values: an open-addressed table, left as soon as it is
     /// passed (a photograph is known after a few thousand samples).
     private static func hasMoreColours(_ samples: [UInt32], than limit: Int) -> Bool {
-        var slots = 1024
-        while slots < 2 * (limit + 1) { slots <<= 1 }
-        let shift = UInt32(32 - slots.trailingZeroBitCount)
-        var keys = [UInt32](repeating: 0, count: slots), used = [Bool](repeating: false, count: slots)
-        var distinct = 0
-        for sample in samples {
-            var slot = Int((sample &* 0x9E37_79B1) >> shift)
-            while used[slot], keys[slot] != sample { slot = (slot + 1) & (slots - 1) }
-            if !used[slot] {
-                used[slot] = true
-                keys[slot] = sample
-                distinct += 1
-                if distinct > limit { return true }
-            }
-        }
-        return false
+        var colours = ColourSet(limit: limit)
+        return samples.contains { colours.number(of: $0) == nil }
     }
 
     /// Splits the samples into up to `colours` boxes, each time the box with the largest squared deviation along
