@@ -57,11 +57,7 @@ enum QualityBenchmark {
             do {
                 let (plain, plainMilliseconds) = try await measure(pipeline, bytes, fixed, repeats: repeats)
                 let (result, searchedMilliseconds) = try await measure(pipeline, bytes, searched, repeats: repeats)
-                if let outputDirectory {
-                    let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-                    let suffix = result.format == .png ? "png" : "jpg"
-                    FileManager.default.createFile(atPath: outputDirectory + "/" + name + "." + suffix, contents: result.bytes)
-                }
+                if let outputDirectory { try RenderedFileWriter(directory: outputDirectory).write(result.bytes, renderedFrom: file) }
                 let byteRatio = Double(result.bytes.count) / Double(plain.bytes.count)
                 let timeRatio = searchedMilliseconds / plainMilliseconds
                 byteLogs.append(log(byteRatio))

@@ -78,9 +78,12 @@ enum TransformBenchmark {
             }
             guard !times.isEmpty, times.count == repeats else { continue }
             if let outputDirectory {
-                let name = URL(fileURLWithPath: file).deletingPathExtension().lastPathComponent
-                let suffix = output.first == 0x89 ? "png" : "jpg"
-                FileManager.default.createFile(atPath: outputDirectory + "/" + name + "." + suffix, contents: output)
+                do {
+                    try RenderedFileWriter(directory: outputDirectory).write(output, renderedFrom: file)
+                } catch {
+                    FileHandle.standardError.write(Data("cannot write the output of \(file): \(error)\n".utf8))
+                    return 1
+                }
             }
             times.sort()
             let median = times.count % 2 == 1 ? times[times.count / 2] : (times[times.count / 2 - 1] + times[times.count / 2]) / 2

@@ -58,7 +58,7 @@ final class LookupCountTests: XCTestCase {
     func testResolvingAfterAnImmediateMissReadsOnlyUnderTheLock() async throws {
         let store = try FileMediaStore(configuration: makeQuietConfiguration())
         var immediate: CacheOutcome?
-        let unlocked = try await looks(store.disk) {
+        let unlocked = await looks(store.disk) {
             immediate = await store.immediateOutcome(for: key(source), retainUntil: nil)
         }
         XCTAssertNil(immediate)
