@@ -46,6 +46,16 @@ final class DeringingTests: XCTestCase {
         }
     }
 
+    /// The coefficient path writes the colour profile it is given, as libjpeg's own path does.
+    func testTheTransformPathKeepsTheColourProfile() throws {
+        let source = try JPEGDecoder.decode(ImagingHelpers.data("imaging/icc_srgb.jpg"), budget: budget)
+        let profile = try XCTUnwrap(source.iccProfile)
+        let transform = try JPEGTransform(source.pixels, chroma: .halved, deringing: [.white], budget: budget)
+        let encoded = try JPEGEncoder.encode(transform, quality: 80, progressive: true, quantization: .perceptual,
+                                             iccProfile: profile, budget: budget)
+        XCTAssertEqual(try JPEGDecoder.decode(encoded, budget: budget).iccProfile, profile)
+    }
+
     /// A run of white beside dark samples rises above white, and a run of black beside light ones falls below black,
     /// within the cap from the DC step; the other samples, a wholly white or black block and a block with neither
     /// are left as they were.
