@@ -1,25 +1,27 @@
 import Foundation
 
-/// An RGB image as a JPEG's DCT coefficients before quantisation, computed once so that each of the quality
-/// search's encodes only quantises (with `Deringing` on the blocks partly at its background extremes) and has libjpeg
-/// entropy-code the result. libjpeg-turbo takes 8-bit samples and has no hook before its DCT, and deringing needs
-/// samples beyond white and black: this is the front end that lets it in.
+/// Our own JPEG front end: an RGB image converted once to the YCbCr planes a JPEG codes, and for each encode their
+/// DCT, with `Deringing` on the blocks partly at the image's background extremes, quantised for libjpeg to
+/// entropy-code. libjpeg-turbo takes 8-bit samples and has no hook before its DCT, and deringing needs samples beyond
+/// white and black: this is the front end that lets it in.
 ///
-/// The front end is libjpeg's: its fixed-point JFIF colour conversion, its 2x2 box downsampling at 4:2:0 (with its
+/// The conversion is libjpeg's: its fixed-point JFIF colour conversion, its 2x2 box downsampling at 4:2:0 (with its
 /// alternating rounding bias) and edge replication to whole MCUs. The DCT is an exact float one where libjpeg's is
 /// integer, so without deringing it gives libjpeg's bytes within about 1% and its pixels within a level or two.
 ///
-/// Cost: one pass of colour conversion and DCT (1,024 multiply-adds a block), then `workingBytes` while it lives.
+/// Cost: one pass of colour conversion, then per encode a DCT of every block (128 eight-wide multiply-adds each), as
+/// libjpeg's own encode does; `workingBytes` while it lives.
 struct JPEGTransform: Sendable {
-    /// One component: its blocks row by row, 64 coefficients each in natural (row-major) order.
+    /// One component: its samples (0-255, padded to whole MCUs) and the blocks `Deringing` changes.
     struct Plane: Sendable {
+        /// The blocks that hold image, each way; the padding beyond them is libjpeg's to fill.
         var blocksWide: Int
         var blocksHigh: Int
-        var coefficients: [Float]
-        /// The blocks `Deringing` changes, and their level-shifted samples, 64 each: their coefficients depend on
-        /// the DC step, so they are transformed again for each encode.
+        /// Samples per row.
+        var rowLength: Int
+        var samples: [UInt8]
+        /// The indices, in order, of the blocks partly at a `deringing` extreme.
         var deringedBlocks: [Int]
-        var deringedSamples: [Float]
     }
 
     let width: Int
@@ -40,61 +42,64 @@ struct JPEGTransform: Sendable {
         let unit = chroma == .halved ? 16 : 8
         let paddedWidth = (width + unit - 1) / unit * unit, paddedHeight = (height + unit - 1) / unit * unit
         let chromaScale = chroma == .halved ? 2 : 1
-        var luma = [Float](repeating: 0, count: paddedWidth * paddedHeight)
-        var blue = [Float](repeating: 0, count: paddedWidth * paddedHeight / (chromaScale * chromaScale))
+        var luma = [UInt8](repeating: 0, count: paddedWidth * paddedHeight)
+        var blue = [UInt8](repeating: 0, count: paddedWidth * paddedHeight / (chromaScale * chromaScale))
         var red = blue
         try Self.convert(image, paddedWidth: paddedWidth, paddedHeight: paddedHeight, chromaScale: chromaScale,
                          luma: &luma, blue: &blue, red: &red, budget: budget)
-        var planes = [try Self.transform(luma, width: paddedWidth, blocksWide: (width + 7) / 8,
-                                         blocksHigh: (height + 7) / 8, deringing: deringing, budget: budget)]
+        var planes = [Plane(blocksWide: (width + 7) / 8, blocksHigh: (height + 7) / 8, rowLength: paddedWidth,
+                            samples: luma, deringedBlocks: [])]
         for samples in [blue, red] {
-            let chromaWidth = paddedWidth / chromaScale, chromaUnit = 8 * chromaScale
-            planes.append(try Self.transform(samples, width: chromaWidth, blocksWide: (width + chromaUnit - 1) / chromaUnit,
-                                             blocksHigh: (height + chromaUnit - 1) / chromaUnit, deringing: deringing,
-                                             budget: budget))
+            planes.append(Plane(blocksWide: (width + unit - 1) / unit, blocksHigh: (height + unit - 1) / unit,
+                                rowLength: paddedWidth / chromaScale, samples: samples, deringedBlocks: []))
+        }
+        if !deringing.isEmpty {
+            for index in planes.indices { planes[index].deringedBlocks = Self.blocks(of: planes[index], partlyAt: deringing) }
         }
         self.planes = planes
     }
 
-    /// Bytes held at most while a transform of this size is built or encoded, for the render's memory budget: at
-    /// 4:4:4, the larger layout, three float planes of samples, coefficients, and the samples kept for the blocks
-    /// to dering (at most all of them); the planes of samples are freed before an encode's Int16 copy is made.
+    /// Bytes held at most while a transform of this size lives and one encode runs, for the render's memory
+    /// budget: at 4:4:4, the larger layout, three samples a pixel, then the quantised Int16 coefficients and
+    /// libjpeg's copy of them.
     static func workingBytes(width: Int, height: Int) -> Int {
         let padded = (width + 15) / 16 * 16 * ((height + 15) / 16 * 16)
-        return padded * 3 * 3 * MemoryLayout<Float>.size
+        return padded * 3 * (1 + 2 * MemoryLayout<Int16>.size)
     }
 
     /// The quantised coefficients for libjpeg's tables `quantization` (128 values, luma then chroma, natural order):
-    /// each coefficient divided by its step and rounded to the nearest, the blocks partly at a `deringing` extreme
-    /// deringed first.
+    /// each block transformed (deringed first when it is partly at a `deringing` extreme), each coefficient divided
+    /// by its step and rounded to the nearest.
     func quantized(_ quantization: [UInt16], budget: WorkBudget) throws(ImageError) -> [[Int16]] {
-        var planes: [[Int16]] = []
-        for (index, plane) in self.planes.enumerated() {
-            try budget.check()
+        var quantized: [[Int16]] = []
+        for (index, plane) in planes.enumerated() {
             let table = Array(quantization[(index == 0 ? 0 : 64)..<(index == 0 ? 64 : 128)])
             let reciprocals = table.map { 1 / Float($0) }
-            var output = [Int16](repeating: 0, count: plane.coefficients.count)
-            output.withUnsafeMutableBufferPointer { output in
-                reciprocals.withUnsafeBufferPointer { reciprocals in
-                    plane.coefficients.withUnsafeBufferPointer { coefficients in
-                        for offset in stride(from: 0, to: coefficients.count, by: 64) {
-                            for k in 0..<64 { output[offset + k] = Self.rounded(coefficients[offset + k] * reciprocals[k]) }
+            var output = [Int16](repeating: 0, count: plane.blocksWide * plane.blocksHigh * 64)
+            var deringed = plane.deringedBlocks.makeIterator(), nextDeringed = deringed.next()
+            var block = [Float](repeating: 0, count: 64), transformed = block
+            for blockRow in 0..<plane.blocksHigh {
+                if blockRow % 16 == 0 { try budget.check() }
+                for blockColumn in 0..<plane.blocksWide {
+                    let blockIndex = blockRow * plane.blocksWide + blockColumn
+                    Self.load(plane, blockRow: blockRow, blockColumn: blockColumn, into: &block)
+                    if blockIndex == nextDeringed {
+                        block.withUnsafeMutableBufferPointer {
+                            Deringing.apply(to: $0, dcStep: Int(table[0]), extremes: deringing)
                         }
+                        nextDeringed = deringed.next()
                     }
-                    var block = [Float](repeating: 0, count: 64), transformed = block
-                    for (position, index) in plane.deringedBlocks.enumerated() {
-                        block.withUnsafeMutableBufferPointer { block in
-                            for k in 0..<64 { block[k] = plane.deringedSamples[position * 64 + k] }
-                            Deringing.apply(to: block, dcStep: Int(table[0]), extremes: deringing)
+                    Self.transformBlock(block, into: &transformed)
+                    output.withUnsafeMutableBufferPointer { output in
+                        reciprocals.withUnsafeBufferPointer { reciprocals in
+                            for k in 0..<64 { output[blockIndex * 64 + k] = Self.rounded(transformed[k] * reciprocals[k]) }
                         }
-                        Self.transformBlock(block, at: 0, rowLength: 8, into: &transformed, at: 0)
-                        for k in 0..<64 { output[index * 64 + k] = Self.rounded(transformed[k] * reciprocals[k]) }
                     }
                 }
             }
-            planes.append(output)
+            quantized.append(output)
         }
-        return planes
+        return quantized
     }
 
     /// To the nearest, halves away from zero as libjpeg's quantiser rounds; by truncation, which vectorises where
@@ -102,6 +107,34 @@ struct JPEGTransform: Sendable {
     @inline(__always)
     private static func rounded(_ steps: Float) -> Int16 {
         Int16(clamping: Int32(steps + (steps < 0 ? -0.5 : 0.5)))
+    }
+
+    /// One block's 64 samples, level-shifted (minus 128) as the DCT takes them, in natural order.
+    @inline(__always)
+    private static func load(_ plane: Plane, blockRow: Int, blockColumn: Int, into block: inout [Float]) {
+        let origin = blockRow * 8 * plane.rowLength + blockColumn * 8
+        plane.samples.withUnsafeBufferPointer { samples in
+            block.withUnsafeMutableBufferPointer { block in
+                for y in 0..<8 {
+                    for x in 0..<8 { block[y * 8 + x] = Float(samples[origin + y * plane.rowLength + x]) - 128 }
+                }
+            }
+        }
+    }
+
+    /// The indices of `plane`'s blocks that are partly at one of `extremes`.
+    private static func blocks(of plane: Plane, partlyAt extremes: Deringing.Extremes) -> [Int] {
+        var indices: [Int] = []
+        var block = [Float](repeating: 0, count: 64)
+        for blockRow in 0..<plane.blocksHigh {
+            for blockColumn in 0..<plane.blocksWide {
+                load(plane, blockRow: blockRow, blockColumn: blockColumn, into: &block)
+                if block.withUnsafeBufferPointer({ Deringing.isPartly($0, at: extremes) }) {
+                    indices.append(blockRow * plane.blocksWide + blockColumn)
+                }
+            }
+        }
+        return indices
     }
 
     // MARK: front end
@@ -118,9 +151,9 @@ struct JPEGTransform: Sendable {
     }
 
     /// Colour conversion into `luma` (padded size) and `blue`/`red` (2x2-downsampled at `chromaScale` 2), replicating
-    /// the last column and row into the padding as libjpeg does; samples are level-shifted (minus 128).
+    /// the last column and row into the padding as libjpeg does.
     private static func convert(_ image: PixelBuffer, paddedWidth: Int, paddedHeight: Int, chromaScale: Int,
-                                luma: inout [Float], blue: inout [Float], red: inout [Float],
+                                luma: inout [UInt8], blue: inout [UInt8], red: inout [UInt8],
                                 budget: WorkBudget) throws(ImageError) {
         let (rb, gb, bb) = (fix(0.16874), fix(0.33126), fix(0.5))
         let (gr, br) = (fix(0.41869), fix(0.08131))
@@ -136,7 +169,7 @@ struct JPEGTransform: Sendable {
                     for x in 0..<paddedWidth {
                         let offset = source + min(x, width - 1) * 3
                         let r = Int32(pixels[offset]), g = Int32(pixels[offset + 1]), b = Int32(pixels[offset + 2])
-                        luma[y * paddedWidth + x] = Float(Self.luma(red: r, green: g, blue: b)) - 128
+                        luma[y * paddedWidth + x] = UInt8(Self.luma(red: r, green: g, blue: b))
                         blueRows[rowInGroup * paddedWidth + x] = (bb * b - rb * r - gb * g + chromaOffset + half - 1) >> 16
                         redRows[rowInGroup * paddedWidth + x] = (bb * r - gr * g - br * b + chromaOffset + half - 1) >> 16
                     }
@@ -145,8 +178,8 @@ struct JPEGTransform: Sendable {
             let row = group * paddedWidth / chromaScale
             guard chromaScale == 2 else {
                 for x in 0..<paddedWidth {
-                    blue[row + x] = Float(blueRows[x]) - 128
-                    red[row + x] = Float(redRows[x]) - 128
+                    blue[row + x] = UInt8(blueRows[x])
+                    red[row + x] = UInt8(redRows[x])
                 }
                 continue
             }
@@ -154,8 +187,8 @@ struct JPEGTransform: Sendable {
             for x in 0..<(paddedWidth / 2) {
                 let bias = Int32(1 + (x & 1))
                 let a = 2 * x, b = 2 * x + 1, c = paddedWidth + 2 * x, d = paddedWidth + 2 * x + 1
-                blue[row + x] = Float((blueRows[a] + blueRows[b] + blueRows[c] + blueRows[d] + bias) >> 2) - 128
-                red[row + x] = Float((redRows[a] + redRows[b] + redRows[c] + redRows[d] + bias) >> 2) - 128
+                blue[row + x] = UInt8((blueRows[a] + blueRows[b] + blueRows[c] + blueRows[d] + bias) >> 2)
+                red[row + x] = UInt8((redRows[a] + redRows[b] + redRows[c] + redRows[d] + bias) >> 2)
             }
         }
     }
@@ -167,49 +200,22 @@ struct JPEGTransform: Sendable {
         return Float(scale * cos(Double((2 * x + 1) * u) * Double.pi / 16))
     }
 
-    /// The forward DCT of each of `blocksWide` x `blocksHigh` blocks of `samples` (rows of `width`), keeping the
-    /// samples of those partly at a `deringing` extreme.
-    private static func transform(_ samples: [Float], width: Int, blocksWide: Int, blocksHigh: Int,
-                                  deringing: Deringing.Extremes, budget: WorkBudget) throws(ImageError) -> Plane {
-        var plane = Plane(blocksWide: blocksWide, blocksHigh: blocksHigh,
-                          coefficients: [Float](repeating: 0, count: blocksWide * blocksHigh * 64),
-                          deringedBlocks: [], deringedSamples: [])
-        var block = [Float](repeating: 0, count: 64)
-        for blockRow in 0..<blocksHigh {
-            if blockRow % 16 == 0 { try budget.check() }
-            for blockColumn in 0..<blocksWide {
-                let origin = blockRow * 8 * width + blockColumn * 8, index = blockRow * blocksWide + blockColumn
-                transformBlock(samples, at: origin, rowLength: width, into: &plane.coefficients, at: index * 64)
-                for y in 0..<8 {
-                    for x in 0..<8 { block[y * 8 + x] = samples[origin + y * width + x] }
-                }
-                if !deringing.isEmpty, block.withUnsafeBufferPointer({ Deringing.isPartly($0, at: deringing) }) {
-                    plane.deringedBlocks.append(index)
-                    plane.deringedSamples += block
-                }
-            }
-        }
-        return plane
-    }
-
     /// The cosines by column: `cosineColumns[x][u]` is `cosines[u * 8 + x]`, so that one row's 1-D transform is eight
     /// vector multiply-adds.
     private static let cosineColumns: [SIMD8<Float>] = (0..<8).map { x in
         SIMD8<Float>((0..<8).map { u in cosines[u * 8 + x] })
     }
 
-    /// The 8x8 DCT of the block at `origin` of `samples` (rows of `rowLength`), written to `output` from `start`:
-    /// rows, then columns, each as eight-wide vector multiply-adds (128 a block).
-    private static func transformBlock(_ samples: [Float], at origin: Int, rowLength: Int, into output: inout [Float],
-                                       at start: Int) {
+    /// The 8x8 DCT of a block of 64 samples in natural order: rows, then columns, each as eight-wide vector
+    /// multiply-adds (128 a block).
+    private static func transformBlock(_ block: [Float], into output: inout [Float]) {
         let columns = cosineColumns, cosines = self.cosines
         withUnsafeTemporaryAllocation(of: SIMD8<Float>.self, capacity: 8) { rows in
-            samples.withUnsafeBufferPointer { samples in
+            block.withUnsafeBufferPointer { block in
                 // rows[y][u]: row y's 1-D transform.
                 for y in 0..<8 {
-                    let row = origin + y * rowLength
                     var sum = SIMD8<Float>()
-                    for x in 0..<8 { sum += samples[row + x] * columns[x] }
+                    for x in 0..<8 { sum += block[y * 8 + x] * columns[x] }
                     rows[y] = sum
                 }
             }
@@ -217,7 +223,7 @@ struct JPEGTransform: Sendable {
                 for v in 0..<8 {
                     var sum = SIMD8<Float>()
                     for y in 0..<8 { sum += cosines[v * 8 + y] * rows[y] }
-                    for u in 0..<8 { output[start + v * 8 + u] = sum[u] }
+                    for u in 0..<8 { output[v * 8 + u] = sum[u] }
                 }
             }
         }
