@@ -293,12 +293,22 @@ int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int h
 
 int richpush_jpeg_encoder_begin_coefficients(richpush_jpeg_encoder *encoder, int width, int height, int quality,
                                              int progressive, int full_chroma, const unsigned int *tables,
-                                             uint16_t *quantization) {
+                                             uint16_t *quantization, uint8_t *ac_code_lengths) {
     if (setjmp(encoder->error.jump)) return -1;
     richpush_jpeg_encoder_configure(encoder, width, height, quality, progressive, full_chroma, tables, JCS_YCbCr);
     for (int table = 0; table < 2; table++) {
         for (int k = 0; k < DCTSIZE2; k++) {
             quantization[table * DCTSIZE2 + k] = encoder->cinfo.quant_tbl_ptrs[table]->quantval[k];
+        }
+        // jpeg_set_defaults installed the standard tables: bits[l] codes of length l, for huffval's symbols in order.
+        const JHUFF_TBL *huffman = encoder->cinfo.ac_huff_tbl_ptrs[table];
+        uint8_t *lengths = ac_code_lengths + table * 256;
+        memset(lengths, 0, 256);
+        int symbol = 0;
+        for (int length = 1; length <= 16; length++) {
+            for (int count = 0; count < huffman->bits[length] && symbol < 256; count++) {
+                lengths[huffman->huffval[symbol++]] = (uint8_t)length;
+            }
         }
     }
     return 0;

@@ -30,13 +30,6 @@ enum Deringing {
     /// backgrounds of text and line art 29-64%, the strokes and the corpus photographs 0%.
     static let minimumWhollyShare = 0.10
 
-    /// Zig-zag order: a run is followed as a line through the block, as the entropy coder reads it.
-    static let zigzag: [Int] = [
-        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14,
-        21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53,
-        60, 61, 54, 47, 55, 62, 63,
-    ]
-
     /// The extremes `pixels` has as backgrounds with edges on them (`minimumPartlyShare`, `minimumWhollyShare`),
     /// judged on whole 8x8 blocks of luma as `JPEGTransform` will see them. Cost: one pass over the pixels.
     static func backgrounds(of pixels: PixelBuffer) -> Extremes {
@@ -107,7 +100,7 @@ enum Deringing {
         guard saturated > 0, saturated < 64 else { return }
         let roomInMean = ((extreme * 64 - sum) / Float(saturated)).rounded(.towardZero)
         let ceiling = extreme + min(largestOvershoot, Float(2 * dcStep), roomInMean)
-        let zigzag = self.zigzag   // read once, not through the global's lazy initialiser at every sample
+        let zigzag = JPEGTransform.zigzag   // read once, not through the global's lazy initialiser at every sample
         func sample(_ position: Int) -> Float { block[zigzag[min(63, max(0, position))]] }
 
         var position = 0

@@ -49,13 +49,13 @@ enum ImageEncoding {
         }
         let opaque = pixels.channels == 4 ? pixels.flattened(onto: variant.background) : pixels
         if let target = variant.qualityTarget {
-            // Text and line art on white or black search through our own front end, so that the runs of their
-            // background can be deringed.
+            // The search's trellis-quantised candidates go through our own front end, and so do those of text and
+            // line art on white or black, whose background runs are deringed.
             let deringing = Deringing.backgrounds(of: opaque)
             var transform: JPEGTransform?
-            func encodeJPEG(quality: Int, chroma: JPEGEncoder.Chroma, tables: JPEGQuantization,
+            func encodeJPEG(quality: Int, chroma: JPEGEncoder.Chroma, tables: JPEGQuantization, trellis: Bool,
                             progressive: Bool) throws(ImageError) -> Data {
-                guard !deringing.isEmpty else {
+                guard trellis || !deringing.isEmpty else {
                     return try JPEGEncoder.encode(opaque, quality: quality, progressive: progressive, chroma: chroma,
                                                   quantization: tables, iccProfile: iccProfile, budget: budget)
                 }
@@ -68,10 +68,10 @@ enum ImageEncoding {
                     transform = current
                 }
                 return try JPEGEncoder.encode(current, quality: quality, progressive: progressive, quantization: tables,
-                                              iccProfile: iccProfile, budget: budget)
+                                              trellis: trellis, iccProfile: iccProfile, budget: budget)
             }
-            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables throws(ImageError) in
-                try encodeJPEG(quality: quality, chroma: chroma, tables: tables, progressive: variant.progressive)
+            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables, trellis throws(ImageError) in
+                try encodeJPEG(quality: quality, chroma: chroma, tables: tables, trellis: trellis, progressive: variant.progressive)
             }
             var outcome = try search.run(warnings: &warnings)
             // Progressive scans hold the same coefficients (the same pixels, so the same score) in another order:
@@ -79,7 +79,7 @@ enum ImageEncoding {
             if !variant.progressive {
                 do throws(ImageError) {
                     let progressive = try encodeJPEG(quality: outcome.quality, chroma: outcome.chroma,
-                                                     tables: outcome.quantization, progressive: true)
+                                                     tables: outcome.quantization, trellis: outcome.trellis, progressive: true)
                     if progressive.count < outcome.bytes.count { outcome.bytes = progressive }
                 } catch .deadlineExceeded {
                     // The baseline file is complete; the deadline is the caller's to report.

@@ -33,22 +33,24 @@ enum JPEGEncoder {
         }
     }
 
-    /// Encodes a `JPEGTransform` (the quality search's encodes of images it deringes): has it quantise with
-    /// `quantization`'s tables at `quality`, deringing the blocks it was made to dering, and libjpeg entropy-code
-    /// the coefficients (optimised Huffman tables, optionally progressive). Cost: a DCT per block, as libjpeg's own
-    /// encode does, and libjpeg's Huffman passes; no colour conversion.
+    /// Encodes a `JPEGTransform` (the quality search's encodes that deringe or trellis-quantise): has it quantise
+    /// with `quantization`'s tables at `quality`, deringing the blocks it was made to dering, by `TrellisQuantizer`
+    /// with `trellis` (on libjpeg's standard AC code lengths) or else to the nearest, and libjpeg entropy-code the
+    /// coefficients (optimised Huffman tables, optionally progressive). Cost: a DCT per block, as libjpeg's own
+    /// encode does, the trellis, and libjpeg's Huffman passes; no colour conversion.
     static func encode(_ transform: JPEGTransform, quality: Int, progressive: Bool, quantization: JPEGQuantization,
-                       iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
+                       trellis: Bool, iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> Data {
         try encoding { encoder throws(ImageError) in
             let tables = quantization.tables ?? []
-            var steps = [UInt16](repeating: 1, count: 128)
+            var steps = [UInt16](repeating: 1, count: 128), codeLengths = [UInt8](repeating: 0, count: 512)
             let began = tables.withUnsafeBufferPointer { tables in
                 richpush_jpeg_encoder_begin_coefficients(
                     encoder, Int32(transform.width), Int32(transform.height), Int32(min(100, max(1, quality))),
-                    progressive ? 1 : 0, transform.chroma == .full ? 1 : 0, tables.isEmpty ? nil : tables.baseAddress, &steps)
+                    progressive ? 1 : 0, transform.chroma == .full ? 1 : 0, tables.isEmpty ? nil : tables.baseAddress,
+                    &steps, &codeLengths)
             }
             guard began == 0 else { return false }
-            let planes = try transform.quantized(steps, budget: budget)
+            let planes = try transform.quantized(steps, trellisCodeLengths: trellis ? codeLengths : nil, budget: budget)
             let profile = iccProfile ?? []
             let wrote = planes[0].withUnsafeBufferPointer { luma in
                 planes[1].withUnsafeBufferPointer { blue in

@@ -1,16 +1,17 @@
 import Foundation
 
 /// Our own JPEG front end: an RGB image converted once to the YCbCr planes a JPEG codes, and for each encode their
-/// DCT, with `Deringing` on the blocks partly at the image's background extremes, quantised for libjpeg to
-/// entropy-code. libjpeg-turbo takes 8-bit samples and has no hook before its DCT, and deringing needs samples beyond
-/// white and black: this is the front end that lets it in.
+/// DCT, with `Deringing` on the blocks partly at the image's background extremes, quantised (to the nearest, or by
+/// `TrellisQuantizer`) for libjpeg to entropy-code. libjpeg-turbo takes 8-bit samples and has no hook between its
+/// DCT and its entropy coder, and deringing needs samples beyond white and black and trellis the unquantised
+/// coefficients: this is the front end that lets them in.
 ///
 /// The conversion is libjpeg's: its fixed-point JFIF colour conversion, its 2x2 box downsampling at 4:2:0 (with its
 /// alternating rounding bias) and edge replication to whole MCUs. The DCT is an exact float one where libjpeg's is
-/// integer, so without deringing it gives libjpeg's bytes within about 1% and its pixels within a level or two.
+/// integer, so with neither it gives libjpeg's bytes within about 1% and its pixels within a level or two.
 ///
 /// Cost: one pass of colour conversion, then per encode a DCT of every block (128 eight-wide multiply-adds each), as
-/// libjpeg's own encode does; `workingBytes` while it lives.
+/// libjpeg's own encode does, and the trellis when asked; `workingBytes` while it lives.
 struct JPEGTransform: Sendable {
     /// One component: its samples (0-255, padded to whole MCUs) and the blocks `Deringing` changes.
     struct Plane: Sendable {
@@ -29,8 +30,15 @@ struct JPEGTransform: Sendable {
     let chroma: JPEGEncoder.Chroma
     /// Y, Cb, Cr.
     let planes: [Plane]
-    /// The extremes whose runs each encode deringes; none gives libjpeg's own coefficients.
+    /// The extremes whose runs each encode deringes; none, with rounding, gives libjpeg's own coefficients.
     let deringing: Deringing.Extremes
+
+    /// Zig-zag order, the natural-order index of each position: the order the entropy coder reads a block in.
+    static let zigzag: [Int] = [
+        0, 1, 8, 16, 9, 2, 3, 10, 17, 24, 32, 25, 18, 11, 4, 5, 12, 19, 26, 33, 40, 48, 41, 34, 27, 20, 13, 6, 7, 14,
+        21, 28, 35, 42, 49, 56, 57, 50, 43, 36, 29, 22, 15, 23, 30, 37, 44, 51, 58, 59, 52, 45, 38, 31, 39, 46, 53,
+        60, 61, 54, 47, 55, 62, 63,
+    ]
 
     init(_ image: PixelBuffer, chroma: JPEGEncoder.Chroma, deringing: Deringing.Extremes,
          budget: WorkBudget) throws(ImageError) {
@@ -69,12 +77,14 @@ struct JPEGTransform: Sendable {
 
     /// The quantised coefficients for libjpeg's tables `quantization` (128 values, luma then chroma, natural order):
     /// each block transformed (deringed first when it is partly at a `deringing` extreme), each coefficient divided
-    /// by its step and rounded to the nearest.
-    func quantized(_ quantization: [UInt16], budget: WorkBudget) throws(ImageError) -> [[Int16]] {
+    /// by its step and rounded to the nearest, or, given the AC code lengths `trellisCodeLengths` (512, luma then
+    /// chroma), chosen by a `TrellisQuantizer`.
+    func quantized(_ quantization: [UInt16], trellisCodeLengths: [UInt8]?, budget: WorkBudget) throws(ImageError) -> [[Int16]] {
         var quantized: [[Int16]] = []
         for (index, plane) in planes.enumerated() {
             let table = Array(quantization[(index == 0 ? 0 : 64)..<(index == 0 ? 64 : 128)])
             let reciprocals = table.map { 1 / Float($0) }
+            let quantizer = trellisCodeLengths.map { TrellisQuantizer(codeLengths: Array($0[(index == 0 ? 0 : 256)..<(index == 0 ? 256 : 512)])) }
             var output = [Int16](repeating: 0, count: plane.blocksWide * plane.blocksHigh * 64)
             var deringed = plane.deringedBlocks.makeIterator(), nextDeringed = deringed.next()
             var block = [Float](repeating: 0, count: 64), transformed = block
@@ -92,7 +102,14 @@ struct JPEGTransform: Sendable {
                     Self.transformBlock(block, into: &transformed)
                     output.withUnsafeMutableBufferPointer { output in
                         reciprocals.withUnsafeBufferPointer { reciprocals in
-                            for k in 0..<64 { output[blockIndex * 64 + k] = Self.rounded(transformed[k] * reciprocals[k]) }
+                            if let quantizer {
+                                transformed.withUnsafeBufferPointer { transformed in
+                                    quantizer.quantize(transformed, reciprocals: reciprocals,
+                                                       into: UnsafeMutableBufferPointer(rebasing: output[(blockIndex * 64)..<(blockIndex * 64 + 64)]))
+                                }
+                            } else {
+                                for k in 0..<64 { output[blockIndex * 64 + k] = Self.rounded(transformed[k] * reciprocals[k]) }
+                            }
                         }
                     }
                 }
@@ -105,7 +122,7 @@ struct JPEGTransform: Sendable {
     /// To the nearest, halves away from zero as libjpeg's quantiser rounds; by truncation, which vectorises where
     /// `rounded()` is a library call per coefficient.
     @inline(__always)
-    private static func rounded(_ steps: Float) -> Int16 {
+    static func rounded(_ steps: Float) -> Int16 {
         Int16(clamping: Int32(steps + (steps < 0 ? -0.5 : 0.5)))
     }
 

@@ -31,6 +31,8 @@ struct QualitySearch {
         var quality: Int
         var chroma: JPEGEncoder.Chroma
         var quantization: JPEGQuantization
+        /// Whether the AC values were chosen by `TrellisQuantizer` rather than rounded (`trellises`).
+        var trellis: Bool
         var score: Double?
     }
 
@@ -41,6 +43,28 @@ struct QualitySearch {
     static let aimMargin = 0.25
     /// A 4:2:0 result at this quality or above is tried at 4:4:4 too.
     static let fullChromaQuality = 90
+    /// How many qualities higher a trellis-quantised candidate reaches the score of a rounded one: the median over
+    /// the 4:2:0 images of "Trellis quantisation" in docs/benchmarks.md (0 to 5).
+    static let trellisQualityRise = 3
+
+    /// Whether the candidates at `chroma` are trellis-quantised: at 4:2:0, where it gives 0.96 of the bytes at equal
+    /// score, unless the image is smooth. Not at 4:4:4 (0.99, for more steps), nor for a smooth image, whose score
+    /// curve is searched on the standard tables for being steady, and which trellis makes jump (a blurred noise
+    /// image scores 78.5 at q77 and 77.5 at q80).
+    func trellises(_ chroma: JPEGEncoder.Chroma) -> Bool {
+        chroma == .halved && !smooth
+    }
+
+    /// A quality on the variant's scale (the standard tables, rounded) as the quality on `tables` at `chroma` that
+    /// scores about the same.
+    func quality(matchingStandard quality: Int, on tables: JPEGQuantization, at chroma: JPEGEncoder.Chroma) -> Int {
+        min(100, tables.quality(matchingStandard: quality) + (trellises(chroma) ? Self.trellisQualityRise : 0))
+    }
+
+    /// `outcome`'s quality on the variant's scale: the inverse of `quality(matchingStandard:on:at:)`.
+    static func standardQuality(of outcome: Outcome) -> Int {
+        outcome.quality + outcome.quantization.qualityBelowStandard - (outcome.trellis ? trellisQualityRise : 0)
+    }
 
     /// What a search holds besides the render's own buffers: the metric's working memory, one decoded candidate
     /// (the encoded candidates are bounded by the byte budget, like the output) and, for an image that is deringed,
@@ -54,9 +78,23 @@ struct QualitySearch {
     let variant: ImageVariant
     let target: Double
     let budget: WorkBudget
-    /// Encodes `pixels` at a quality, chroma and tables (the variant's other JPEG settings). The search chooses the
-    /// tables (`JPEGQuantization.searched`) and they come back in the outcome, so a re-encode uses the same.
-    let encode: (Int, JPEGEncoder.Chroma, JPEGQuantization) throws(ImageError) -> Data
+    /// Encodes `pixels` at a quality, chroma and tables, trellis-quantised or not (the variant's other JPEG
+    /// settings). The search chooses the tables (`JPEGQuantization.searched`) and the trellis (`trellises`), and they
+    /// come back in the outcome, so a re-encode uses the same.
+    let encode: (Int, JPEGEncoder.Chroma, JPEGQuantization, Bool) throws(ImageError) -> Data
+    /// Whether most of the image's blocks are flat (`isSmooth`).
+    let smooth: Bool
+
+    /// Cost: one pass over `pixels` (`isSmooth`).
+    init(pixels: PixelBuffer, variant: ImageVariant, target: Double, budget: WorkBudget,
+         encode: @escaping (Int, JPEGEncoder.Chroma, JPEGQuantization, Bool) throws(ImageError) -> Data) {
+        self.pixels = pixels
+        self.variant = variant
+        self.target = target
+        self.budget = budget
+        self.encode = encode
+        smooth = Self.isSmooth(pixels)
+    }
 
     /// One chroma's (and tables') search: the lowest passing quality found, the best failing one that fits the
     /// budget, and why it ended.
@@ -90,19 +128,17 @@ struct QualitySearch {
                                  cancellation: budget.cancellation)
         let metric = try SSIMULACRA2(reference: pixels)
         // Guesses are on the standard tables' scale (the variant's quality); each search's tables move them to theirs.
-        let smooth = Self.isSmooth(pixels)
         let halvedTables = JPEGQuantization.searched(.halved, smooth: smooth)
         var pass = try search(.halved, tables: halvedTables[0], from: variant.quality, metric: metric, scoring: scoring)
         for tables in halvedTables.dropFirst() {
             guard let best = pass.best, !pass.stopped, !Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) else { break }
-            pass.merge(try search(.halved, tables: tables, from: best.quality + best.quantization.qualityBelowStandard,
-                                  metric: metric, scoring: scoring))
+            pass.merge(try search(.halved, tables: tables, from: Self.standardQuality(of: best), metric: metric, scoring: scoring))
         }
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
         if needsFullChroma, !pass.stopped, Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) {
             pass.stopped = true
         } else if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
-            let halvedBest = pass.best.map { $0.quality + $0.quantization.qualityBelowStandard }   // back to the standard scale
+            let halvedBest = pass.best.map(Self.standardQuality)
             pass.merge(try search(.full, tables: JPEGQuantization.searched(.full, smooth: smooth)[0],
                                   from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring))
         }
@@ -123,11 +159,12 @@ struct QualitySearch {
         let tables = halvedTables[0]
         for quality in ImageEncoding.qualityLadder(from: tables.quality(matchingStandard: variant.quality),
                                                    minimum: tables.quality(matchingStandard: variant.minimumQuality)) {
-            let bytes = try encode(quality, .halved, tables)
+            let bytes = try encode(quality, .halved, tables, trellises(.halved))
             if let limit = variant.maximumBytes, bytes.count > limit { continue }
             let score = try metric.score(try JPEGDecoder.decode(bytes, checkingIntegrity: false, budget: budget).pixels, budget: budget)
             warnings.append("quality lowered to \(quality) to meet the byte budget (SSIMULACRA2 \(Self.format(score)))")
-            return Outcome(bytes: bytes, quality: quality, chroma: .halved, quantization: tables, score: score)
+            return Outcome(bytes: bytes, quality: quality, chroma: .halved, quantization: tables, trellis: trellises(.halved),
+                           score: score)
         }
         throw .outputTooLarge(bytes: pass.smallestOverBudget?.count ?? 0, limit: variant.maximumBytes ?? 0)
     }
@@ -139,7 +176,8 @@ struct QualitySearch {
         var failing = floor - 1, passing = 101      // the open bracket: known too low, known high enough (or too big)
         var pass = Pass()
         var slope = tables.qualityPerScorePoint, previous: (quality: Int, score: Double)?
-        var quality = max(floor, tables.quality(matchingStandard: standardGuess))
+        var quality = max(floor, self.quality(matchingStandard: standardGuess, on: tables, at: chroma))
+        let trellis = trellises(chroma)
         var stepCost: Duration?
         for step in 0..<Self.maximumEvaluations {
             if Self.leavesNoTime(after: stepCost, scoring: scoring), pass.best != nil || pass.fallback != nil {
@@ -148,7 +186,7 @@ struct QualitySearch {
             }
             try budget.check()
             let started = ContinuousClock.now
-            let bytes = try encode(quality, chroma, tables)
+            let bytes = try encode(quality, chroma, tables, trellis)
             var next: Int
             if let limit = variant.maximumBytes, bytes.count > limit {
                 passing = quality
@@ -163,11 +201,13 @@ struct QualitySearch {
                     try budget.check()
                     pass.stopped = true
                     if pass.best == nil, pass.fallback == nil {
-                        pass.unscored = Outcome(bytes: bytes, quality: quality, chroma: chroma, quantization: tables, score: nil)
+                        pass.unscored = Outcome(bytes: bytes, quality: quality, chroma: chroma, quantization: tables,
+                                                trellis: trellis, score: nil)
                     }
                     break
                 }
-                let outcome = Outcome(bytes: bytes, quality: quality, chroma: chroma, quantization: tables, score: score)
+                let outcome = Outcome(bytes: bytes, quality: quality, chroma: chroma, quantization: tables, trellis: trellis,
+                                      score: score)
                 if score >= target {
                     passing = quality
                     pass.best = outcome

@@ -35,7 +35,7 @@ final class DeringingTests: XCTestCase {
         for chroma in [JPEGEncoder.Chroma.halved, .full] {
             let transform = try JPEGTransform(pixels, chroma: chroma, deringing: [], budget: budget)
             let ours = try JPEGEncoder.encode(transform, quality: 80, progressive: false, quantization: .perceptual,
-                                              iccProfile: nil, budget: budget)
+                                              trellis: false, iccProfile: nil, budget: budget)
             let libjpeg = try JPEGEncoder.encode(pixels, quality: 80, progressive: false, chroma: chroma,
                                                  quantization: .perceptual, iccProfile: nil, budget: budget)
             XCTAssertEqual(Double(ours.count), Double(libjpeg.count), accuracy: Double(libjpeg.count) * 0.02, "\(chroma)")
@@ -52,7 +52,7 @@ final class DeringingTests: XCTestCase {
         let profile = try XCTUnwrap(source.iccProfile)
         let transform = try JPEGTransform(source.pixels, chroma: .halved, deringing: [.white], budget: budget)
         let encoded = try JPEGEncoder.encode(transform, quality: 80, progressive: true, quantization: .perceptual,
-                                             iccProfile: profile, budget: budget)
+                                             trellis: true, iccProfile: profile, budget: budget)
         XCTAssertEqual(try JPEGDecoder.decode(encoded, budget: budget).iccProfile, profile)
     }
 
@@ -92,7 +92,7 @@ final class DeringingTests: XCTestCase {
         let transform = try JPEGTransform(pixels, chroma: .full, deringing: .white, budget: budget)
         for quality in [50, 70] {
             let deringed = try JPEGEncoder.encode(transform, quality: quality, progressive: false, quantization: .standard,
-                                                  iccProfile: nil, budget: budget)
+                                                  trellis: false, iccProfile: nil, budget: budget)
             let plain = try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: .full,
                                                quantization: .standard, iccProfile: nil, budget: budget)
             let deringedScore = try metric.score(JPEGDecoder.decode(deringed, budget: budget).pixels)
@@ -101,8 +101,9 @@ final class DeringingTests: XCTestCase {
         }
     }
 
-    /// Deringed files are ordinary JPEGs: our own decoder, damage checks and all, accepts every one of them, at
-    /// every quality and chroma layout the search may write (a CDN's copy may come back to us as a source).
+    /// Deringed and trellis-quantised files are ordinary JPEGs: our own decoder, damage checks and all, accepts every
+    /// one of them, at every quality and chroma layout the search may write (a CDN's copy may come back to us as a
+    /// source).
     func testDeringedFilesPassTheDecodersDamageChecks() throws {
         let pixels = try textOnWhite()
         for chroma in [JPEGEncoder.Chroma.halved, .full] {
@@ -110,7 +111,7 @@ final class DeringingTests: XCTestCase {
             for quality in stride(from: 30, through: 95, by: 5) {
                 for tables in [JPEGQuantization.perceptual, .standard] {
                     let deringed = try JPEGEncoder.encode(transform, quality: quality, progressive: quality % 10 == 0,
-                                                          quantization: tables, iccProfile: nil,
+                                                          quantization: tables, trellis: tables == .perceptual, iccProfile: nil,
                                                           budget: budget)
                     for scale in [8, 5, 4] {
                         XCTAssertNoThrow(try JPEGDecoder.decode(deringed, scaleNumerator: scale, budget: budget),
@@ -137,7 +138,7 @@ final class DeringingTests: XCTestCase {
             variant.qualityTarget = 80
             var warnings: [String] = []
             let deringed = try ImageEncoding.encode(pixels, variant: variant, iccProfile: nil, budget: budget, warnings: &warnings)
-            let plainSearch = QualitySearch(pixels: pixels, variant: variant, target: 80, budget: budget) { quality, chroma, tables throws(ImageError) in
+            let plainSearch = QualitySearch(pixels: pixels, variant: variant, target: 80, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
                 try JPEGEncoder.encode(pixels, quality: quality, progressive: variant.progressive, chroma: chroma,
                                        quantization: tables, iccProfile: nil, budget: self.budget)
             }
@@ -158,7 +159,7 @@ final class DeringingTests: XCTestCase {
         let meter = RenderMemoryMeter()
         let metered = WorkBudget(deadline: .now + .seconds(120), meter: meter)
         let transform = try JPEGTransform(pixels, chroma: .full, deringing: [.white, .black], budget: metered)
-        _ = try JPEGEncoder.encode(transform, quality: 70, progressive: true, quantization: .standard, iccProfile: nil,
+        _ = try JPEGEncoder.encode(transform, quality: 70, progressive: true, quantization: .perceptual, trellis: true, iccProfile: nil,
                                    budget: metered)
         let reserved = JPEGTransform.workingBytes(width: pixels.width, height: pixels.height)
         XCTAssertLessThanOrEqual(meter.peakGrowth, reserved)

@@ -38,7 +38,7 @@ final class QualitySearchTests: XCTestCase {
         let pixels = Self.gradient(checker: 6)
         XCTAssertFalse(QualitySearch.isSmooth(pixels))
         let budget = ImagingHelpers.farBudget
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 60), target: 60, budget: budget) { quality, chroma, tables throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 60), target: 60, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
             try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
                                    iccProfile: nil, budget: budget)
         }
@@ -57,7 +57,7 @@ final class QualitySearchTests: XCTestCase {
         for (pixels, smooth) in [(Self.gradient(checker: 0), true), (try resizedPixels(ImagingHelpers.data("media/hero.jpg")), false)] {
             XCTAssertEqual(QualitySearch.isSmooth(pixels), smooth)
             var tried: [(quality: Int, tables: JPEGQuantization)] = []
-            let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, tables throws(ImageError) in
+            let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
                 tried.append((quality, tables))
                 return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
                                               iccProfile: nil, budget: budget)
@@ -101,7 +101,7 @@ final class QualitySearchTests: XCTestCase {
         let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
         let budget = WorkBudget(deadline: .now + .seconds(5))
         var encodes = 0
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 99.5), target: 99.5, budget: budget) { quality, chroma, _ throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 99.5), target: 99.5, budget: budget) { quality, chroma, _, _ throws(ImageError) in
             encodes += 1
             Thread.sleep(forTimeInterval: 2)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
@@ -109,7 +109,7 @@ final class QualitySearchTests: XCTestCase {
         var warnings: [String] = []
         let outcome = try search.run(warnings: &warnings)
         XCTAssertEqual(encodes, 1)
-        XCTAssertEqual(outcome.quality, Self.firstGuess, "the variant's 82, moved to the 4:2:0 tables' scale")
+        XCTAssertEqual(outcome.quality, Self.firstGuess, "the variant's 82, moved to the 4:2:0 candidates' scale")
         XCTAssertTrue(warnings.contains { $0.contains("when the deadline stopped the search") }, "\(warnings)")
     }
 
@@ -118,7 +118,7 @@ final class QualitySearchTests: XCTestCase {
     func testFirstGuessIsTakenUnscoredWhenScoringWouldMissTheDeadline() throws {
         let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
         let budget = WorkBudget(deadline: .now + .seconds(3))
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _ throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _, _ throws(ImageError) in
             Thread.sleep(forTimeInterval: 1.8)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
         }
@@ -135,7 +135,7 @@ final class QualitySearchTests: XCTestCase {
         let pixels = Self.sharpColourEdges
         let budget = ImagingHelpers.farBudget
         var chromas: [JPEGEncoder.Chroma] = []
-        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _ throws(ImageError) in
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _, _ throws(ImageError) in
             chromas.append(chroma)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
         }
@@ -160,10 +160,14 @@ final class QualitySearchTests: XCTestCase {
             let encoded = try ImageEncoding.encode(pixels, variant: variant(target: 80), iccProfile: nil, budget: budget, warnings: &warnings)
             let quality = try XCTUnwrap(encoded.quality), chroma = try XCTUnwrap(encoded.chroma)
             XCTAssertFalse(QualitySearch.isSmooth(pixels), "photographs: the perceptual tables alone at 4:2:0")
+            let tables = JPEGQuantization.searched(chroma, smooth: false)[0]
+            let transform = try JPEGTransform(pixels, chroma: chroma, deringing: [], budget: budget)
             let sizes = try [false, true].map { progressive in
-                try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
-                                       quantization: JPEGQuantization.searched(chroma, smooth: false)[0], iccProfile: nil,
-                                       budget: budget).count
+                chroma == .halved
+                    ? try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: tables,
+                                             trellis: true, iccProfile: nil, budget: budget).count
+                    : try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
+                                             quantization: tables, iccProfile: nil, budget: budget).count
             }
             XCTAssertEqual(encoded.bytes.count, sizes.min(), "\(name): baseline \(sizes[0]), progressive \(sizes[1])")
         }
@@ -173,7 +177,7 @@ final class QualitySearchTests: XCTestCase {
     /// quality keeps libjpeg's standard tables, so its outputs stay what they were (and so does a 4:4:4 search).
     func testSearchUsesThePerceptualTablesAndFixedQualityTheStandardOnes() throws {
         let budget = ImagingHelpers.farBudget
-        let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
+        let pixels = try resizedPixels(ImagingHelpers.data("media/story2.jpg"))
         func lumaTable(_ jpeg: Data) throws -> [Int] {
             // The first DQT segment (FF DB): length, then Pq/Tq, then 64 8-bit values in zigzag order.
             let bytes = [UInt8](jpeg)
@@ -203,8 +207,9 @@ final class QualitySearchTests: XCTestCase {
         XCTAssertEqual(try lumaTable(edges.bytes), scaled(annexK, quality: try XCTUnwrap(edges.quality)), "4:4:4 keeps the standard tables")
     }
 
-    /// The search's first 4:2:0 quality for a variant of quality 82: the same score on the perceptual tables' scale.
-    private static let firstGuess = 82 - JPEGQuantization.perceptual.qualityBelowStandard
+    /// The search's first 4:2:0 quality for a variant of quality 82: the same score on the perceptual tables' scale,
+    /// trellis-quantised.
+    private static let firstGuess = 82 - JPEGQuantization.perceptual.qualityBelowStandard + QualitySearch.trellisQualityRise
 
     /// A 160x160 diagonal colour gradient, plus a pixel checker of `checker` levels.
     private static func gradient(checker: Int) -> PixelBuffer {

@@ -73,10 +73,11 @@ int richpush_jpeg_encoder_start(richpush_jpeg_encoder *encoder, int width, int h
                                 const uint8_t *icc, unsigned int icc_length);
 /// Coefficient input instead of rows: a YCbCr JPEG (4:2:0, or 4:4:4 with full_chroma) with the tables and scan
 /// script as for start; writes the 128 quantisation values libjpeg will put in the DQT (luma then chroma, natural
-/// order) to `quantization`.
+/// order) to `quantization`, and to `ac_code_lengths` (512 bytes, luma then chroma) the length in bits of each AC
+/// symbol's code in libjpeg's standard Huffman tables (0 for a symbol they cannot code), a trellis's rate estimate.
 int richpush_jpeg_encoder_begin_coefficients(richpush_jpeg_encoder *encoder, int width, int height, int quality,
                                              int progressive, int full_chroma, const unsigned int *tables,
-                                             uint16_t *quantization);
+                                             uint16_t *quantization, uint8_t *ac_code_lengths);
 /// After begin_coefficients: `coefficients` holds Y, Cb and Cr, each ceil(size / 8) blocks wide and high (chroma
 /// ceil(size / 16) at 4:2:0), row by row, 64 quantised values a block in natural order. Then finish.
 int richpush_jpeg_encoder_write_coefficients(richpush_jpeg_encoder *encoder, const int16_t *const *coefficients,
