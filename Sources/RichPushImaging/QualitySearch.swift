@@ -12,6 +12,9 @@ import Foundation
 /// past that, a comparison in progress is abandoned and the best so far is taken, or the first guess unscored, so
 /// the search never turns a render that would finish into a missed deadline.
 ///
+/// Trellis: the 4:2:0 candidates of an image that is not smooth are trellis-quantised (`TrellisQuantizer`, through
+/// `ImageEncoding`'s front end), which reaches a score in fewer bytes at a quality `trellisQualityRise` higher.
+///
 /// Chroma and tables: the search runs at 4:2:0 on the tables `JPEGQuantization.searched` names, the tuned ones first;
 /// a smooth image (`isSmooth`) is searched on the standard ones too, from the quality the first search found, and
 /// the smaller passing file kept. When 4:2:0 cannot reach the target (quality 100 fails, or the slope puts the target

@@ -232,4 +232,31 @@ enum ImagingHelpers {
         }
         return state.flatMap { word in (0..<4).map { String(format: "%02x", (word >> (8 * UInt32($0))) & 0xFF) } }.joined()
     }
+
+    /// A 160x160 diagonal colour gradient, plus a pixel checker of `checker` levels.
+    static func gradient(checker: Int) -> PixelBuffer {
+        var pixels = PixelBuffer(width: 160, height: 160, channels: 3)
+        for y in 0..<160 {
+            for x in 0..<160 {
+                for channel in 0..<3 {
+                    pixels.pixels[(y * 160 + x) * 3 + channel] = UInt8(40 + (x + y) * (channel + 1) / 6 + (x + y) % 2 * checker)
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// Red and blue lines one pixel wide, 96x96.
+    static let sharpColourEdges: PixelBuffer = {
+        var pixels = PixelBuffer(width: 96, height: 96, channels: 3)
+        for y in 0..<96 {
+            for x in 0..<96 {
+                let red = (x + y / 24) % 2 == 0
+                pixels.pixels[(y * 96 + x) * 3] = red ? 220 : 30
+                pixels.pixels[(y * 96 + x) * 3 + 2] = red ? 30 : 220
+                pixels.pixels[(y * 96 + x) * 3 + 1] = UInt8(y)
+            }
+        }
+        return pixels
+    }()
 }

@@ -35,7 +35,7 @@ final class QualitySearchTests: XCTestCase {
     /// at any quality: the search goes down to the floor, `minimumQuality` moved to the searched tables' scale (the
     /// same coarseness as the standard tables at 60), not to 60 itself.
     func testFloorIsTheMinimumQualityOnTheSearchedTables() throws {
-        let pixels = Self.gradient(checker: 6)
+        let pixels = ImagingHelpers.gradient(checker: 6)
         XCTAssertFalse(QualitySearch.isSmooth(pixels))
         let budget = ImagingHelpers.farBudget
         let search = QualitySearch(pixels: pixels, variant: variant(target: 60), target: 60, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
@@ -54,7 +54,7 @@ final class QualitySearchTests: XCTestCase {
     /// the perceptual search found (moved to the standard scale); a photograph only on the perceptual tables.
     func testSmoothImagesAreSearchedOnBothTables() throws {
         let budget = ImagingHelpers.farBudget
-        for (pixels, smooth) in [(Self.gradient(checker: 0), true), (try resizedPixels(ImagingHelpers.data("media/hero.jpg")), false)] {
+        for (pixels, smooth) in [(ImagingHelpers.gradient(checker: 0), true), (try resizedPixels(ImagingHelpers.data("media/hero.jpg")), false)] {
             XCTAssertEqual(QualitySearch.isSmooth(pixels), smooth)
             var tried: [(quality: Int, tables: JPEGQuantization)] = []
             let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
@@ -132,7 +132,7 @@ final class QualitySearchTests: XCTestCase {
     /// Red and blue lines one pixel wide: 4:2:0 averages them to purple at any quality, so the target is reached
     /// only at 4:4:4.
     func testSharpColourEdgesAreSearchedAgainAtFullChroma() throws {
-        let pixels = Self.sharpColourEdges
+        let pixels = ImagingHelpers.sharpColourEdges
         let budget = ImagingHelpers.farBudget
         var chromas: [JPEGEncoder.Chroma] = []
         let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _, _ throws(ImageError) in
@@ -201,7 +201,7 @@ final class QualitySearchTests: XCTestCase {
                                 14, 17, 22, 29, 51, 87, 80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92,
                                 49, 64, 78, 87, 103, 121, 120, 101, 72, 92, 95, 98, 112, 100, 103, 99]
         XCTAssertEqual(try lumaTable(fixed.bytes), scaled(annexK, quality: try XCTUnwrap(fixed.quality)))
-        let edges = try ImageEncoding.encode(Self.sharpColourEdges, variant: variant(target: 80), iccProfile: nil, budget: budget,
+        let edges = try ImageEncoding.encode(ImagingHelpers.sharpColourEdges, variant: variant(target: 80), iccProfile: nil, budget: budget,
                                              warnings: &warnings)
         XCTAssertEqual(edges.chroma, .full)
         XCTAssertEqual(try lumaTable(edges.bytes), scaled(annexK, quality: try XCTUnwrap(edges.quality)), "4:4:4 keeps the standard tables")
@@ -210,33 +210,6 @@ final class QualitySearchTests: XCTestCase {
     /// The search's first 4:2:0 quality for a variant of quality 82: the same score on the perceptual tables' scale,
     /// trellis-quantised.
     private static let firstGuess = 82 - JPEGQuantization.perceptual.qualityBelowStandard + QualitySearch.trellisQualityRise
-
-    /// A 160x160 diagonal colour gradient, plus a pixel checker of `checker` levels.
-    private static func gradient(checker: Int) -> PixelBuffer {
-        var pixels = PixelBuffer(width: 160, height: 160, channels: 3)
-        for y in 0..<160 {
-            for x in 0..<160 {
-                for channel in 0..<3 {
-                    pixels.pixels[(y * 160 + x) * 3 + channel] = UInt8(40 + (x + y) * (channel + 1) / 6 + (x + y) % 2 * checker)
-                }
-            }
-        }
-        return pixels
-    }
-
-    /// Red and blue lines one pixel wide, 96x96.
-    private static let sharpColourEdges: PixelBuffer = {
-        var pixels = PixelBuffer(width: 96, height: 96, channels: 3)
-        for y in 0..<96 {
-            for x in 0..<96 {
-                let red = (x + y / 24) % 2 == 0
-                pixels.pixels[(y * 96 + x) * 3] = red ? 220 : 30
-                pixels.pixels[(y * 96 + x) * 3 + 2] = red ? 30 : 220
-                pixels.pixels[(y * 96 + x) * 3 + 1] = UInt8(y)
-            }
-        }
-        return pixels
-    }()
 
     /// Position in natural order of each zigzag index (the JPEG standard's Figure A.6).
     private static let zigzagOrder = [

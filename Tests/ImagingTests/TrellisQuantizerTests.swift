@@ -93,34 +93,50 @@ final class TrellisQuantizerTests: XCTestCase {
     }
 
     /// The search's 4:2:0 file is the trellis one at the quality it found (baseline or progressive, whichever was
-    /// smaller), and its 4:4:4 file is libjpeg's own: trellis is left out there, where it does not pay.
-    func testTheSearchUsesTrellisAtHalvedChromaOnly() throws {
-        let pixels = try photo(width: 512)
-        var variant = ImageVariant(name: "t", width: pixels.width, height: pixels.height)
-        variant.format = .jpeg
-        variant.qualityTarget = 80
-        var warnings: [String] = []
-        let searched = try ImageEncoding.encode(pixels, variant: variant, iccProfile: nil, budget: budget, warnings: &warnings)
-        XCTAssertEqual(searched.chroma, .halved)
-        let quality = try XCTUnwrap(searched.quality)
-        let transform = try JPEGTransform(pixels, chroma: .halved, deringing: [], budget: budget)
-        let trellised = try [false, true].map { progressive throws in
-            try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: .perceptual,
-                                   trellis: true, iccProfile: nil, budget: budget)
+    /// smaller). Its 4:4:4 file, and a smooth image's, are libjpeg's own: trellis is left out there, where it does
+    /// not pay or makes the score curve jump.
+    func testTheSearchUsesTrellisAtHalvedChromaOnAnImageThatIsNotSmooth() throws {
+        func searched(_ pixels: PixelBuffer) throws -> ImageEncoding.Encoded {
+            var variant = ImageVariant(name: "t", width: pixels.width, height: pixels.height)
+            variant.format = .jpeg
+            variant.qualityTarget = 80
+            var warnings: [String] = []
+            return try ImageEncoding.encode(pixels, variant: variant, iccProfile: nil, budget: budget, warnings: &warnings)
         }
-        XCTAssertTrue(trellised.contains(searched.bytes), "the search's file is the trellis encode at q\(quality)")
-
-        variant.qualityTarget = 99   // beyond 4:2:0's reach at q90 and over: searched at 4:4:4 too
-        let full = try ImageEncoding.encode(pixels, variant: variant, iccProfile: nil, budget: budget, warnings: &warnings)
-        if full.chroma == .full, let fullQuality = full.quality {
-            let libjpeg = try [false, true].map { progressive throws in
-                try JPEGEncoder.encode(pixels, quality: fullQuality, progressive: progressive, chroma: .full,
-                                       quantization: .perceptual, iccProfile: nil, budget: budget)
+        /// Baseline and progressive, on each of `tables`.
+        func encodes(_ pixels: PixelBuffer, _ outcome: ImageEncoding.Encoded, tables: [JPEGQuantization],
+                     trellis: Bool) throws -> [Data] {
+            let quality = try XCTUnwrap(outcome.quality), chroma = try XCTUnwrap(outcome.chroma)
+            let transform = try JPEGTransform(pixels, chroma: chroma, deringing: [], budget: budget)
+            return try tables.flatMap { tables in
+                try [false, true].map { progressive throws in
+                    trellis
+                        ? try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: tables,
+                                                 trellis: true, iccProfile: nil, budget: budget)
+                        : try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
+                                                 quantization: tables, iccProfile: nil, budget: budget)
+                }
             }
-            XCTAssertTrue(libjpeg.contains(full.bytes), "4:4:4 is libjpeg's own encode at q\(fullQuality)")
-        } else {
-            XCTFail("a target of 99 is searched at 4:4:4: \(String(describing: full.chroma)) q\(full.quality ?? 0)")
         }
+        let photo = try photo(width: 512)
+        let photoSearched = try searched(photo)
+        XCTAssertEqual(photoSearched.chroma, .halved)
+        XCTAssertTrue(try encodes(photo, photoSearched, tables: [.perceptual], trellis: true).contains(photoSearched.bytes),
+                      "a photograph's file is the trellis encode at q\(photoSearched.quality ?? 0)")
+
+        let edges = ImagingHelpers.sharpColourEdges
+        let edgesSearched = try searched(edges)
+        XCTAssertEqual(edgesSearched.chroma, .full)
+        XCTAssertTrue(try encodes(edges, edgesSearched, tables: [.standard], trellis: false).contains(edgesSearched.bytes),
+                      "4:4:4 is libjpeg's own encode at q\(edgesSearched.quality ?? 0)")
+
+        let gradient = ImagingHelpers.gradient(checker: 0)
+        XCTAssertTrue(QualitySearch.isSmooth(gradient))
+        let gradientSearched = try searched(gradient)
+        XCTAssertEqual(gradientSearched.chroma, .halved)
+        XCTAssertTrue(try encodes(gradient, gradientSearched, tables: [.perceptual, .standard], trellis: false)
+                        .contains(gradientSearched.bytes),
+                      "a smooth image's file is libjpeg's own encode at q\(gradientSearched.quality ?? 0)")
     }
 
     /// Trellis-quantised photographs are ordinary JPEGs: our decoder's damage checks (the seam check looks at the
