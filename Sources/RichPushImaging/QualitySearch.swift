@@ -70,8 +70,8 @@ struct QualitySearch {
     }
 
     /// What a search holds besides the render's own buffers: the metric's working memory, one decoded candidate
-    /// (the encoded candidates are bounded by the byte budget, like the output) and, for an image that is deringed,
-    /// its transform.
+    /// (the encoded candidates are bounded by the byte budget, like the output) and the `JPEGTransform` its
+    /// trellis-quantised or deringed candidates go through.
     static func workingBytes(width: Int, height: Int) -> Int {
         SSIMULACRA2.workingBytes(width: width, height: height) + width * height * 3
             + JPEGTransform.workingBytes(width: width, height: height)
