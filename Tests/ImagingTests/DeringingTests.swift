@@ -13,10 +13,7 @@ final class DeringingTests: XCTestCase {
     }
 
     private func photo(width: Int, height: Int) throws -> PixelBuffer {
-        var variant = ImageVariant(name: "t", width: width, height: height)
-        variant.format = .png
-        return try PNGDecoder.decode(ImagingHelpers.render(ImagingHelpers.data("media/hero.jpg"), variant).bytes,
-                                     limits: ImageLimits(), budget: budget).pixels
+        try ImagingHelpers.resizedPixels(ImagingHelpers.data("media/hero.jpg"), width: width, height: height)
     }
 
     private func meanAbsoluteDifference(_ a: PixelBuffer, _ b: PixelBuffer) -> Double {

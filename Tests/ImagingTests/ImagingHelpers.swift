@@ -50,6 +50,14 @@ enum ImagingHelpers {
         try ImagePipeline().renderSynchronously(bytes, as: variant, budget: farBudget)
     }
 
+    /// The pixels a render of `source` fitted within `width` x `height` encodes: the same resize, written
+    /// losslessly and decoded.
+    static func resizedPixels(_ source: Data, width: Int, height: Int) throws -> PixelBuffer {
+        var lossless = ImageVariant(name: "t", width: width, height: height)
+        lossless.format = .png
+        return try PNGDecoder.decode(render(source, lossless).bytes, limits: ImageLimits(), budget: farBudget).pixels
+    }
+
     /// A GIF with a 2-colour table and `frames` full-screen frames.
     static func tinyGIF(width: UInt8, height: UInt8, frames: Int) -> [UInt8] {
         gif(screenWidth: Int(width), screenHeight: Int(height),

@@ -12,10 +12,8 @@ final class QualitySearchTests: XCTestCase {
 
     /// The render's pixels before encoding: the same resize, encoded losslessly.
     private func resizedPixels(_ source: Data) throws -> PixelBuffer {
-        var lossless = variant(target: nil)
-        lossless.format = .png
-        return try PNGDecoder.decode(ImagingHelpers.render(source, lossless).bytes, limits: ImageLimits(),
-                                     budget: ImagingHelpers.farBudget).pixels
+        let box = variant(target: nil)
+        return try ImagingHelpers.resizedPixels(source, width: box.width, height: box.height)
     }
 
     func testOutputReachesTheTargetWithTheScoreItReports() throws {

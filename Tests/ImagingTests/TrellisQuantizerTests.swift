@@ -26,10 +26,7 @@ final class TrellisQuantizerTests: XCTestCase {
     }
 
     private func photo(width: Int) throws -> PixelBuffer {
-        var variant = ImageVariant(name: "t", width: width, height: width)
-        variant.format = .png
-        return try PNGDecoder.decode(ImagingHelpers.render(ImagingHelpers.data("media/hero.jpg"), variant).bytes,
-                                     limits: ImageLimits(), budget: budget).pixels
+        try ImagingHelpers.resizedPixels(ImagingHelpers.data("media/hero.jpg"), width: width, height: width)
     }
 
     /// Every value is the nearest one or smaller, with the coefficient's sign, and large values (whose error would
