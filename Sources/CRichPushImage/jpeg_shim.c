@@ -2,21 +2,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <jerror.h>   // the JWRN_ message codes
+#include "jpeg_errors.h"
 
-struct richpush_error_manager {
-    struct jpeg_error_mgr base;
-    jmp_buf jump;
-    char message[JMSG_LENGTH_MAX + 32];
-};
-
-static void richpush_jpeg_error_exit(j_common_ptr cinfo) {
+void richpush_jpeg_error_exit(j_common_ptr cinfo) {
     struct richpush_error_manager *manager = (struct richpush_error_manager *)cinfo->err;
     (*cinfo->err->format_message)(cinfo, manager->message);
     longjmp(manager->jump, 1);
 }
 
 // The encoder's messages are only traces.
-static void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
+void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
     (void)cinfo; (void)level;
 }
 

@@ -100,19 +100,18 @@ final class TrellisQuantizerTests: XCTestCase {
             var warnings: [String] = []
             return try ImageEncoding.encode(pixels, variant: variant, iccProfile: nil, budget: budget, warnings: &warnings)
         }
-        /// Baseline and progressive, on each of `tables`.
+        /// The baseline encode on each of `tables`, rewritten in its smallest scan script as the search's file is.
         func encodes(_ pixels: PixelBuffer, _ outcome: ImageEncoding.Encoded, tables: [JPEGQuantization],
                      trellis: Bool) throws -> [Data] {
             let quality = try XCTUnwrap(outcome.quality), chroma = try XCTUnwrap(outcome.chroma)
             let transform = try JPEGTransform(pixels, chroma: chroma, deringing: [], budget: budget)
-            return try tables.flatMap { tables in
-                try [false, true].map { progressive throws in
-                    trellis
-                        ? try JPEGEncoder.encode(transform, quality: quality, progressive: progressive, quantization: tables,
-                                                 trellis: true, iccProfile: nil, budget: budget)
-                        : try JPEGEncoder.encode(pixels, quality: quality, progressive: progressive, chroma: chroma,
-                                                 quantization: tables, iccProfile: nil, budget: budget)
-                }
+            return try tables.map { tables throws in
+                let baseline = trellis
+                    ? try JPEGEncoder.encode(transform, quality: quality, progressive: false, quantization: tables,
+                                             trellis: true, iccProfile: nil, budget: budget)
+                    : try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma,
+                                             quantization: tables, iccProfile: nil, budget: budget)
+                return try JPEGScanOptimizer.smallest(baseline, iccProfile: nil, budget: budget)
             }
         }
         let photo = try photo(width: 512)

@@ -86,6 +86,26 @@ int richpush_jpeg_encoder_write_rows(richpush_jpeg_encoder *encoder, uint8_t **r
 /// Finishes; *output points into encoder-owned memory valid until destroy.
 int richpush_jpeg_encoder_finish(richpush_jpeg_encoder *encoder, const uint8_t **output, size_t *length);
 
+// MARK: JPEG transcoding
+
+/// Writes a JPEG's quantised coefficients again, untouched, with another scan script: the same pixels in fewer
+/// bytes (`JPEGScanOptimizer`).
+typedef struct richpush_jpeg_transcoder richpush_jpeg_transcoder;
+
+richpush_jpeg_transcoder *richpush_jpeg_transcoder_create(void);
+void richpush_jpeg_transcoder_destroy(richpush_jpeg_transcoder *transcoder);
+const char *richpush_jpeg_transcoder_message(const richpush_jpeg_transcoder *transcoder);
+/// Reads the header and every coefficient of the `size` bytes at `data` (not copied; they must outlive the
+/// transcoder), within `max_memory` of libjpeg's working memory (also the writes' cap). Returns the component count.
+int richpush_jpeg_transcoder_read(richpush_jpeg_transcoder *transcoder, const uint8_t *data, size_t size,
+                                  long max_memory);
+/// Writes the coefficients read as a new file: optimised Huffman tables, the `scan_count` scans at `scans` (none:
+/// one sequential scan), and the ICC profile when given. *output points into transcoder-owned memory, valid until
+/// the next write or destroy.
+int richpush_jpeg_transcoder_write(richpush_jpeg_transcoder *transcoder, const jpeg_scan_info *scans, int scan_count,
+                                   const uint8_t *icc, unsigned int icc_length,
+                                   const uint8_t **output, size_t *length);
+
 // MARK: PNG decoding
 
 typedef struct richpush_png_decoder richpush_png_decoder;

@@ -1,0 +1,19 @@
+#ifndef RICHPUSH_JPEG_ERRORS_H
+#define RICHPUSH_JPEG_ERRORS_H
+
+#include "CRichPushImage.h"
+
+// The error manager every libjpeg object of the shims uses: a fatal error formats its message and longjmps to the
+// setjmp of the shim function that called into libjpeg.
+struct richpush_error_manager {
+    struct jpeg_error_mgr base;
+    jmp_buf jump;
+    char message[JMSG_LENGTH_MAX + 32];
+};
+
+void richpush_jpeg_error_exit(j_common_ptr cinfo);
+// Drops every message: for objects whose warnings are only traces (the encoders, and the transcoder, which reads
+// back files the encoder has just written).
+void richpush_jpeg_emit_message(j_common_ptr cinfo, int level);
+
+#endif
