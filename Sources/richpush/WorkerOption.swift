@@ -67,7 +67,7 @@ enum WorkerOption {
         help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline.")
     static let qualityTarget = OptionKey(
         "quality-target", .qualityScore, default: nil,
-        help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes, and a PNG with alpha as a palette PNG where that holds it (90 is visually lossless, 80 high quality; 80 is the measured choice), or off for a fixed quality of 82; the search costs about 2x the render time.")
+        help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes, and a PNG with alpha as a palette PNG where that holds it (90 is visually lossless, 80 high quality; 80 is the measured choice), or off for a fixed quality of 82; the search costs about 3x the render time.")
     static let maximumAudioBytes = OptionKey(
         "max-audio-bytes", .byteCount, default: fetch.maximumAudioBytes,
         help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through.")
