@@ -22,7 +22,7 @@ richpush_jpeg_transcoder *richpush_jpeg_transcoder_create(void) {
         free(transcoder);
         return NULL;
     }
-    // Neither call allocates beyond its own memory manager before it can fail, and both are needed by destroy.
+    // Both objects exist from here on, so destroy can always destroy both.
     jpeg_create_decompress(&transcoder->source);
     jpeg_create_compress(&transcoder->destination);
     return transcoder;

@@ -36,12 +36,10 @@ struct JPEGScanScript: Hashable, Sendable {
         }
     }
 
-    let plans: [Plan]
     let scans: [Scan]
 
     /// `plans`: one per component of the file, in order.
     init(plans: [Plan]) {
-        self.plans = plans
         let acScans = plans.enumerated().map { $0.element.scans(component: $0.offset) }
         scans = [Scan(components: Array(plans.indices), band: 0...0, previousLowBit: 0, lowBit: 0)]
             + acScans.flatMap(\.first) + acScans.flatMap(\.refinements)
