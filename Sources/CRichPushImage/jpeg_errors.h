@@ -11,9 +11,11 @@ struct richpush_error_manager {
     char message[JMSG_LENGTH_MAX + 32];
 };
 
-void richpush_jpeg_error_exit(j_common_ptr cinfo);
 // Drops every message: for objects whose warnings are only traces (the encoders, and the transcoder, which reads
 // back files the encoder has just written).
 void richpush_jpeg_emit_message(j_common_ptr cinfo, int level);
+// Sets `manager` up with libjpeg's defaults, our error exit and `emit_message`; returns it for a `cinfo->err`.
+struct jpeg_error_mgr *richpush_jpeg_errors(struct richpush_error_manager *manager,
+                                            void (*emit_message)(j_common_ptr, int));
 
 #endif

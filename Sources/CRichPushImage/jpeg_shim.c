@@ -4,15 +4,22 @@
 #include <jerror.h>   // the JWRN_ message codes
 #include "jpeg_errors.h"
 
-void richpush_jpeg_error_exit(j_common_ptr cinfo) {
+static void richpush_jpeg_error_exit(j_common_ptr cinfo) {
     struct richpush_error_manager *manager = (struct richpush_error_manager *)cinfo->err;
     (*cinfo->err->format_message)(cinfo, manager->message);
     longjmp(manager->jump, 1);
 }
 
-// The encoder's messages are only traces.
 void richpush_jpeg_emit_message(j_common_ptr cinfo, int level) {
     (void)cinfo; (void)level;
+}
+
+struct jpeg_error_mgr *richpush_jpeg_errors(struct richpush_error_manager *manager,
+                                            void (*emit_message)(j_common_ptr, int)) {
+    jpeg_std_error(&manager->base);
+    manager->base.error_exit = richpush_jpeg_error_exit;
+    manager->base.emit_message = emit_message;
+    return &manager->base;
 }
 
 // Every libjpeg warning while decoding means damaged data (bytes where none belong, a bad Huffman code, a scan
@@ -108,9 +115,7 @@ int richpush_jpeg_library_version(void) {
 richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t size, long max_memory, int max_scans) {
     richpush_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;
-    decoder->cinfo.err = jpeg_std_error(&decoder->error.base);
-    decoder->error.base.error_exit = richpush_jpeg_error_exit;
-    decoder->error.base.emit_message = richpush_jpeg_decoder_emit_message;
+    decoder->cinfo.err = richpush_jpeg_errors(&decoder->error, richpush_jpeg_decoder_emit_message);
     decoder->max_scans = max_scans;
     if (setjmp(decoder->error.jump)) {
         jpeg_destroy_decompress(&decoder->cinfo);
@@ -230,9 +235,7 @@ struct richpush_jpeg_encoder {
 richpush_jpeg_encoder *richpush_jpeg_encoder_create(void) {
     richpush_jpeg_encoder *encoder = calloc(1, sizeof *encoder);
     if (encoder == NULL) return NULL;
-    encoder->cinfo.err = jpeg_std_error(&encoder->error.base);
-    encoder->error.base.error_exit = richpush_jpeg_error_exit;
-    encoder->error.base.emit_message = richpush_jpeg_emit_message;
+    encoder->cinfo.err = richpush_jpeg_errors(&encoder->error, richpush_jpeg_emit_message);
     if (setjmp(encoder->error.jump)) {
         free(encoder);
         return NULL;

@@ -14,10 +14,8 @@ struct richpush_jpeg_transcoder {
 richpush_jpeg_transcoder *richpush_jpeg_transcoder_create(void) {
     richpush_jpeg_transcoder *transcoder = calloc(1, sizeof *transcoder);
     if (transcoder == NULL) return NULL;
-    transcoder->source.err = jpeg_std_error(&transcoder->error.base);
+    transcoder->source.err = richpush_jpeg_errors(&transcoder->error, richpush_jpeg_emit_message);
     transcoder->destination.err = &transcoder->error.base;
-    transcoder->error.base.error_exit = richpush_jpeg_error_exit;
-    transcoder->error.base.emit_message = richpush_jpeg_emit_message;
     if (setjmp(transcoder->error.jump)) {
         free(transcoder);
         return NULL;
