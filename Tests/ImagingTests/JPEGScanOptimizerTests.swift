@@ -113,6 +113,18 @@ final class JPEGScanOptimizerTests: XCTestCase {
         }
     }
 
+    /// The rewrite holds the file's coefficients (2 bytes a sample) and its written files, within the transform's
+    /// reservation, whose place it takes after a search; measured at 4:4:4, the larger layout.
+    func testTheRewriteStaysWithinTheTransformsReservation() throws {
+        let pixels = try textOnWhite()
+        let jpeg = try baseline(pixels, chroma: .full)
+        let meter = RenderMemoryMeter()
+        _ = try JPEGScanOptimizer.smallest(jpeg, iccProfile: nil, budget: WorkBudget(deadline: .now + .seconds(120), meter: meter))
+        let coefficients = (pixels.width + 7) / 8 * ((pixels.height + 7) / 8) * 3 * 64 * MemoryLayout<Int16>.size
+        XCTAssertLessThanOrEqual(meter.peakGrowth, JPEGTransform.workingBytes(width: pixels.width, height: pixels.height))
+        XCTAssertGreaterThan(meter.peakGrowth, coefficients, "measured while the coefficients were held")
+    }
+
     /// A deadline already past leaves the file as it was, for the caller to report; a cancelled render stops.
     func testTheDeadlineKeepsTheFileAndCancellationStops() throws {
         let jpeg = try baseline(try photo(), chroma: .halved)
