@@ -53,10 +53,9 @@ enum ImageEncoding {
             // line art on white or black, whose background runs are deringed.
             let deringing = Deringing.backgrounds(of: opaque)
             var transform: JPEGTransform?
-            func encodeJPEG(quality: Int, chroma: JPEGEncoder.Chroma, tables: JPEGQuantization, trellis: Bool,
-                            progressive: Bool) throws(ImageError) -> Data {
+            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables, trellis throws(ImageError) in
                 guard trellis || !deringing.isEmpty else {
-                    return try JPEGEncoder.encode(opaque, quality: quality, progressive: progressive, chroma: chroma,
+                    return try JPEGEncoder.encode(opaque, quality: quality, progressive: variant.progressive, chroma: chroma,
                                                   quantization: tables, iccProfile: iccProfile, budget: budget)
                 }
                 let current: JPEGTransform
@@ -67,11 +66,8 @@ enum ImageEncoding {
                     current = try JPEGTransform(opaque, chroma: chroma, deringing: deringing, budget: budget)
                     transform = current
                 }
-                return try JPEGEncoder.encode(current, quality: quality, progressive: progressive, quantization: tables,
+                return try JPEGEncoder.encode(current, quality: quality, progressive: variant.progressive, quantization: tables,
                                               trellis: trellis, iccProfile: iccProfile, budget: budget)
-            }
-            let search = QualitySearch(pixels: opaque, variant: variant, target: target, budget: budget) { quality, chroma, tables, trellis throws(ImageError) in
-                try encodeJPEG(quality: quality, chroma: chroma, tables: tables, trellis: trellis, progressive: variant.progressive)
             }
             var outcome = try search.run(warnings: &warnings)
             // The found file rewritten in the scan script that makes it smallest: the same coefficients, so the same

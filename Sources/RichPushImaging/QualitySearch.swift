@@ -83,7 +83,7 @@ struct QualitySearch {
     let budget: WorkBudget
     /// Encodes `pixels` at a quality, chroma and tables, trellis-quantised or not (the variant's other JPEG
     /// settings). The search chooses the tables (`JPEGQuantization.searched`) and the trellis (`trellises`), and they
-    /// come back in the outcome, so a re-encode uses the same.
+    /// come back in the outcome, whose quality they map back to the variant's scale (`standardQuality(of:)`).
     let encode: (Int, JPEGEncoder.Chroma, JPEGQuantization, Bool) throws(ImageError) -> Data
     /// Whether most of the image's blocks are flat (`isSmooth`).
     let smooth: Bool
