@@ -36,17 +36,10 @@ enum JPEGScanOptimizer {
             try budget.check()
             let transcoder = try JPEGTranscoder(jpeg)
             var measured: [JPEGScanScript.Scan: Int] = [:]
-            for candidate in candidates {
-                let script = JPEGScanScript(plans: [candidate.luma] + Array(repeating: candidate.chroma, count: transcoder.components - 1))
-                let bytes = try write(script, with: transcoder)
-                // A file whose scans cannot be told apart still counts whole; it just cannot be combined.
-                guard let sizes = JPEGScanScript.scanSizes(of: bytes), sizes.count == script.scans.count else { continue }
-                for (scan, size) in zip(script.scans, sizes) { measured[scan] = size }
+            for script in candidateScripts(components: transcoder.components) {
+                record(script, writtenAs: try write(script, with: transcoder), into: &measured)
             }
-            let combined = JPEGScanScript(plans: (0..<transcoder.components).map { component in
-                let plans = candidates.map { component == 0 ? $0.luma : $0.chroma }
-                return plans.min { cost($0, component: component, measured) < cost($1, component: component, measured) } ?? plans[0]
-            })
+            let combined = combination(components: transcoder.components, measured: measured)
             if !written.contains(combined) { _ = try write(combined, with: transcoder) }
         } catch .deadlineExceeded {
             // Every file kept so far is complete; the deadline is the caller's to report.
@@ -54,8 +47,30 @@ enum JPEGScanOptimizer {
         return smallest
     }
 
+    /// The candidates as scripts for a file of `components` components: the luma plan, then the chroma plan for each
+    /// other component.
+    static func candidateScripts(components: Int) -> [JPEGScanScript] {
+        candidates.map { JPEGScanScript(plans: [$0.luma] + Array(repeating: $0.chroma, count: components - 1)) }
+    }
+
+    /// Adds the size of each scan of `bytes`, a file written in `script`, to `measured`. A file whose scans cannot
+    /// be told apart adds nothing: it still counts whole, it just cannot be combined.
+    static func record(_ script: JPEGScanScript, writtenAs bytes: [UInt8], into measured: inout [JPEGScanScript.Scan: Int]) {
+        guard let sizes = JPEGScanScript.scanSizes(of: bytes), sizes.count == script.scans.count else { return }
+        for (scan, size) in zip(script.scans, sizes) { measured[scan] = size }
+    }
+
+    /// The script in which each component takes the candidate plan whose scans measured smallest (the first
+    /// candidate's where none was measured).
+    static func combination(components: Int, measured: [JPEGScanScript.Scan: Int]) -> JPEGScanScript {
+        JPEGScanScript(plans: (0..<components).map { component in
+            let plans = candidates.map { component == 0 ? $0.luma : $0.chroma }
+            return plans.min { cost($0, component: component, measured) < cost($1, component: component, measured) } ?? plans[0]
+        })
+    }
+
     /// The measured bytes of a component's scans under `plan`, or Int.max when one was not measured.
-    static func cost(_ plan: JPEGScanScript.Plan, component: Int, _ measured: [JPEGScanScript.Scan: Int]) -> Int {
+    private static func cost(_ plan: JPEGScanScript.Plan, component: Int, _ measured: [JPEGScanScript.Scan: Int]) -> Int {
         let scans = plan.scans(component: component)
         var total = 0
         for scan in scans.first + scans.refinements {

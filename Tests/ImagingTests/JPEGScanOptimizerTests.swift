@@ -56,10 +56,10 @@ final class JPEGScanOptimizerTests: XCTestCase {
         let (photograph, text) = (JPEGScanOptimizer.candidates[0], JPEGScanOptimizer.candidates[1])
         var measured: [JPEGScanScript.Scan: Int] = [:]
         var header = 0
-        for candidate in [photograph, text] {
-            let script = JPEGScanScript(plans: [candidate.luma, candidate.chroma, candidate.chroma])
+        for script in JPEGScanOptimizer.candidateScripts(components: 3) {
             let bytes = try transcoder.write(script, iccProfile: nil)
-            for (scan, size) in zip(script.scans, try XCTUnwrap(JPEGScanScript.scanSizes(of: bytes))) { measured[scan] = size }
+            JPEGScanOptimizer.record(script, writtenAs: bytes, into: &measured)
+            XCTAssertTrue(script.scans.allSatisfy { measured[$0] != nil }, "every scan of the candidate measured")
             header = try XCTUnwrap(firstTablesOrScan(bytes))
         }
         let mixed = JPEGScanScript(plans: [text.luma, photograph.chroma, text.chroma])
@@ -94,18 +94,12 @@ final class JPEGScanOptimizerTests: XCTestCase {
             let transcoder = try JPEGTranscoder(jpeg)
             var measured: [JPEGScanScript.Scan: Int] = [:]
             var candidateSizes: [Int] = []
-            for candidate in [plain, refined] {
-                let script = JPEGScanScript(plans: [candidate.luma, candidate.chroma, candidate.chroma])
+            for script in JPEGScanOptimizer.candidateScripts(components: 3) {
                 let bytes = try transcoder.write(script, iccProfile: nil)
                 candidateSizes.append(bytes.count)
-                for (scan, size) in zip(script.scans, try XCTUnwrap(JPEGScanScript.scanSizes(of: bytes))) { measured[scan] = size }
+                JPEGScanOptimizer.record(script, writtenAs: bytes, into: &measured)
             }
-            let chosen = (0..<3).map { component in
-                [plain, refined].map { component == 0 ? $0.luma : $0.chroma }.min {
-                    JPEGScanOptimizer.cost($0, component: component, measured) < JPEGScanOptimizer.cost($1, component: component, measured)
-                }
-            }
-            XCTAssertEqual(chosen, expected)
+            XCTAssertEqual(JPEGScanOptimizer.combination(components: 3, measured: measured), JPEGScanScript(plans: expected))
             let combined = try transcoder.write(JPEGScanScript(plans: expected), iccProfile: nil).count
             let rewritten = try JPEGScanOptimizer.smallest(jpeg, iccProfile: nil, budget: budget)
             XCTAssertEqual(rewritten.count, min(jpeg.count, combined, candidateSizes.min() ?? .max))
