@@ -74,7 +74,8 @@ public struct APNsRenderer: Sendable {
         job.story?.restoreForm(in: &root)
 
         let limit = options.maximumPayloadBytes(for: job.pushType)
-        let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites)
+        let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites,
+                                         asSent: job.isSilent ? nil : job.payload)
         let value = shortener.shorten(root, diagnostics: &diagnostics)
         let byteCount = value.compactByteCount
         if byteCount > limit {

@@ -96,6 +96,7 @@ public enum DiagnosticCode: String, Sendable, CaseIterable, Codable {
     case originalKeyOverwritten = "original_key_overwritten"
     case payloadShortened = "payload_shortened"
     case mediaRestoredToFit = "media_restored_to_fit"
+    case payloadSentAsIs = "payload_sent_as_is"
     case payloadTooLarge = "payload_too_large"
     // Author warnings about the source image
     case storyCropHeavy = "story_crop_heavy"
@@ -109,7 +110,7 @@ extension DiagnosticCode {
         .storyMalformed, .storyRemoved, .storyTooManyPages, .storyPageNotObject, .storyPageImageInvalid,
         .storyPageDropped, .storyLinkSchemeNotAllowed, .storyButtonTitleRemoved,
         .linkSchemeNotAllowed, .actionInvalid, .tooManyActions, .mediaURLInvalid, .mediaFailed, .mediaSkipped,
-        .mediaMissing, .mediaRestoredToFit, .payloadShortened, .silentContentRemoved,
+        .mediaMissing, .mediaRestoredToFit, .payloadSentAsIs, .payloadShortened, .silentContentRemoved,
     ]
 
     /// What the author should do about it, in one sentence; the JSON reports carry it as `fix`. The table in
@@ -161,6 +162,7 @@ extension DiagnosticCode {
         case .originalKeyOverwritten: return "Rename the sender's key."
         case .payloadShortened: return "Send a shorter alert body or subtitle."
         case .mediaRestoredToFit: return "Use shorter texts, or a shorter --public-base-url."
+        case .payloadSentAsIs: return "Leave about 40 bytes free for mutable-content and the cached URLs."
         case .payloadTooLarge: return "Move data out of the push."
         case .storyCropHeavy: return "Use a portrait image of about 2:3, or keep the subject in the middle."
         case .imageUpscaled: return "Use an image at least as large as the size the message names."

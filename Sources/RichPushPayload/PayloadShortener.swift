@@ -4,7 +4,10 @@ import RichPushCore
 /// 1. drop the original-URL keys RichPush added (`--source-keys`), last first;
 /// 2. give back the original URL of media whose cached URL is longer, last first, so a push that fitted as sent
 ///    still fits without losing a character of the author's text (`media_restored_to_fit`);
-/// 3. only then cut `aps.alert.body`, then `aps.alert.subtitle`, at grapheme boundaries with "…", never below
+/// 3. if the push as sent fits, send it exactly as sent: our keys (`mutable-content`, a story category, fallback
+///    text, cached URLs) are what does not fit, and the author's content is never cut to make room for them
+///    (`payload_sent_as_is`);
+/// 4. only then cut `aps.alert.body`, then `aps.alert.subtitle`, at grapheme boundaries with "…", never below
 ///    `minimumShortenedLength` characters (a push that did not fit as sent).
 /// Story pages and their texts, titles, links and custom keys are never cut. The caller rejects the job with
 /// `payload_too_large` if the result is still too large.
@@ -16,6 +19,9 @@ struct PayloadShortener {
     let options: PayloadOptions
     let limit: Int
     let rewrites: MediaRewrites
+    /// The payload as the sender wrote it, before any of our changes; nil where sending it unchanged is not an
+    /// option (a silent push, whose alert content must go).
+    let asSent: JSONObject?
 
     func shorten(_ root: JSONObject, diagnostics: inout DiagnosticCollector) -> JSONValue {
         var tree = JSONValue.object(root)
@@ -39,6 +45,15 @@ struct PayloadShortener {
             tree.setValue(.string(rewrite.originalURL), at: rewrite.pointer)
             diagnostics.add(.warning, .mediaRestoredToFit, rewrite.pointer,
                             "the cached URL is longer than the original and the payload was over \(limit) bytes, so the original URL was kept here: the device fetches it as it would have without RichPush")
+        }
+
+        if size(tree) > limit, let asSent {
+            let original = JSONValue.object(asSent)
+            if size(original) <= limit {
+                diagnostics.add(.warning, .payloadSentAsIs, "",
+                                "the push fits as sent (\(size(original)) bytes) but not with RichPush's changes (\(size(tree)) bytes, over \(limit)), so it goes out exactly as sent: its media is not rewritten and no key is added")
+                return original
+            }
         }
 
         // A string alert is the body.

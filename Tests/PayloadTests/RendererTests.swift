@@ -346,6 +346,24 @@ final class RendererTests: XCTestCase {
         XCTAssertEqual(diagnostics.codes, ["media_restored_to_fit"])
     }
 
+    /// Issue 36 item 7: a 4,080-byte push with an image fits as sent; restoring its original URL is not enough once
+    /// mutable-content is added, and it then goes out exactly as sent instead of losing characters of its body.
+    func testPushThatFitsAsSentGoesOutAsSentWhenOurKeysDoNotFit() throws {
+        let prefix = #"{"aps":{"alert":{"title":"Sale","body":""#
+        let suffix = #""}},"image_url":"https://m.example/i.jpg"}"#
+        let body = String(repeating: "b", count: 4080 - prefix.utf8.count - suffix.utf8.count)
+        let text = prefix + body + suffix
+        XCTAssertEqual(text.utf8.count, 4080)
+        let job = try XCTUnwrap(PayloadHelpers.job(text))
+        let cached = "https://cdn.example.com/richpush/objects/1e/77/" + String(repeating: "a", count: 64) + ".jpg"
+        let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: ["/image_url": rendered(cached)]))
+        XCTAssertEqual(request.payload, PayloadHelpers.parse(text), "sent exactly as it came")
+        XCTAssertEqual(request.payload.value(at: "/aps/alert/body"), .string(body))
+        XCTAssertNil(request.payload.value(at: "/aps/mutable-content"))
+        XCTAssertEqual(diagnostics.codes, ["media_restored_to_fit", "payload_sent_as_is"])
+        XCTAssertTrue(DiagnosticCode.changesWhatIsShown.contains(.payloadSentAsIs))
+    }
+
     /// Only the alert body, then the subtitle, are cut, and never below 40 characters.
     func testOnlyBodyThenSubtitleAreCutToAtLeastFortyCharacters() throws {
         let body = String(repeating: "b", count: 3000)
