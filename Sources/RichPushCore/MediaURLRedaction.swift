@@ -1,8 +1,8 @@
 import Foundation
-import RichPushCore
 
 /// Removes the secrets of media URLs (query strings, fragments, `user:password@`) from a `validate` JSON report
-/// before it reaches a page, with `URLRedaction`'s rule.
+/// (`validate --format json`, `/v1/validate`, `/v1/preview`, `--html`), with `URLRedaction`'s rule, the one the
+/// text report applies.
 ///
 /// Every media `source` of the report is redacted wherever it appears (its `*_source` key in the rewritten payload,
 /// an unrendered media key, messages), and every http(s) URL inside a `message` is redacted too, since fetch errors

@@ -27,6 +27,7 @@ public struct NotificationJob: Sendable {
     /// part of the APNs payload nor in `InputKeyMapping` (unknown envelope keys; Pushwoosh `devices`, `users`,
     /// `filter`, `platforms`, `send_date`, `campaign`, request keys such as `application`; Pushfa `sendTime`,
     /// `subscriber_ids`, `label`/`values`, `only_last_device`, `topic`, aliases). Whoever sends the result needs them.
+    /// Credential keys (`CredentialKeys`) are never here, wherever they sat: they stay in the sender's request.
     public var target: JSONObject
     /// The whole input document this job came from (shared by every notification of a Pushwoosh request), and where
     /// in it this job's payload came from: `SenderRequest` hands the sender its own request back from them.

@@ -229,7 +229,7 @@ public struct PayloadParser: Sendable {
         var job = NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
                                   isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
                                   payload: payload, headers: headers, deviceToken: adapted.deviceToken,
-                                  target: adapted.target, story: story)
+                                  target: CredentialKeys.removingCredentials(from: adapted.target), story: story)
         job.requestMap = adapted.requestMap
         return job
     }

@@ -19,12 +19,15 @@ public enum ValidationVerdict {
         }
     }
 
-    /// One file's JSON report, as `validate --format json` and `serve`'s `/v1/validate` write it.
+    /// One file's JSON report, as `validate --format json` and `serve`'s `/v1/validate` write it, media URLs
+    /// redacted (`MediaURLRedaction`).
     public static func jsonReport(file: String, results: [JobResult]) -> JSONValue {
         var report = JSONObject()
         report["file"] = .string(file)
-        // The sender's request keeps its credentials; a report shows what the device gets instead.
+        // The sender's request keeps its credentials; a report shows what the device gets instead, and its media
+        // URLs without their secrets.
         report["results"] = .array(results.map { $0.json(includingRequest: false) })
-        return .object(report)
+        let unredacted = JSONValue.object(report)
+        return MediaURLRedaction(report: unredacted).redact(unredacted)
     }
 }

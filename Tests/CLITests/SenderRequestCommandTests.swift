@@ -60,6 +60,62 @@ final class SenderRequestCommandTests: XCTestCase {
             }
         }
     }
+
+    /// Issue 36 item 3: credentials outside their documented place, one marker each.
+    static let plantedCredentials: [(String, String)] = [
+        ("pushwoosh notification auth",
+         #"{"request":{"auth":"SECRET_A","notifications":[{"content":"x","auth":"SECRET_PWN","api_private_key":"SECRET_PWK"}]}}"#),
+        ("pushwoosh root auth", #"{"auth":"SECRET_ROOT","request":{"notifications":[{"content":"x"}]}}"#),
+        ("onesignal keys", #"{"app_id":"A","contents":{"en":"x"},"rest_api_key":"SECRET_OSR","api_key":"SECRET_OSA","Authorization":"Basic SECRET_OSH"}"#),
+        ("fcm access token", #"{"access_token":"SECRET_FCM","message":{"token":"t","notification":{"title":"T"},"apns":{"headers":{"authorization":"bearer SECRET_FCMH"}}}}"#),
+        ("envelope auth", #"{"token":"ab","auth":"SECRET_ENV","tenant":{"access_token":"SECRET_NESTED"},"payload":{"aps":{"alert":"x"}}}"#),
+        ("pushfa key", #"{"title":"T","body":"B","api_private_key":"SECRET_PF"}"#),
+    ]
+
+    func testCredentialsOutsideTheirDocumentedPlaceReachOnlyTheRequest() throws {
+        let directory = try makeTemporaryDirectory("credentials")
+        let documents = Self.plantedCredentials.map(\.1)
+        let processed = try CommandRunner.run(["process", "--cache-dir", directory.appendingPathComponent("cache").path], input: documents.joined(separator: "\n") + "\n")
+        XCTAssertEqual(processed.lines.count, documents.count, processed.standardError)
+        for ((name, document), line) in zip(Self.plantedCredentials, processed.lines) {
+            var result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], name)
+            let request = try JSONSerialization.data(withJSONObject: try XCTUnwrap(result["request"], name))
+            for marker in Self.markers(in: document) {
+                XCTAssertTrue(String(decoding: request, as: UTF8.self).contains(marker), "\(name): the request keeps \(marker)")
+            }
+            result["request"] = nil
+            let rest = String(decoding: try JSONSerialization.data(withJSONObject: result), as: UTF8.self)
+            XCTAssertFalse(rest.contains("SECRET_"), "\(name): a credential outside request: \(rest)")
+        }
+        XCTAssertFalse(processed.standardError.contains("SECRET_"), processed.standardError)
+
+        for (index, (name, document)) in Self.plantedCredentials.enumerated() {
+            let file = directory.appendingPathComponent("\(index).json")
+            try Data(document.utf8).write(to: file)
+            let html = directory.appendingPathComponent("\(index).html")
+            for arguments in [["--format", "json"], ["--format", "text"], ["--html", html.path]] {
+                let output = try CommandRunner.run(["validate", "--no-fetch"] + arguments + [file.path])
+                XCTAssertFalse(output.standardOutput.contains("SECRET_") || output.standardError.contains("SECRET_"),
+                               "\(name) \(arguments): \(output.standardOutput)")
+            }
+            XCTAssertFalse(try String(contentsOf: html, encoding: .utf8).contains("SECRET_"), "\(name): the --html page")
+        }
+    }
+
+    /// Issue 36 item 3: the JSON report's `media[].source` is redacted as the text report's is.
+    func testJSONReportRedactsMediaSources() throws {
+        let file = try makeTemporaryDirectory("redaction").appendingPathComponent("push.json")
+        try Data(#"{"aps":{"alert":"x"},"image_url":"https://user:PASSWORD@media.example.com/a.jpg?sig=QUERY#FRAGMENT"}"#.utf8).write(to: file)
+        let output = try CommandRunner.run(["validate", "--no-fetch", "--format", "json", file.path])
+        XCTAssertTrue(output.standardOutput.contains("https://media.example.com/a.jpg"), output.standardOutput)
+        for secret in ["PASSWORD", "QUERY", "FRAGMENT", "user:"] {
+            XCTAssertFalse(output.standardOutput.contains(secret), "\(secret): \(output.standardOutput)")
+        }
+    }
+
+    private static func markers(in document: String) -> [String] {
+        document.split(separator: "\"").filter { $0.hasPrefix("SECRET_") }.map(String.init)
+    }
 }
 
 extension ServeCommandTests {
