@@ -22,8 +22,17 @@ enum ServeCommand: Command {
                 expected: "a loopback address, since serve has no --auth-token-file (give one, or --insecure-no-auth to "
                     + "serve /v1/* without authentication behind a proxy that authenticates)")
         }
-        let metricsAddress = try options.value(of: ServeOption.metricsListen).map { text throws(UsageError) in
+        let metricsListen = try options.value(of: ServeOption.metricsListen)
+        let metricsAddress = try metricsListen.map { text throws(UsageError) in
             try listenAddress(text, option: ServeOption.metricsListen.name)
+        }
+        // A probe listener others can reach serves /metrics with the same token as /v1/*; health stays open.
+        let metricsArePublic = metricsAddress.map { !isLoopback($0.0) } ?? false
+        if metricsArePublic, authToken == nil, !insecure {
+            throw UsageError.invalidValue(
+                option: ServeOption.metricsListen.name, value: metricsListen ?? "",
+                expected: "a loopback address, since serve has no --auth-token-file for /metrics there (give one, or "
+                    + "--insecure-no-auth to serve /metrics without authentication behind a proxy that authenticates)")
         }
         configuration.maximumBodyBytes = try options.value(of: ServeOption.maximumBody)
         configuration.connectionTimeout = try options.value(of: ServeOption.requestTimeout)
@@ -45,7 +54,8 @@ enum ServeCommand: Command {
         let requestMetrics = HTTPRequestMetrics()
         let routes = ServeRoutes(
             enricher: enricher, store: store, metrics: metrics, logger: settings.logger, concurrency: settings.concurrency,
-            strict: settings.strict, previewLimits: previewLimits, authToken: authToken, requestMetrics: requestMetrics,
+            strict: settings.strict, previewLimits: previewLimits, authToken: authToken,
+            metricsToken: metricsArePublic ? authToken : nil, requestMetrics: requestMetrics,
             servesMetrics: metricsAddress == nil)
         let observer = ServeRequestObserver(metrics: requestMetrics, logger: settings.logger)
         let server: HTTPServer
@@ -55,11 +65,7 @@ enum ServeCommand: Command {
                 await routes.respond(to: request)
             }
             if let metricsAddress {
-                // Scrapes and probes only: small bodies, few threads, its own connection limits.
-                let metricsConfiguration = HTTPServer.Configuration(
-                    address: metricsAddress.0, port: metricsAddress.1, threads: 1, maximumConnections: 64,
-                    maximumConnectionsPerAddress: 16, maximumBodyBytes: 4096, maximumRequestsInFlight: 16)
-                metricsServer = try HTTPServer(configuration: metricsConfiguration, observer: observer.observe) { request in
+                metricsServer = try HTTPServer(configuration: probeListenerConfiguration(at: metricsAddress), observer: observer.observe) { request in
                     await routes.respondOnMetricsListener(to: request)
                 }
             }
@@ -80,6 +86,9 @@ enum ServeCommand: Command {
         if authToken == nil, !isLoopback(configuration.address) {
             settings.logger.log(.warning, "no_authentication", [("reason", .string("--insecure-no-auth: /v1/* is open to every client that reaches \(listen)"))])
         }
+        if authToken == nil, metricsArePublic, let metricsListen {
+            settings.logger.log(.warning, "no_authentication", [("reason", .string("--insecure-no-auth: /metrics is open to every client that reaches \(metricsListen)"))])
+        }
 
         // Runs until the first SIGTERM or SIGINT: stop accepting, finish what is in flight (every job has its hard
         // deadline), join every job, flush, exit 0. A second signal exits at once.
@@ -94,6 +103,18 @@ enum ServeCommand: Command {
         try? await store.flushUsage()
         settings.logger.summary([("stopped_by_signal", .bool(watcher.signalReceived))])
         return 0
+    }
+
+    /// The `--metrics-listen` listener: scrapes and probes only, so small bodies and one thread. An orchestrator's
+    /// probe must get through while other clients hold connections open, so one address holds at most 4 of its 512
+    /// connections (128 slow addresses before a new one is turned away), and headers are due within 2 s, after
+    /// which a silent connection is closed. A probe sends its headers at once and needs neither more connections
+    /// nor more time.
+    static func probeListenerConfiguration(at address: (String, Int)) -> HTTPServer.Configuration {
+        HTTPServer.Configuration(
+            address: address.0, port: address.1, threads: 1, maximumConnections: 512, maximumConnectionsPerAddress: 4,
+            connectionTimeout: .seconds(5), headerTimeout: .seconds(2), bodyTimeout: .seconds(2), maximumBodyBytes: 4096,
+            maximumRequestsInFlight: 16)
     }
 
     /// `HOST:PORT` or `[IPv6]:PORT`, as an address literal and a port.

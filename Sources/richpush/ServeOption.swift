@@ -32,10 +32,10 @@ enum ServeOption {
         help: "Require 'Authorization: Bearer TOKEN' on /v1/*, the token being the file's contents (trimmed); else 401. /, /healthz, /readyz and /metrics stay open.")
     static let insecureNoAuth = OptionKey(
         "insecure-no-auth", .flag, default: false,
-        help: "Allow a non-loopback --listen without --auth-token-file (behind a proxy that authenticates).")
+        help: "Allow a non-loopback --listen or --metrics-listen without --auth-token-file (behind a proxy that authenticates).")
     static let metricsListen = OptionKey(
         "metrics-listen", .text("HOST:PORT"), defaultText: "none",
-        help: "Serve /metrics, /healthz and /readyz on this address too, and /metrics no longer on --listen.")
+        help: "Serve /metrics, /healthz and /readyz on this address too, and /metrics no longer on --listen. A non-loopback address needs --auth-token-file, whose token /metrics then requires.")
     /// The timeouts, each at least a second.
     static let timeouts = [requestTimeout, headerTimeout, bodyTimeout]
 

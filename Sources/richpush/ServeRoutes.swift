@@ -14,6 +14,8 @@ struct ServeRoutes: Sendable {
     let previewLimits: PreviewLimits
     /// Required on `/v1/*` when set (`--auth-token-file`); the page, health and metrics stay open.
     let authToken: BearerToken?
+    /// Required on `/metrics` of a `--metrics-listen` listener on a non-loopback address, when set.
+    let metricsToken: BearerToken?
     let requestMetrics: HTTPRequestMetrics
     /// False with `--metrics-listen`: `/metrics` is then answered on that listener only.
     let servesMetrics: Bool
@@ -79,7 +81,10 @@ struct ServeRoutes: Sendable {
     /// What the `--metrics-listen` listener answers: metrics and health, nothing of the pipeline.
     func respondOnMetricsListener(to request: HTTPRequest) async -> HTTPResponse {
         switch (request.method, request.path) {
-        case ("GET", "/metrics"): await metricsResponse()
+        case ("GET", "/metrics"):
+            if let metricsToken, !metricsToken.admits(authorization: request.authorization) { Self.unauthorized } else {
+                await metricsResponse()
+            }
         case (_, "/healthz"), (_, "/readyz"): await respond(to: request)
         case (_, "/metrics"): .error(405, code: .methodNotAllowed, message: "/metrics takes GET", headers: [("Allow", "GET")])
         default: .error(404, code: .notFound, message: "the metrics listener serves /metrics, /healthz and /readyz only")

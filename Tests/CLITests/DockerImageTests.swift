@@ -50,6 +50,12 @@ final class DockerImageTests: XCTestCase {
         XCTAssertTrue(cacheVariable.dropFirst("ENV RICHPUSH_CACHE_DIR=".count).hasPrefix(workingDirectory + "/"))
         let health = try XCTUnwrap(runtime.first { $0.hasPrefix("HEALTHCHECK ") })
         XCTAssertTrue(health.contains("/healthz"), health)
+        // Issue 36 item 5: the health check probes the probe listener of the default and the documented commands.
+        let probePort = try XCTUnwrap(health.firstMatch(of: /127\.0\.0\.1:(\d+)\/healthz/)?.1, health)
+        let defaultCommand = try XCTUnwrap(runtime.last { $0.hasPrefix("CMD ") })
+        XCTAssertTrue(defaultCommand.contains(#""--metrics-listen", "127.0.0.1:\#(probePort)""#), defaultCommand)
+        let documented = try String(contentsOf: dockerfile, encoding: .utf8)
+        XCTAssertTrue(documented.contains("--metrics-listen 0.0.0.0:\(probePort)"), "the documented command's probe port")
         XCTAssertTrue(runtime.contains { $0.hasPrefix("RUN ") && $0.contains(" curl") }, "the health check's curl is installed")
 
         let text = try String(contentsOf: dockerfile, encoding: .utf8)

@@ -142,4 +142,65 @@ extension ServeCommandTests {
         XCTAssertEqual(try Self.curl(port: metricsPort, "/v1/enrich", method: "POST", body: job, contentType: "application/json").status, 404)
         XCTAssertEqual(try Self.curl(port: metricsPort, "/").status, 404)
     }
+
+    /// Issue 36 item 5: a probe listener others can reach needs the token for /metrics, and health stays open.
+    func testAPublicMetricsListenerNeedsTheTokenForMetrics() throws {
+        let metricsPort = try LoopbackPort.free()
+        let refused = try CommandRunner.run(["serve", "--public-base-url", "https://cdn.example.com/richpush",
+                                             "--listen", "127.0.0.1:0", "--metrics-listen", "0.0.0.0:\(metricsPort)"])
+        XCTAssertEqual(refused.status, 2, refused.standardError)
+        XCTAssertTrue(refused.standardError.contains("--metrics-listen") && refused.standardError.contains("--auth-token-file"),
+                      refused.standardError)
+
+        try start(["--metrics-listen", "0.0.0.0:\(metricsPort)", "--auth-token-file", try writeToken("probe-token")])
+        try LoopbackPort.waitUntilListening(on: metricsPort, timeout: .seconds(10))
+        XCTAssertEqual(try Self.curl(port: metricsPort, "/metrics").status, 401)
+        XCTAssertEqual(try Self.curl(port: metricsPort, "/metrics", extra: ["-H", "Authorization: Bearer wrong"]).status, 401)
+        let scraped = try Self.curl(port: metricsPort, "/metrics", extra: ["-H", "Authorization: Bearer probe-token"])
+        XCTAssertEqual(scraped.status, 200)
+        XCTAssertTrue(scraped.body.contains("richpush_jobs_total"), scraped.body)
+        XCTAssertEqual(try Self.curl(port: metricsPort, "/healthz").status, 200)
+        XCTAssertEqual(try Self.curl(port: metricsPort, "/readyz").status, 200)
+    }
+
+    /// Issue 36 item 5: 200 connections that never finish their headers, from 20 client addresses, do not keep the
+    /// probe listener from answering /healthz (before, 4 addresses filled it for the 10 s header timeout).
+    func testSlowClientsDoNotHoldTheProbeListener() throws {
+        let metricsPort = try LoopbackPort.free()
+        try start(["--metrics-listen", "127.0.0.1:\(metricsPort)"])
+        try LoopbackPort.waitUntilListening(on: metricsPort, timeout: .seconds(10))
+        var sockets: [Int32] = []
+        defer { for socket in sockets { close(socket) } }
+        for index in 0..<200 {
+            let socket = try XCTUnwrap(Self.slowConnection(from: "127.0.0.\(2 + index % 20)", to: metricsPort))
+            sockets.append(socket)
+        }
+        // The probe comes from an address of its own, as an orchestrator's does; curl gives up after 3 s.
+        let probe = try Self.curl(port: metricsPort, "/healthz", extra: ["--max-time", "3"])
+        XCTAssertEqual(probe.status, 200, "the probe was held: \(probe)")
+    }
+
+    /// A connection from `source` that sends the start of a request and then nothing; nil if it could not connect.
+    private static func slowConnection(from source: String, to port: UInt16) -> Int32? {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return nil }
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        var remote = sockaddr_in()
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let connected = withUnsafePointer(to: &local) { localPointer in
+            localPointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } == 0
+        } && withUnsafePointer(to: &remote) { remotePointer in
+            remotePointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } == 0
+        }
+        guard connected else {
+            close(descriptor)
+            return nil
+        }
+        _ = "GET /healthz HTTP/1.1\r\nHost: x\r\n".withCString { send(descriptor, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
+        return descriptor
+    }
 }
