@@ -19,6 +19,7 @@ struct CachedMediaRenderer: MediaStage {
     /// Each configured variant with its cache description, which is part of every cache key, so it is built once.
     private let variants: [String: (variant: ImageVariant, description: String)]
     private let fallbackVariant: (variant: ImageVariant, description: String)
+    private let concealsUnreachableHostCause: Bool
 
     init(fetcher: Fetcher, imaging: ImagePipeline, store: any MediaStore, configuration: EnricherConfiguration) {
         self.fetcher = fetcher
@@ -27,6 +28,7 @@ struct CachedMediaRenderer: MediaStage {
         self.variants = configuration.variants.mapValues { ($0, $0.cacheDescription) }
         let attachment = configuration.variant(named: "attachment")
         self.fallbackVariant = (attachment, attachment.cacheDescription)
+        self.concealsUnreachableHostCause = configuration.concealsUnreachableHostCause
     }
 
     var fetchesMedia: Bool { true }
@@ -84,7 +86,7 @@ struct CachedMediaRenderer: MediaStage {
             let skipped = deadlinePassed || error.code == .deadlineExceeded || error.code == .cancelled
             return MediaResult(
                 pointer: item.pointer, source: source, variant: variant.name,
-                outcome: skipped ? .skipped(reason: error.description) : .failed(error),
+                outcome: skipped ? .skipped(reason: error.description) : .failed(reported(error, source: source)),
                 milliseconds: elapsed())
         }
     }
@@ -97,11 +99,17 @@ struct CachedMediaRenderer: MediaStage {
         case .produced(let object):
             media = .published(published(object), object.format.passesThrough ? .passedThrough : .rendered)
         case .failed(let failure, _):
-            media = .failed(failure.error)
+            media = .failed(reported(failure.error, source: item.source))
         }
         return MediaResult(
             pointer: item.pointer, source: item.source, variant: item.variant.name, outcome: media,
             milliseconds: milliseconds)
+    }
+
+    /// `error` as the result reports it: with `concealsUnreachableHostCause`, an unresolvable and a blocked host
+    /// alike, whether the failure is fresh or remembered.
+    private func reported(_ error: any RichPushError, source: String) -> any RichPushError {
+        concealsUnreachableHostCause ? UnreachableHostError.concealing(error, url: source) : error
     }
 
     /// The payload's view of a stored object. Audio and video have no dimensions: it carries none rather than 0x0.

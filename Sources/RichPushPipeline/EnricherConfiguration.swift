@@ -24,6 +24,10 @@ public struct EnricherConfiguration: Sendable {
     public var notificationConcurrency: Int
     /// How long an object stays retained for a job that carries no `apns-expiration`: APNs keeps pushes up to 30 days.
     public var defaultRetention: Duration
+    /// Report a host whose name does not resolve and one that resolves to a denied address alike
+    /// (`UnreachableHostError`), so that results do not tell which internal names exist. `serve` sets it: its
+    /// callers are on the network. Off by default, where results go to the operator.
+    public var concealsUnreachableHostCause = false
 
     /// The variants a configuration has unless given others: `attachment` and `story`, at a fixed JPEG quality
     /// (the command-line tools add `--quality-target` to them).

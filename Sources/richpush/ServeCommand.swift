@@ -47,7 +47,7 @@ enum ServeCommand: Command {
             ?? ServeOption.requestsInFlightPerConcurrency * settings.concurrency
         let previewLimits = try PreviewLimits(options)
 
-        let (enricher, fetcher, store) = try await settings.makeEnricher()
+        let (enricher, fetcher, store) = try await settings.makeEnricher(concealsUnreachableHostCause: true)
         defer { fetcher.shutdown() }
         let metrics = JobMetrics(fetcher: fetcher)
         metrics.include(CacheGauges(store: store))

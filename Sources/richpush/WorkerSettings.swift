@@ -220,11 +220,16 @@ struct WorkerSettings {
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and
     /// credentials, and the lease's Redis). Failures here are environment problems (exit 1), not usage mistakes.
     /// `queueRedis` is `consume`'s queue, used for leases when `--lease-redis` is absent.
-    func makeEnricher(queueRedis: RedisEndpoint? = nil) async throws -> (Enricher, Fetcher, any MediaStore) {
+    /// `concealsUnreachableHostCause` is `serve`'s: its callers are on the network.
+    func makeEnricher(
+        queueRedis: RedisEndpoint? = nil, concealsUnreachableHostCause: Bool = false
+    ) async throws -> (Enricher, Fetcher, any MediaStore) {
         let fetcher = try Fetcher(configuration: fetchConfiguration)
         do {
             let store = try await makeStore(fetcher: fetcher, queueRedis: queueRedis)
-            return (Enricher(configuration: enricherConfiguration, store: store, fetcher: fetcher), fetcher, store)
+            var configuration = enricherConfiguration
+            configuration.concealsUnreachableHostCause = concealsUnreachableHostCause
+            return (Enricher(configuration: configuration, store: store, fetcher: fetcher), fetcher, store)
         } catch {
             fetcher.shutdown()
             throw error

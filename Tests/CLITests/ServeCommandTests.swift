@@ -314,3 +314,33 @@ final class ServeCommandTests: XCTestCase {
 }
 
 extension ServeCommandTests.Reply: @unchecked Sendable {}
+
+extension ServeCommandTests {
+    /// Issue 36 item 6: over the network, a name that resolves to an internal address and one that does not resolve
+    /// get the same answer, so a caller cannot learn which internal names exist; `process` keeps the precise codes.
+    func testBlockedAndUnresolvableHostsAnswerAlikeOverTheNetwork() throws {
+        try start()
+        let hosts = ["localhost", "no-such-host.invalid"]
+        var answers: [String] = []
+        for host in hosts {
+            let document = #"{"aps":{"alert":"x"},"image_url":"https://\#(host)/a.jpg"}"#
+            for route in ["/v1/preview", "/v1/validate", "/v1/enrich"] {
+                let reply = try curl(route, method: "POST", body: Data(document.utf8), contentType: "application/json")
+                XCTAssertEqual(reply.status, 200, "\(route): \(reply.body)")
+                XCTAssertTrue(reply.body.contains(#""code":"unreachable_host""#), "\(route) \(host): \(reply.body)")
+                XCTAssertFalse(reply.body.contains("blocked_address") || reply.body.contains(#""code":"dns""#), reply.body)
+                if route == "/v1/enrich" { answers.append(reply.body.replacingOccurrences(of: host, with: "HOST")) }
+            }
+        }
+        // Timings aside, the two answers are the same document.
+        let withoutTimings = answers.map { $0.replacing(/"(ms|media_ms|total_ms)":\d+/, with: "") }
+        XCTAssertEqual(withoutTimings[0], withoutTimings[1])
+
+        let processed = try CommandRunner.run(
+            ["process", "--cache-dir", directory.appendingPathComponent("process-cache").path],
+            input: hosts.map { #"{"aps":{"alert":"x"},"image_url":"https://\#($0)/a.jpg"}"# }.joined(separator: "\n") + "\n")
+        XCTAssertEqual(processed.lines.count, 2, processed.standardError)
+        XCTAssertTrue(processed.lines[0].contains(#""code":"blocked_address""#), processed.lines[0])
+        XCTAssertTrue(processed.lines[1].contains(#""code":"dns""#), processed.lines[1])
+    }
+}

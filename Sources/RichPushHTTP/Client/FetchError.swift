@@ -34,7 +34,7 @@ public enum FetchError: RichPushError, Equatable {
     /// Stable snake_case identifier used in JSON output.
     public var code: ErrorCode {
         switch self {
-        case .blockedAddress: "blocked_address"
+        case .blockedAddress: .blockedAddress
         case .blockedHost: "blocked_host"
         case .httpStatus: "http_status"
         case .tooLarge, .tooLargeForKind: "too_large"
@@ -46,7 +46,7 @@ public enum FetchError: RichPushError, Equatable {
         case .credentialsInURL: "credentials_in_url"
         case .invalidURL: .invalidURL
         case .tls: "tls"
-        case .dns: "dns"
+        case .dns: .nameResolution
         case .connection: "connection"
         case .localFile: "local_file"
         case .cancelled: .cancelled
@@ -127,4 +127,11 @@ public enum FetchError: RichPushError, Equatable {
             "\(URLRedaction.redact(url)): internal error (not the origin's fault): \(reason)"
         }
     }
+}
+
+extension ErrorCode {
+    /// A name that resolved to a denied address (`FetchError.blockedAddress`).
+    public static let blockedAddress: ErrorCode = "blocked_address"
+    /// A name that did not resolve (`FetchError.dns`).
+    public static let nameResolution: ErrorCode = "dns"
 }
