@@ -85,6 +85,17 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertTrue(text.contains(#"duplicate_key"#), text)
     }
 
+    /// Issue 36: the line separator and the bidirectional controls reach the terminal as visible escapes too, so a
+    /// forged line break or a reversed URL cannot be read into the report.
+    func testTextReportEscapesLineSeparatorsAndBidirectionalControls() throws {
+        let hostile = #"a\u2028summary: ok\u2029b\u202Egpj.exe\u202C\u2066c\u2069\u200F"#
+        let file = try write("bidi.json", #"{"id":"job-\#(hostile)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"attachment":"https://media.example.com/\#(hostile).jpg"}}"#)
+        let text = try CommandRunner.run(["validate", "--no-fetch", file]).standardOutput
+        let raw: [UInt32] = [0x2028, 0x2029, 0x202E, 0x202C, 0x2066, 0x2069, 0x200F]
+        XCTAssertFalse(text.unicodeScalars.contains { raw.contains($0.value) }, text)
+        XCTAssertTrue(text.contains(#"job-a\u{2028}summary: ok\u{2029}b\u{202E}gpj.exe\u{202C}\u{2066}c\u{2069}\u{200F}"#), text)
+    }
+
     func testWarningsFailOnlyWithStrict() throws {
         let file = try write("pushfa.json", """
             {"title":"This title is far longer than the thirty-five characters Pushfa allows","body":"Body","platform":"ios"}
