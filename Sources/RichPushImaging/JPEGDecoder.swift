@@ -72,7 +72,7 @@ enum JPEGDecoder {
         var header = richpush_jpeg_header()
         var status = richpush_jpeg_read_header(decoder, &header)
         guard status == 0 else { throw failure(decoder, status, stopCheck) }
-        guard header.data_precision == 8 else { throw .unsupportedVariant("\(header.data_precision)-bit JPEG (only 8-bit is supported)") }
+        guard header.data_precision == 8 else { throw .unsupportedFormat(detected: "\(header.data_precision)-bit JPEG (only 8-bit is supported)") }
 
         var profilePointer: UnsafeMutablePointer<UInt8>?
         var profileLength: UInt32 = 0

@@ -42,11 +42,11 @@ enum JPEGHeader {
                       let width = reader.uint16BigEndian(body + 3), let components = reader.byte(body + 5) else {
                     throw .corrupt(reason: "JPEG frame header truncated")
                 }
-                if precision != 8 { throw .unsupportedVariant("\(precision)-bit JPEG (only 8-bit is supported)") }
+                if precision != 8 { throw .unsupportedFormat(detected: "\(precision)-bit JPEG (only 8-bit is supported)") }
                 if marker == 0xC3 || marker == 0xC7 || marker == 0xCB || marker == 0xCF {
-                    throw .unsupportedVariant("lossless JPEG")
+                    throw .unsupportedFormat(detected: "lossless JPEG")
                 }
-                if height == 0 { throw .unsupportedVariant("JPEG with height defined by a DNL marker") }
+                if height == 0 { throw .unsupportedFormat(detected: "JPEG with its height in a DNL marker") }
                 guard width > 0 else { throw .corrupt(reason: "JPEG frame header has zero width") }
                 guard [1, 3, 4].contains(components) else { throw .corrupt(reason: "JPEG has \(components) components") }
                 let sampling = (0..<components).map { index in

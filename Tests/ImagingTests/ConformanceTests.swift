@@ -110,13 +110,15 @@ final class ConformanceTests: XCTestCase {
         }
     }
 
-    func testTwelveBitJPEGIsRejected() throws {
+    /// A valid file we do not render: the origin's answer (unsupported_format, remembered), never a fault of ours.
+    func testTwelveBitJPEGIsRejectedAsAnUnsupportedFormat() throws {
         let bytes = try ImagingHelpers.data("conformance/jpeg/monkey12.jpg")
-        XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
-            guard case .unsupportedVariant = error as? ImageError else { return XCTFail("\(error)") }
-        }
-        XCTAssertThrowsError(try JPEGDecoder.decode(bytes, budget: ImagingHelpers.farBudget)) { error in
-            guard case .unsupportedVariant = error as? ImageError else { return XCTFail("\(error)") }
+        for attempt in [{ _ = try ImageProbe.probe(bytes) }, { _ = try JPEGDecoder.decode(bytes, budget: ImagingHelpers.farBudget) }] {
+            XCTAssertThrowsError(try attempt()) { error in
+                guard let error = error as? ImageError, case .unsupportedFormat = error else { return XCTFail("\(error)") }
+                XCTAssertFalse(error.isLocalFault)
+                XCTAssertTrue(error.isPermanent)
+            }
         }
     }
 }

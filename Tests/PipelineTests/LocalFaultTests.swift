@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import XCTest
 import RichPush
+import TestSupport
 @testable import RichPushCore
 @testable import RichPushPayload
 @testable import RichPushImaging
@@ -66,6 +67,50 @@ final class LocalFaultTests: PipelineTestCase {
         metrics.record(result)
         XCTAssertFalse(metrics.prometheusText().contains("richpush_local_faults_total{"))
         XCTAssertEqual(log.events, [], "the origin's answer is no fault of ours")
+    }
+
+    /// Issue 36 item 2: a valid JPEG in a variant we do not render (12 bits, or its height in a DNL marker) is the
+    /// origin's problem: `unsupported_format` with the reason, remembered like any permanent failure, never a fault
+    /// of ours. Sent five times, each is fetched once, and nothing is logged or counted as a local fault.
+    func testValidJPEGVariantsWeDoNotRenderAreTheOriginsAndRemembered() async throws {
+        let origin = temporaryDirectory.appendingPathComponent("origin", isDirectory: true)
+        try FileManager.default.createDirectory(at: origin, withIntermediateDirectories: true)
+        try Data(contentsOf: fixture("conformance/jpeg/monkey12.jpg")).write(to: origin.appendingPathComponent("twelve.jpg"))
+        try Self.dnlJPEG(from: Data(contentsOf: Self.mediaDirectory.appendingPathComponent("hero.jpg")))
+            .write(to: origin.appendingPathComponent("dnl.jpg"))
+        var fetch = FetchConfiguration()
+        fetch.localOrigins = [try LocalOrigin(parsing: "https://media.example.com/=\(origin.path)")]
+        let fetcher = try Fetcher(configuration: fetch)
+        defer { fetcher.shutdown() }
+        let store = try FileMediaStore(configuration: CacheConfiguration(
+            root: temporaryDirectory.appendingPathComponent("cache", isDirectory: true), publicBaseURL: Self.publicBase))
+        let enricher = Enricher(configuration: EnricherConfiguration(log: log), store: store, fetcher: fetcher)
+        let metrics = JobMetrics()
+        for name in ["twelve", "dnl"] {
+            for _ in 0..<5 {
+                let result = try await enrichOne(enricher, #"{"aps":{"alert":"Hi"},"image_url":"https://media.example.com/\#(name).jpg"}"#)
+                metrics.record(result)
+                let media = try XCTUnwrap(result.media.first)
+                XCTAssertEqual(media.errorCode, .unsupportedFormat, name)
+                XCTAssertFalse(media.isLocalFault, name)
+                XCTAssertTrue(media.errorMessage?.contains(name == "twelve" ? "12-bit JPEG" : "DNL") == true, "\(media.errorMessage ?? "")")
+            }
+        }
+        XCTAssertEqual(fetcher.statistics.snapshot.fetches, 2, "each source fetched once, then remembered")
+        XCTAssertEqual(log.events, [])
+        XCTAssertFalse(metrics.prometheusText().contains("richpush_local_faults_total{"))
+    }
+
+    /// `jpeg` with its frame height written as 0 and given in a DNL marker after the scan, as the standard allows.
+    private static func dnlJPEG(from jpeg: Data) throws -> Data {
+        var bytes = [UInt8](jpeg)
+        let frame = try XCTUnwrap((0..<bytes.count - 1).first { bytes[$0] == 0xFF && (bytes[$0 + 1] == 0xC0 || bytes[$0 + 1] == 0xC2) })
+        let height = [bytes[frame + 5], bytes[frame + 6]]
+        bytes[frame + 5] = 0
+        bytes[frame + 6] = 0
+        let end = try XCTUnwrap((0..<bytes.count - 1).last { bytes[$0] == 0xFF && bytes[$0 + 1] == 0xD9 })
+        bytes.insert(contentsOf: [0xFF, 0xDC, 0x00, 0x04] + height, at: end)
+        return Data(bytes)
     }
 
     func testCacheDiskFaultIsOursAndCounted() async throws {
