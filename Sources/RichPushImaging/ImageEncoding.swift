@@ -27,8 +27,19 @@ enum ImageEncoding {
         return ladder
     }
 
+    /// A colour profile larger than this share of the variant's byte budget is dropped: it alone would push the
+    /// output over the budget at any quality, and an image shown as sRGB beats no image (a 3 MB profile cost a
+    /// photograph its attachment as `output_too_large`). Profiles of real images are a few hundred bytes to a
+    /// few kilobytes (sRGB 3 KB, Display P3 0.5 KB).
+    static let largestProfileShareOfBudget = 4
+
     static func encode(_ pixels: PixelBuffer, variant: ImageVariant, iccProfile: [UInt8]?, budget: WorkBudget,
                        warnings: inout [String]) throws(ImageError) -> Encoded {
+        var iccProfile = iccProfile
+        if let profile = iccProfile, let limit = variant.maximumBytes, profile.count > limit / largestProfileShareOfBudget {
+            warnings.append("the \(profile.count)-byte ICC profile was dropped: it alone is more than a quarter of the \(limit)-byte budget (the image is shown as sRGB)")
+            iccProfile = nil
+        }
         let wantsPNG: Bool
         switch variant.format {
         case .automatic: wantsPNG = pixels.channels == 4

@@ -61,6 +61,20 @@ final class OrientationAndColourTests: XCTestCase {
         XCTAssertNil(ICCProfile.keepIfRGB([UInt8](repeating: 0, count: 16) + Array("CMYK".utf8) + [UInt8](repeating: 0, count: 120)))
     }
 
+    /// Issue 36: a 3 MB colour profile alone is over the attachment's byte budget; it is dropped with a warning, and
+    /// the media kept, where before the render failed as output_too_large.
+    func testAnOversizedICCProfileIsDroppedInsteadOfTheMedia() throws {
+        let profile = [UInt8](repeating: 0, count: 16) + Array("RGB ".utf8) + [UInt8](repeating: 7, count: 3_000_000)
+        let source = try JPEGEncoder.encode(ImagingHelpers.gradient(checker: 8), quality: 90, progressive: false,
+                                            iccProfile: profile, budget: ImagingHelpers.farBudget)
+        XCTAssertGreaterThan(source.count, 3_000_000)
+        let rendered = try ImagingHelpers.render(source, .attachment)
+        XCTAssertTrue(rendered.source.hasICCProfile)
+        XCTAssertFalse(try ImageProbe.probe(rendered.bytes).hasICCProfile)
+        XCTAssertLessThanOrEqual(rendered.bytes.count, try XCTUnwrap(ImageVariant.attachment.maximumBytes))
+        XCTAssertTrue(rendered.warnings.contains { $0.contains("ICC profile was dropped") }, "\(rendered.warnings)")
+    }
+
     func testAnimatedWebPGivesFirstFrameWithWarning() throws {
         let rendered = try ImagingHelpers.render(try ImagingHelpers.data("imaging/animated.webp"), .attachment)
         XCTAssertEqual(rendered.format, .jpeg)
