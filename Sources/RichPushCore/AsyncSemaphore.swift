@@ -1,11 +1,13 @@
 import Synchronization
 
-/// A weighted semaphore for tasks: `acquire` waits, in arrival order, until its units are free.
+/// A weighted semaphore for tasks: `acquire` waits until its units are free, in the semaphore's `Order`.
 ///
-/// Arrival order means a later small request never overtakes an earlier large one, so a large one cannot starve. A
+/// In arrival order a later small request never overtakes an earlier large one, so a large one cannot starve; the
+/// consumer's job slots (units are jobs) use it. The render memory budget (units are bytes) lets a request that fits
+/// overtake one that does not, so small renders are not held behind a large one that cannot start yet, until the
+/// large one has waited its `patience`: from then on nothing overtakes it, so it starves for at most that long. A
 /// waiter whose deadline passes fails with `deadlineExceeded` and a cancelled one with `cancelled`; either leaves the
-/// queue at once and lets the next ones through. Used for the render memory budget (units are bytes) and the
-/// consumer's job slots (units are jobs).
+/// queue at once and lets the next ones through.
 ///
 /// Cost: one lock per acquire and release; a waiter with a deadline also owns one sleeping task.
 public final class AsyncSemaphore: Sendable {
@@ -15,12 +17,22 @@ public final class AsyncSemaphore: Sendable {
         case cancelled
     }
 
+    /// Who goes first when units come free.
+    public enum Order: Sendable {
+        /// Strictly in arrival order.
+        case arrival
+        /// The earliest waiter that fits, until a waiter that does not fit has waited `patience`.
+        case firstFit(patience: Duration)
+    }
+
     /// The most units held at once.
     public let capacity: Int
+    public let order: Order
 
     private struct Waiter {
         var id: UInt64
         var units: Int
+        var since: ContinuousClock.Instant
         var continuation: CheckedContinuation<Result<Void, Failure>, Never>
     }
 
@@ -32,8 +44,9 @@ public final class AsyncSemaphore: Sendable {
 
     private let state = Mutex(State())
 
-    public init(capacity: Int) {
+    public init(capacity: Int, order: Order = .arrival) {
         self.capacity = max(1, capacity)
+        self.order = order
     }
 
     /// Units held right now.
@@ -48,8 +61,9 @@ public final class AsyncSemaphore: Sendable {
     public func acquire(_ units: Int, deadline: ContinuousClock.Instant? = nil) async throws(Failure) -> Int {
         let amount = min(max(0, units), capacity)
         if Task.isCancelled { throw .cancelled }
+        let now = ContinuousClock.now
         let granted = state.withLock { state in
-            guard state.waiters.isEmpty, state.held + amount <= capacity else { return false }
+            guard state.held + amount <= capacity, !mustWait(behind: state.waiters, now: now) else { return false }
             state.held += amount
             return true
         }
@@ -72,7 +86,7 @@ public final class AsyncSemaphore: Sendable {
                 let resumeNow: Result<Void, Failure>? = state.withLock { state in
                     // Cancelled between the check above and here: the handler found no waiter to remove.
                     if Task.isCancelled { return .failure(.cancelled) }
-                    state.waiters.append(Waiter(id: id, units: amount, continuation: continuation))
+                    state.waiters.append(Waiter(id: id, units: amount, since: now, continuation: continuation))
                     return nil
                 }
                 if let resumeNow { continuation.resume(returning: resumeNow) }
@@ -103,13 +117,32 @@ public final class AsyncSemaphore: Sendable {
         grantWaiters()
     }
 
-    /// Grants waiters from the head of the queue while they fit; stops at the first that does not (no overtaking).
+    /// Whether a new request must queue behind `waiters` even if it fits: always in arrival order; in first-fit
+    /// order only behind a waiter that has waited its patience.
+    private func mustWait(behind waiters: [Waiter], now: ContinuousClock.Instant) -> Bool {
+        guard let first = waiters.first else { return false }
+        switch order {
+        case .arrival: return true
+        case .firstFit(let patience): return now - first.since >= patience
+        }
+    }
+
+    /// Grants waiters in queue order while they fit. In arrival order it stops at the first that does not; in
+    /// first-fit order it passes over one that does not, unless that one has waited its patience.
     private func grantWaiters() {
+        let now = ContinuousClock.now
         let ready: [Waiter] = state.withLock { state in
             var ready: [Waiter] = []
-            while let first = state.waiters.first, state.held + first.units <= capacity {
-                state.held += first.units
-                ready.append(state.waiters.removeFirst())
+            var index = 0
+            while index < state.waiters.count {
+                let waiter = state.waiters[index]
+                if state.held + waiter.units <= capacity {
+                    state.held += waiter.units
+                    ready.append(state.waiters.remove(at: index))
+                    continue
+                }
+                guard case .firstFit(let patience) = order, now - waiter.since < patience else { break }
+                index += 1
             }
             return ready
         }

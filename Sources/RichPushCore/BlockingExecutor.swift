@@ -11,8 +11,13 @@ import Synchronization
 /// Small page-cache reads (a sidecar of a few hundred bytes on a warm hit) stay on the calling task: a hand-over
 /// to a thread costs more than the read.
 public final class BlockingExecutor: Sendable {
-    /// The process's pool: one thread per core.
-    public static let shared = BlockingExecutor(threadCount: max(1, ProcessInfo.processInfo.activeProcessorCount))
+    /// The process's pool: one thread per core, and at least two, so that on a one-core machine an expensive render
+    /// (which the expensive lane admits one fewer than the threads at a time, at least one) still leaves a thread to
+    /// a cheap one; the kernel shares the core between them.
+    public static let shared = BlockingExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
+
+    /// The pool's threads.
+    public let threadCount: Int
 
     /// Work waiting for a thread: `complete`'s first (short writes that hold a cache lock, which must not wait behind
     /// a queue of renders), then `run`'s, each in arrival order.
@@ -33,6 +38,7 @@ public final class BlockingExecutor: Sendable {
 
     /// Starts `threadCount` threads that live as long as the process.
     public init(threadCount: Int) {
+        self.threadCount = threadCount
         for index in 0..<threadCount {
             let thread = Thread { [self] in
                 threads.withLock { _ = $0.insert(pthread_self()) }

@@ -7,6 +7,9 @@ public enum ImageError: RichPushError, Equatable {
     /// An animation with more frames, or more pixels over all its frames, than a device should decode.
     case animationTooLarge(reason: String)
     case sourceTooLarge(bytes: Int, limit: Int)
+    /// Decoding would produce more samples than the limit (`ImageLimits.maximumDecodeWork`), counted from the
+    /// headers before any decoding; `scans` for a JPEG.
+    case decodeWorkTooLarge(work: Int, scans: Int?, limit: Int)
     case corrupt(reason: String)
     case unsupportedVariant(String)
     case deadlineExceeded
@@ -25,6 +28,7 @@ public enum ImageError: RichPushError, Equatable {
         case .sideTooLong: "side_too_long"
         case .animationTooLarge: "animation_too_large"
         case .sourceTooLarge: "source_too_large"
+        case .decodeWorkTooLarge: "decode_work_too_large"
         case .corrupt: "corrupt_image"
         case .unsupportedVariant: "unsupported_variant"
         case .deadlineExceeded: .deadlineExceeded
@@ -62,6 +66,8 @@ public enum ImageError: RichPushError, Equatable {
         case .animationTooLarge(let reason): "animation is too large: \(reason)"
         case .sourceTooLarge(let bytes, let limit): "image is \(bytes) bytes, more than the \(limit)-byte limit"
         case .corrupt(let reason): "corrupt image: \(reason)"
+        case .decodeWorkTooLarge(let work, let scans, let limit):
+            "decoding the image would produce \(work / 1_000_000) M samples\(scans.map { " over its \($0) scans" } ?? ""), more than the \(limit / 1_000_000) M-sample limit"
         case .unsupportedVariant(let what): "unsupported image variant: \(what)"
         case .deadlineExceeded: "image processing ran past its deadline"
         case .cancelled: "image processing was cancelled"

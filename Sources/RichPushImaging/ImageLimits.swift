@@ -6,11 +6,28 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     public var maximumSide: Int
     /// Largest encoded input accepted (default 10 MB, Apple's attachment limit).
     public var maximumSourceBytes: Int
+    /// Most samples one decode may produce, counted from the headers (`ImageProbe.decodeWork`): a JPEG's scans
+    /// times their components' samples. The default, `defaultMaximumDecodeWork`, is about 3.5 times what a 40 MP
+    /// 4:4:4 progressive photograph costs; docs/benchmarks.md ("Decode work") has the corpus measured against it.
+    public var maximumDecodeWork: Int
 
-    public init(maximumPixels: Int = 40_000_000, maximumSide: Int = 16_384, maximumSourceBytes: Int = 10 * 1024 * 1024) {
+    /// 2,000 M samples: a 40 MP 4:4:4 file with libjpeg's 10-scan progression decodes 560 M, a baseline one 120 M.
+    public static let defaultMaximumDecodeWork = 2_000_000_000
+
+    public init(maximumPixels: Int = 40_000_000, maximumSide: Int = 16_384, maximumSourceBytes: Int = 10 * 1024 * 1024,
+                maximumDecodeWork: Int = defaultMaximumDecodeWork) {
         self.maximumPixels = maximumPixels
         self.maximumSide = maximumSide
         self.maximumSourceBytes = maximumSourceBytes
+        self.maximumDecodeWork = maximumDecodeWork
+    }
+
+    /// Throws when decoding `probe` would produce more samples than `maximumDecodeWork`.
+    func check(decodeWork probe: ImageProbe) throws(ImageError) {
+        if probe.decodeWork > maximumDecodeWork {
+            throw .decodeWorkTooLarge(work: probe.decodeWork, scans: probe.format == .jpeg ? probe.scanCount : nil,
+                                      limit: maximumDecodeWork)
+        }
     }
 
     /// Throws when the dimensions break a limit; overflow-safe for any `Int` input.

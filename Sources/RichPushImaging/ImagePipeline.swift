@@ -13,10 +13,14 @@ public struct ImagePipeline: Sendable {
     var resizesPNGWhileDecoding = true
     /// Where `render` reserves its decoded pixel memory before it starts (`RenderPlan.estimatedPeakBytes`).
     public var memoryBudget: RenderMemoryBudget
+    /// Where an expensive render (`RenderPlan.isExpensive`) waits for its turn before it reserves memory.
+    public var expensiveLane: ExpensiveRenderLane
 
-    public init(limits: ImageLimits = ImageLimits(), memoryBudget: RenderMemoryBudget = .processWide) {
+    public init(limits: ImageLimits = ImageLimits(), memoryBudget: RenderMemoryBudget = .processWide,
+                expensiveLane: ExpensiveRenderLane = .processWide) {
         self.limits = limits
         self.memoryBudget = memoryBudget
+        self.expensiveLane = expensiveLane
     }
 
     /// Sniff, probe+limits, decode (shrink-on-load), orient, resize, encode, then re-decode the output header to
@@ -29,9 +33,11 @@ public struct ImagePipeline: Sendable {
     /// thread; cancellation returns at once, and `deadline` is checked between bands of rows (every few
     /// milliseconds; a HEIC or AVIF decode is one libheif call, checked before and after).
     ///
-    /// Every choice above is made once, from the headers, in a `RenderPlan` (`RenderedImage.plan`). Before the
-    /// decode it reserves the plan's estimated peak pixel memory in `memoryBudget`, waiting (in arrival order, up
-    /// to `deadline`) while other renders hold it: `deadlineExceeded` if the budget does not come in time.
+    /// Every choice above is made once, from the headers, in a `RenderPlan` (`RenderedImage.plan`). The probe has
+    /// already refused a source whose decode work is over `limits.maximumDecodeWork`. An expensive plan
+    /// (`RenderPlan.isExpensive`) first waits for `expensiveLane`; then, before the decode, the render reserves the
+    /// plan's estimated peak pixel memory in `memoryBudget`, waiting while other renders hold it. Either wait ends
+    /// at `deadline`: `deadlineExceeded` if the turn or the budget does not come in time.
     public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         try await render(bytes, sniffed: AttachmentSniffer.format(of: bytes), as: variant, deadline: deadline)
     }
@@ -43,11 +49,14 @@ public struct ImagePipeline: Sendable {
         // The probe is a header walk; a source it refuses fails here exactly as the render would.
         let probe = try ImageProbe.probe(bytes, sniffed: format, limits: limits)
         let plan = renderPlan(for: probe, as: variant)
-        return try await memoryBudget.withReservation(of: plan.estimatedPeakBytes, deadline: deadline) {
-            () throws(ImageError) -> RenderedImage in
-            try await BlockingExecutor.shared.run(cancelledError: .cancelled) { cancellation throws(ImageError) in
-                try renderSynchronously(bytes, as: variant, probe: probe, plan: plan,
-                                        budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+        let isExpensive = plan.isExpensive(memoryCapacity: memoryBudget.capacity)
+        return try await expensiveLane.admit(if: isExpensive, deadline: deadline) { () throws(ImageError) -> RenderedImage in
+            try await memoryBudget.withReservation(of: plan.estimatedPeakBytes, deadline: deadline) {
+                () throws(ImageError) -> RenderedImage in
+                try await BlockingExecutor.shared.run(cancelledError: .cancelled) { cancellation throws(ImageError) in
+                    try renderSynchronously(bytes, as: variant, probe: probe, plan: plan,
+                                            budget: WorkBudget(deadline: deadline, cancellation: cancellation))
+                }
             }
         }
     }
@@ -59,7 +68,7 @@ public struct ImagePipeline: Sendable {
     }
 
     /// The decisions of a render of `probe` as `variant` with this pipeline's settings (see `RenderPlan`).
-    func renderPlan(for probe: ImageProbe, as variant: ImageVariant) -> RenderPlan {
+    package func renderPlan(for probe: ImageProbe, as variant: ImageVariant) -> RenderPlan {
         RenderPlan(for: probe, as: variant, resizesPNGWhileDecoding: resizesPNGWhileDecoding)
     }
 
@@ -131,7 +140,7 @@ public struct ImagePipeline: Sendable {
     static func checkOutput(_ bytes: Data, format: ImageFormat, width: Int, height: Int) throws(ImageError) {
         let probe: ImageProbe
         do throws(ImageError) {
-            probe = try ImageProbe.probe(bytes, limits: ImageLimits(maximumPixels: Int.max, maximumSide: Int.max, maximumSourceBytes: Int.max))
+            probe = try ImageProbe.probe(bytes, limits: ImageLimits(maximumPixels: Int.max, maximumSide: Int.max, maximumSourceBytes: Int.max, maximumDecodeWork: Int.max))
         } catch {
             throw .outputCheckFailed(reason: "output does not parse: \(error.description)")
         }

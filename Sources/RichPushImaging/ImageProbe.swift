@@ -23,6 +23,13 @@ public struct ImageProbe: Sendable, Hashable {
     /// JPEG only: progressive, or one scan per component, so libjpeg keeps every block's coefficients until the
     /// last scan whatever scale it decodes at.
     public internal(set) var isMultiScan = false
+    /// JPEG only: the scans in the file, every one counted before any is decoded.
+    public internal(set) var scanCount = 0
+    /// The samples the decoders produce, counted from the headers: for JPEG, every scan's components' samples
+    /// summed over the scans (a progressive file decodes each block once per scan that covers it); for the other
+    /// formats, each pixel's channels once (HEIC and AVIF: every coded tile pixel). `ImageLimits.maximumDecodeWork`
+    /// bounds it, so a small file cannot buy a long decode.
+    public internal(set) var decodeWork = 0
     /// WebP only: how the still is coded, which decides what libwebp holds while decoding it (`RenderPlan`).
     public internal(set) var webpCoding: WebPCoding?
     /// PNG only: the bits of one pixel as stored (bit depth times samples), and whether the colour type and depth
@@ -99,8 +106,12 @@ public struct ImageProbe: Sendable, Hashable {
                 }
             }
         }
-        let probe = try result.get()
+        var probe = try result.get()
         try limits.check(width: probe.width, height: probe.height)
+        if probe.format != .jpeg {
+            probe.decodeWork = (probe.codedPixels ?? probe.width * probe.height) * (probe.hasAlpha ? 4 : 3)
+        }
+        try limits.check(decodeWork: probe)
         return probe
     }
 

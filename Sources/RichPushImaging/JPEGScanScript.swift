@@ -77,10 +77,7 @@ struct JPEGScanScript: Hashable, Sendable {
                 offset += segment
             } else if marker == 0xDA {
                 // Entropy-coded data runs to the next marker: 0xFF followed by neither a stuffed zero nor a restart.
-                var end = offset + segment
-                while end + 1 < jpeg.count, !(jpeg[end] == 0xFF && jpeg[end + 1] != 0 && !(0xD0...0xD7).contains(jpeg[end + 1])) {
-                    end += 1
-                }
+                let end = jpeg.withUnsafeBytes { JPEGHeader.endOfEntropyCodedData(ByteReader(bytes: $0), from: offset + segment) }
                 sizes.append(tables + end - offset)
                 tables = 0
                 offset = end

@@ -3,13 +3,15 @@ import RichPushCore
 
 /// A process-wide cap on the pixel memory that renders hold at once (decoded images, resize buffers, outputs).
 ///
-/// A render reserves its estimate (`ImagePipeline.estimatedPeakBytes`) before it decodes and gives it back when
-/// it returns. When the budget is spent, renders wait in arrival order: a later small render never overtakes an
-/// earlier large one, so a large one cannot starve. A waiter whose deadline passes fails with `deadlineExceeded`,
-/// and a cancelled one with `cancelled`; either leaves the queue at once and lets the next ones through.
+/// A render reserves its estimate (`RenderPlan.estimatedPeakBytes`) before it decodes and gives it back when
+/// it returns. When the budget is spent, the earliest waiting render that fits goes first: a small render is not
+/// held behind a large one that cannot start yet. A large one that has waited `patience` is overtaken no more, so
+/// it starves for at most that long. A waiter whose deadline passes fails with `deadlineExceeded`, and a cancelled
+/// one with `cancelled`; either leaves the queue at once and lets the next ones through.
 ///
-/// A render whose estimate is larger than the whole budget is not refused (every retry would fail the same way):
-/// it reserves the whole budget instead, so it runs alone once the renders before it have finished.
+/// A render whose estimate is larger than three quarters of the budget is not refused (every retry would fail the
+/// same way): it reserves three quarters instead. The quarter left keeps small renders going beside it, and two
+/// such renders never run at once. (Every such render is expensive, and takes the expensive lane too.)
 ///
 /// Cost: `AsyncSemaphore`'s: one lock per reserve and release; a waiter also owns one sleeping task for its deadline.
 public final class RenderMemoryBudget: Sendable {
@@ -22,9 +24,15 @@ public final class RenderMemoryBudget: Sendable {
     /// The bytes, as the units of a semaphore: waiting in arrival order, with deadlines and cancellation.
     private let bytes: AsyncSemaphore
 
+    /// How long a render that does not fit may be overtaken by ones that do.
+    public static let patience: Duration = .milliseconds(500)
+
     public init(capacity: Int) {
-        bytes = AsyncSemaphore(capacity: capacity)
+        bytes = AsyncSemaphore(capacity: capacity, order: .firstFit(patience: Self.patience))
     }
+
+    /// The most one render reserves: three quarters of the capacity.
+    public var largestReservation: Int { max(1, capacity / 4 * 3) }
 
     /// Bytes reserved right now (for tests and metrics).
     public var reservedBytes: Int { bytes.heldUnits }
@@ -32,14 +40,14 @@ public final class RenderMemoryBudget: Sendable {
     /// Renders waiting for budget right now.
     public var waitingCount: Int { bytes.waitingCount }
 
-    /// Reserves `amount` bytes (at most `capacity`), waiting in arrival order until they are free, and returns the amount
+    /// Reserves `amount` bytes (at most `largestReservation`), waiting until they are free, and returns the amount
     /// actually reserved: hand it to `release` when the render is done.
     ///
     /// Throws `deadlineExceeded` when `deadline` passes first and `cancelled` when the calling task is cancelled;
     /// nothing stays reserved then.
     public func reserve(_ amount: Int, deadline: ContinuousClock.Instant) async throws(ImageError) -> Int {
         do {
-            return try await bytes.acquire(amount, deadline: deadline)
+            return try await bytes.acquire(min(amount, largestReservation), deadline: deadline)
         } catch {
             switch error {
             case .deadlineExceeded: throw .deadlineExceeded
@@ -48,7 +56,7 @@ public final class RenderMemoryBudget: Sendable {
         }
     }
 
-    /// Gives back what `reserve` returned, and lets the waiters at the head of the queue through.
+    /// Gives back what `reserve` returned, and lets the waiters that now fit through.
     public func release(_ amount: Int) {
         bytes.release(amount)
     }

@@ -37,6 +37,8 @@ public struct RenderPlan: Sendable, Equatable {
     public let wholeImageCoefficientBytes: Int
     /// HEIC and AVIF: the coded pixels libheif's decoders allocate (`ImageProbe.codedPixels`); nil otherwise.
     public let heifCodedPixels: Int?
+    /// The samples the decode produces (`ImageProbe.decodeWork`), behind `estimatedCost`.
+    public let decodeWork: Int
     /// The pixel memory the render holds at its peak: what `ImagePipeline.render` reserves (see
     /// `RenderPlan+MemoryEstimate.swift` for what is counted).
     public private(set) var estimatedPeakBytes = 0
@@ -90,6 +92,7 @@ public struct RenderPlan: Sendable, Equatable {
         wholeImageCoefficientBytes = probe.format == .jpeg && probe.isMultiScan
             ? JPEGHeader.coefficientBytes(width: width, height: height, sampling: probe.componentSampling) : 0
         heifCodedPixels = probe.format == .heic || probe.format == .avif ? probe.codedPixels ?? width * height : nil
+        decodeWork = probe.decodeWork
         estimatedPeakBytes = peakBytes(of: probe, as: variant)
     }
 

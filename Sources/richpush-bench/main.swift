@@ -10,6 +10,7 @@ let usage = """
            richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]
            richpush-bench score [--repeat N] REFERENCE CANDIDATE...
            richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] [--output DIR] FILE...
+           richpush-bench cost [--repeat N] FILE...
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -28,6 +29,8 @@ case "memory":
     exit(await MemoryBenchmark.run(Array(arguments.dropFirst())))
 case "quality":
     exit(await QualityBenchmark.run(Array(arguments.dropFirst())))
+case "cost":
+    exit(CostBenchmark.run(Array(arguments.dropFirst())))
 case "score":
     exit(ScoreBenchmark.run(Array(arguments.dropFirst())))
 default:

@@ -61,6 +61,9 @@ enum WorkerOption {
     static let maximumSourceBytes = OptionKey(
         "max-source-bytes", .byteCount, default: fetch.maximumBytes,
         help: "Largest image source accepted (GIF included), e.g. 10MB.")
+    static let maximumDecodeWork = OptionKey(
+        "max-decode-work", .integer("SAMPLES", in: 1_000_000...1_000_000_000_000), default: ImageLimits.defaultMaximumDecodeWork,
+        help: "Most samples one decode may produce, counted from the headers (a JPEG's scans times their components' samples); more is refused as decode_work_too_large before decoding.")
     static let renderMemory = OptionKey(
         "render-memory", .byteCount,
         defaultText: "a quarter of the machine's (or the cgroup's) memory, 64MB to 2GB",
@@ -113,8 +116,8 @@ enum WorkerOption {
     static let all: [any AnyOptionKey] = [
         configuration, concurrency, deadline, allowLongDeadline, cacheDirectory, publicBaseURL, allowHTTPCDN,
     ] + storage + [
-        localOrigin, allowNetwork, allowHost, maximumNotifications, maximumLineBytes, maximumSourceBytes, renderMemory,
-        qualityTarget, maximumAudioBytes, maximumVideoBytes, defaultRetention, negativeTTL, shape, topic, defaultTitle,
-        defaultBody, language, storyCategory, linkScheme, sourceKeys, strict, logLevel,
+        localOrigin, allowNetwork, allowHost, maximumNotifications, maximumLineBytes, maximumSourceBytes, maximumDecodeWork,
+        renderMemory, qualityTarget, maximumAudioBytes, maximumVideoBytes, defaultRetention, negativeTTL, shape, topic,
+        defaultTitle, defaultBody, language, storyCategory, linkScheme, sourceKeys, strict, logLevel,
     ]
 }

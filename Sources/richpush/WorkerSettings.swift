@@ -25,6 +25,7 @@ struct WorkerSettings {
     var allowNetworks: [IPNetwork] = []
     var allowHosts: Set<String>?
     var maximumSourceBytes: Int
+    var maximumDecodeWork: Int
     var maximumAudioBytes: Int
     var maximumVideoBytes: Int
     var maximumLineBytes: Int
@@ -90,6 +91,7 @@ struct WorkerSettings {
         }
         allowHosts = hosts.isEmpty ? nil : Set(hosts.map { $0.lowercased() })
         maximumSourceBytes = try options.value(of: WorkerOption.maximumSourceBytes)
+        maximumDecodeWork = try options.value(of: WorkerOption.maximumDecodeWork)
         maximumAudioBytes = try options.value(of: WorkerOption.maximumAudioBytes)
         maximumVideoBytes = try options.value(of: WorkerOption.maximumVideoBytes)
         maximumLineBytes = try options.value(of: WorkerOption.maximumLineBytes)
@@ -206,6 +208,7 @@ struct WorkerSettings {
     var enricherConfiguration: EnricherConfiguration {
         var imageLimits = ImageLimits()
         imageLimits.maximumSourceBytes = maximumSourceBytes
+        imageLimits.maximumDecodeWork = maximumDecodeWork
         let variants = EnricherConfiguration.defaultVariants.mapValues { variant in
             var variant = variant
             variant.qualityTarget = qualityTarget

@@ -72,6 +72,39 @@ final class RenderStarvationTests: XCTestCase {
         }
     }
 
+    /// Issue 36 item 1: four 40 MP JPEGs of 491 scans each (under the scan cap, 8.8-9.8 CPU-seconds of decoding each
+    /// before) sent with eight valid jobs. Each flood is refused from its headers (`decode_work_too_large`), so the
+    /// valid jobs render as if it were not there.
+    func testScanFloodsAreRefusedFromTheirHeadersAndValidJobsRender() throws {
+        let directory = try makeTemporaryDirectory("flood")
+        let media = directory.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        try JPEGScanFlood.jpeg(width: 7300, height: 5475, scans: 491).write(to: media.appendingPathComponent("flood.jpg"))
+        try Data(contentsOf: packageRoot.appendingPathComponent("Fixtures/media/hero.jpg"))
+            .write(to: media.appendingPathComponent("valid.jpg"))
+        var input = ""
+        for index in 0..<12 {
+            let name = index % 3 == 0 ? "flood" : "valid"
+            input += #"{"id":"\#(name)-\#(index)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"https://media.example/\#(name).jpg?n=\#(index)"}}"# + "\n"
+        }
+        let output = try CommandRunner.run(
+            ["process", "--local-origin", "https://media.example/=\(media.path)",
+             "--cache-dir", directory.appendingPathComponent("cache").path],
+            input: input)
+        XCTAssertEqual(output.lines.count, 12, output.standardError)
+        let results = try output.lines.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        for result in results {
+            let id = try XCTUnwrap(result["id"] as? String)
+            let media = try XCTUnwrap((result["media"] as? [[String: Any]])?.first)
+            if id.hasPrefix("flood") {
+                XCTAssertEqual((media["error"] as? [String: Any])?["code"] as? String, "decode_work_too_large", "\(result)")
+            } else {
+                XCTAssertEqual(result["status"] as? String, "enriched", "\(result)")
+            }
+        }
+        XCTAssertFalse(output.standardError.contains("local_fault"), output.standardError)
+    }
+
     /// Returns once the process has used no CPU for 200 ms (it has started up and waits for input).
     private static func waitUntilIdle(_ pid: Int32) throws {
         let limit = ContinuousClock.now + .seconds(30)

@@ -4,8 +4,9 @@ import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
 
-/// Renders reserve their pixel memory in one budget: they wait in order, give up at their deadline or when
-/// cancelled, and a render larger than the budget runs alone.
+/// Renders reserve their pixel memory in one budget: the earliest that fits goes first until a large one has waited
+/// its patience, they give up at their deadline or when cancelled, and a render larger than three quarters of the
+/// budget reserves three quarters.
 final class RenderMemoryBudgetTests: XCTestCase {
     /// Computed: XCTest makes every test case instance when the run starts, minutes before some tests run.
     private var far: ContinuousClock.Instant { .now + .seconds(60) }
@@ -35,40 +36,34 @@ final class RenderMemoryBudgetTests: XCTestCase {
         XCTAssertEqual(budget.reservedBytes, 0)
     }
 
-    func testWaitersAreServedInArrivalOrder() async throws {
+    /// Issue 36 item 1: a small render that fits is not held behind a large one that cannot start yet, until the
+    /// large one has waited `RenderMemoryBudget.patience`; from then on nothing overtakes it.
+    func testSmallWaitersOvertakeALargeOneUntilItsPatienceRunsOut() async throws {
         let budget = RenderMemoryBudget(capacity: 100)
-        let held = try await budget.reserve(100, deadline: far)
+        let held = try await budget.reserve(50, deadline: far)
         let far = self.far
-        let large = Task { try await budget.reserve(80, deadline: far) }
+        let large = Task { try await budget.reserve(70, deadline: far) }
         try await eventually("the large one waits") { budget.waitingCount == 1 }
-        let small = Task { try await budget.reserve(30, deadline: far) }
-        try await eventually("the small one waits behind it") { budget.waitingCount == 2 }
-        budget.release(held)
-        let value1 = try await large.value
-        XCTAssertEqual(value1, 80)
-        // 30 more would not fit beside 80: the small one keeps waiting rather than overtaking.
-        XCTAssertEqual(budget.waitingCount, 1)
+        let small = try await budget.reserve(30, deadline: far)
+        XCTAssertEqual(small, 30, "granted at once beside the waiting large one")
         XCTAssertEqual(budget.reservedBytes, 80)
-        budget.release(80)
-        let value2 = try await small.value
-        XCTAssertEqual(value2, 30)
-        // A small one arriving later must not overtake a waiting large one even when it would fit.
-        let blocker = Task { try await budget.reserve(100, deadline: far) }
-        try await eventually("the full-size one waits") { budget.waitingCount == 1 }
+
+        try await Task.sleep(for: RenderMemoryBudget.patience + .milliseconds(100))
         let late = Task { try await budget.reserve(10, deadline: far) }
-        try await eventually("the late one queues") { budget.waitingCount == 2 }
-        budget.release(30)
-        let value3 = try await blocker.value
-        XCTAssertEqual(value3, 100)
-        XCTAssertEqual(budget.waitingCount, 1)
-        budget.release(100)
-        let value4 = try await late.value
-        XCTAssertEqual(value4, 10)
+        try await eventually("past its patience, the large one is overtaken no more") { budget.waitingCount == 2 }
+        XCTAssertEqual(budget.reservedBytes, 80)
+        budget.release(held)
+        budget.release(small)
+        let value1 = try await large.value
+        XCTAssertEqual(value1, 70)
+        let value2 = try await late.value
+        XCTAssertEqual(value2, 10, "and then fits beside it")
+        XCTAssertEqual(budget.reservedBytes, 80)
     }
 
     func testDeadlineWhileWaitingFailsAndLeavesTheQueue() async throws {
         let budget = RenderMemoryBudget(capacity: 100)
-        let held = try await budget.reserve(100, deadline: far)
+        let held = try await budget.reserve(100, deadline: far) + (try await budget.reserve(25, deadline: far))
         let started = ContinuousClock.now
         do {
             _ = try await budget.reserve(10, deadline: started + .milliseconds(80))
@@ -99,6 +94,8 @@ final class RenderMemoryBudgetTests: XCTestCase {
         let far = self.far
         let head = Task { try await budget.reserve(100, deadline: far) }
         try await eventually("the head waits") { budget.waitingCount == 1 }
+        // Past its patience, the head holds back even a request that would fit.
+        try await Task.sleep(for: RenderMemoryBudget.patience + .milliseconds(100))
         let behind = Task { try await budget.reserve(10, deadline: far) }
         try await eventually("the next one waits behind it") { budget.waitingCount == 2 }
         let cancelled = ContinuousClock.now
@@ -117,18 +114,20 @@ final class RenderMemoryBudgetTests: XCTestCase {
         XCTAssertEqual(budget.reservedBytes, 0)
     }
 
-    func testRenderLargerThanTheBudgetRunsAlone() async throws {
+    func testRenderLargerThanThreeQuartersOfTheBudgetReservesThreeQuarters() async throws {
         let budget = RenderMemoryBudget(capacity: 100)
-        let value7 = try await budget.reserve(5_000, deadline: far)
-        XCTAssertEqual(value7, 100, "the whole budget, not a refusal")
-        budget.release(100)
-        let small = try await budget.reserve(1, deadline: far)
+        let oversize = try await budget.reserve(5_000, deadline: far)
+        XCTAssertEqual(oversize, 75, "three quarters, not a refusal")
+        let beside = try await budget.reserve(25, deadline: far)
+        XCTAssertEqual(beside, 25, "a quarter stays for the renders beside it")
         let far = self.far
-        let oversize = Task { try await budget.reserve(5_000, deadline: far) }
-        try await eventually("it waits for the others to finish") { budget.waitingCount == 1 }
-        budget.release(small)
-        let value8 = try await oversize.value
-        XCTAssertEqual(value8, 100)
+        let second = Task { try await budget.reserve(5_000, deadline: far) }
+        try await eventually("a second one waits for the first") { budget.waitingCount == 1 }
+        budget.release(beside)
+        XCTAssertEqual(budget.waitingCount, 1, "two never run at once")
+        budget.release(oversize)
+        let value8 = try await second.value
+        XCTAssertEqual(value8, 75)
     }
 
     func testPipelineWaitsForBudgetWithinItsDeadlineAndReleasesIt() async throws {
@@ -140,6 +139,7 @@ final class RenderMemoryBudgetTests: XCTestCase {
         XCTAssertEqual(budget.reservedBytes, 0, "a finished render gives its reservation back")
 
         let held = try await budget.reserve(budget.capacity, deadline: far)
+            + (try await budget.reserve(budget.capacity - budget.largestReservation, deadline: far))
         do {
             _ = try await pipeline.render(bytes, as: .attachment, deadline: .now + .milliseconds(100))
             XCTFail("the budget was held past the deadline")
