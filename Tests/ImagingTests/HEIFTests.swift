@@ -50,6 +50,7 @@ final class HEIFTests: XCTestCase {
         var expected = ImageProbe(format: .heic, width: 64, height: 48, hasAlpha: false, isAnimated: false,
                                   orientation: 1, hasICCProfile: false)
         expected.codedPixels = 64 * 64   // heif-enc codes it as one 64x64 tile of a 64x48 grid
+        expected.decodeWork = 64 * 64 * 3   // every coded pixel's three channels
         XCTAssertEqual(photo, expected)
         XCTAssertEqual(try ImageProbe.probe(try ImagingHelpers.data("imaging/photo.avif")).format, .avif)
         let alpha = try ImageProbe.probe(try ImagingHelpers.data("imaging/alpha.heic"))
