@@ -7,15 +7,16 @@ extension RenderPlan {
         .nanoseconds(Int64(clamping: decodeWork.multipliedReportingOverflow(by: Self.nanosecondsPerSample(decode)).partialValue))
     }
 
-    /// Nanoseconds one decoded sample costs, by decoder: libjpeg per sample and scan (entropy decoding dominates
-    /// a many-scan file; a baseline one is cheaper still at a reduced DCT scale), libpng with the unfiltering,
-    /// libwebp, and libheif's HEVC or AV1 decoders, which cost two orders of magnitude more than libjpeg.
+    /// Nanoseconds one decoded sample costs, by decoder, rounded from renders measured here (docs/benchmarks.md):
+    /// libjpeg per sample and scan (0.3 on a flat many-scan file, 1.1-1.4 for a whole render of a progressive
+    /// photograph), libpng with the unfiltering, libwebp, and libheif's HEVC or AV1 decoders (19 on a 12 MP grid,
+    /// 43 on the review's 36 MP one), an order of magnitude over libjpeg.
     static func nanosecondsPerSample(_ decode: Decode) -> Int {
         switch decode {
         case .jpeg: 1
         case .png: 8
         case .webp: 4
-        case .heif: 80
+        case .heif: 25
         case .passThrough: 2
         }
     }
