@@ -12,16 +12,7 @@ enum CostBenchmark {
 
     static func run(_ arguments: [String]) -> Int32 {
         var files = arguments
-        var repeats = 3
-        if let index = files.firstIndex(of: "--repeat") {
-            guard index + 1 < files.count, let value = Int(files[index + 1]), value > 0 else {
-                FileHandle.standardError.write(Data((usage + "\n").utf8))
-                return 2
-            }
-            repeats = value
-            files.removeSubrange(index...(index + 1))
-        }
-        guard !files.isEmpty else {
+        guard let repeats = IntegerArguments.take("--repeat", from: &files, fallback: 3), !files.isEmpty else {
             FileHandle.standardError.write(Data((usage + "\n").utf8))
             return 2
         }

@@ -14,4 +14,13 @@ enum IntegerArguments {
         }
         return values
     }
+
+    /// Removes `--name N` from `arguments` (the rest are files) and returns N, or `fallback` when it is absent;
+    /// nil when its value is missing or not a positive integer (the caller then prints its usage).
+    static func take(_ name: String, from arguments: inout [String], fallback: Int) -> Int? {
+        guard let index = arguments.firstIndex(of: name) else { return fallback }
+        guard index + 1 < arguments.count, let value = Int(arguments[index + 1]), value > 0 else { return nil }
+        arguments.removeSubrange(index...(index + 1))
+        return value
+    }
 }

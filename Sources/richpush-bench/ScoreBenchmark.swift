@@ -9,16 +9,8 @@ enum ScoreBenchmark {
 
     static func run(_ arguments: [String]) -> Int32 {
         var arguments = arguments
-        var repeats = 1
-        if let index = arguments.firstIndex(of: "--repeat") {
-            guard index + 1 < arguments.count, let value = Int(arguments[index + 1]), value > 0 else {
-                FileHandle.standardError.write(Data((usage + "\n").utf8))
-                return 2
-            }
-            repeats = value
-            arguments.removeSubrange(index...(index + 1))
-        }
-        guard arguments.count >= 2, let reference = FileManager.default.contents(atPath: arguments[0]) else {
+        guard let repeats = IntegerArguments.take("--repeat", from: &arguments, fallback: 1), arguments.count >= 2,
+              let reference = FileManager.default.contents(atPath: arguments[0]) else {
             FileHandle.standardError.write(Data((usage + "\n").utf8))
             return 2
         }
