@@ -28,10 +28,6 @@ CURLcode richpush_easy_setopt_header_function(CURL *handle, size_t (*function)(c
     return curl_easy_setopt(handle, CURLOPT_HEADERFUNCTION, function);
 }
 
-CURLcode richpush_easy_setopt_xferinfo_function(CURL *handle, int (*function)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t)) {
-    return curl_easy_setopt(handle, CURLOPT_XFERINFOFUNCTION, function);
-}
-
 CURLcode richpush_easy_setopt_opensocket_function(CURL *handle, curl_socket_t (*function)(void *, curlsocktype, struct curl_sockaddr *)) {
     return curl_easy_setopt(handle, CURLOPT_OPENSOCKETFUNCTION, function);
 }
@@ -49,10 +45,6 @@ CURLcode richpush_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *va
 }
 
 CURLcode richpush_easy_getinfo_string(CURL *handle, CURLINFO info, char **value) {
-    return curl_easy_getinfo(handle, info, value);
-}
-
-CURLcode richpush_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value) {
     return curl_easy_getinfo(handle, info, value);
 }
 

@@ -108,10 +108,6 @@ static int richpush_jpeg_scans_complete(richpush_jpeg_decoder *decoder) {
     return (decoder->scanned_components & all) == all;
 }
 
-int richpush_jpeg_library_version(void) {
-    return JPEG_LIB_VERSION;
-}
-
 richpush_jpeg_decoder *richpush_jpeg_decoder_create(const uint8_t *data, size_t size, long max_memory, int max_scans) {
     richpush_jpeg_decoder *decoder = calloc(1, sizeof *decoder);
     if (decoder == NULL) return NULL;

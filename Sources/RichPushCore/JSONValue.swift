@@ -40,12 +40,6 @@ public enum JSONValue: Sendable, Hashable {
         return nil
     }
 
-    /// The number as a `Double` when it is one (lossy for huge values), or nil.
-    public var doubleValue: Double? {
-        if case .number(let text) = self { return Double(text) }
-        return nil
-    }
-
     /// The number as an `Int` when its source text is an integer that fits, or nil.
     public var integerValue: Int? {
         guard case .number(let text) = self else { return nil }

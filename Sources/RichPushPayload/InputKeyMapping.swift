@@ -125,16 +125,4 @@ public enum InputKeyMapping {
         "priority": "apns-priority (5 or 10)",
         "send_after": "the send time (and target, verbatim)",
     ]
-
-    /// The mapped keys of an input object of `shape` (its root object; for Pushwoosh, one notification).
-    public static func mappedKeys(for shape: InputShape) -> [String: String] {
-        switch shape {
-        case .apns: return [:]
-        case .envelope: return envelope
-        case .pushwoosh: return pushwoosh
-        case .pushfa: return pushfa
-        case .firebase: return firebase
-        case .oneSignal: return oneSignal
-        }
-    }
 }

@@ -13,13 +13,11 @@ CURLcode richpush_easy_setopt_pointer(CURL *handle, CURLoption option, void *val
 CURLcode richpush_easy_setopt_slist(CURL *handle, CURLoption option, struct curl_slist *value);
 CURLcode richpush_easy_setopt_write_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *));
 CURLcode richpush_easy_setopt_header_function(CURL *handle, size_t (*function)(char *, size_t, size_t, void *));
-CURLcode richpush_easy_setopt_xferinfo_function(CURL *handle, int (*function)(void *, curl_off_t, curl_off_t, curl_off_t, curl_off_t));
 CURLcode richpush_easy_setopt_opensocket_function(CURL *handle, curl_socket_t (*function)(void *, curlsocktype, struct curl_sockaddr *));
 CURLcode richpush_easy_setopt_prereq_function(CURL *handle, int (*function)(void *, char *, char *, int, int));
 CURLcode richpush_easy_getinfo_long(CURL *handle, CURLINFO info, long *value);
 CURLcode richpush_easy_getinfo_off_t(CURL *handle, CURLINFO info, curl_off_t *value);
 CURLcode richpush_easy_getinfo_string(CURL *handle, CURLINFO info, char **value);
-CURLcode richpush_easy_getinfo_pointer(CURL *handle, CURLINFO info, void **value);
 CURLMcode richpush_multi_setopt_long(CURLM *handle, CURLMoption option, long value);
 
 #endif

@@ -20,9 +20,6 @@
 /// `context` is handed back unchanged; it must stay valid until the decoder is destroyed.
 typedef int (*richpush_stop_check)(void *context);
 
-/// The libjpeg-turbo version this target was compiled against.
-int richpush_jpeg_library_version(void);
-
 // MARK: JPEG decoding
 
 typedef struct richpush_jpeg_decoder richpush_jpeg_decoder;
