@@ -7,11 +7,11 @@ public struct CacheConfiguration: Sendable {
     /// Base URL the CDN serves `root` under, e.g. `https://cdn.example.com/media`. No query or fragment.
     public var publicBaseURL: String
     /// Freshness of an object when the origin gave no max-age.
-    public var defaultTTL: Duration = .seconds(7 * 86_400)
+    public var defaultTTL: Duration = CacheFreshnessRules.defaultTTL
     /// Cap on the origin's max-age.
-    public var maximumTTL: Duration = .seconds(7 * 86_400)
+    public var maximumTTL: Duration = CacheFreshnessRules.defaultMaximumTTL
     /// How long a failure is remembered.
-    public var negativeTTL: Duration = .seconds(300)
+    public var negativeTTL: Duration = CacheFreshnessRules.defaultNegativeTTL
     /// Longest wait for another task or process that holds a key's lock.
     public var lockWaitTimeout: Duration = .seconds(30)
     /// Hits and last-used times are written to a sidecar at most this often per key and process, and only when the
@@ -23,7 +23,7 @@ public struct CacheConfiguration: Sendable {
     /// `retainUntil` is rounded up to a multiple of this, so a burst of jobs with nearby expirations rewrites the
     /// sidecar once instead of once per job. Rounding up only ever retains longer (here by under an hour); with a
     /// finer step, every job that expires a little later than the last one costs a sidecar rewrite and an fsync.
-    public var retentionGranularity: Duration = .seconds(3_600)
+    public var retentionGranularity: Duration = CacheFreshnessRules.defaultRetentionGranularity
     /// A fresh object (or a live failure) this process has read or published is answered from memory for this long,
     /// with no `stat`; an entry that another process deletes meanwhile may be handed out for that long. Zero checks
     /// the disk on every request.
@@ -31,24 +31,10 @@ public struct CacheConfiguration: Sendable {
     /// The time every freshness, TTL, retention, GC and wait decision reads; tests pass a clock they move.
     public var clock: any CacheClock = SystemCacheClock()
 
-    public init(
-        root: URL, publicBaseURL: String, defaultTTL: Duration = .seconds(7 * 86_400),
-        maximumTTL: Duration = .seconds(7 * 86_400), negativeTTL: Duration = .seconds(300),
-        lockWaitTimeout: Duration = .seconds(30), usageWriteInterval: Duration = .seconds(60),
-        temporaryFileMaximumAge: Duration = .seconds(3_600), retentionGranularity: Duration = .seconds(3_600),
-        memoryHitDuration: Duration = .seconds(1), clock: any CacheClock = SystemCacheClock()
-    ) {
+    /// The other settings start at their defaults above; set them on the value.
+    public init(root: URL, publicBaseURL: String) {
         self.root = root
         self.publicBaseURL = publicBaseURL
-        self.defaultTTL = defaultTTL
-        self.maximumTTL = maximumTTL
-        self.negativeTTL = negativeTTL
-        self.lockWaitTimeout = lockWaitTimeout
-        self.usageWriteInterval = usageWriteInterval
-        self.temporaryFileMaximumAge = temporaryFileMaximumAge
-        self.retentionGranularity = retentionGranularity
-        self.memoryHitDuration = memoryHitDuration
-        self.clock = clock
     }
 
     var rules: CacheFreshnessRules {

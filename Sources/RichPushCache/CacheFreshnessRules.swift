@@ -4,6 +4,12 @@ import RichPushCore
 /// The time rules every store applies the same way: freshness from the origin's max-age, how long failures are
 /// remembered, and how `retainUntil` is rounded and raised.
 struct CacheFreshnessRules: Sendable {
+    /// The defaults of both stores' configurations (`CacheConfiguration`, `ObjectStorageConfiguration`).
+    static let defaultTTL: Duration = .seconds(7 * 86_400)
+    static let defaultMaximumTTL: Duration = .seconds(7 * 86_400)
+    static let defaultNegativeTTL: Duration = .seconds(300)
+    static let defaultRetentionGranularity: Duration = .seconds(3_600)
+
     var defaultTTL: Duration
     var maximumTTL: Duration
     var negativeTTL: Duration

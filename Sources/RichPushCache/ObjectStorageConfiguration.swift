@@ -6,10 +6,10 @@ public struct ObjectStorageConfiguration: Sendable {
     public var location: ObjectStorageLocation
     /// Base URL the CDN serves the bucket's prefix under. No query or fragment.
     public var publicBaseURL: String
-    public var defaultTTL: Duration = .seconds(7 * 86_400)
-    public var maximumTTL: Duration = .seconds(7 * 86_400)
-    public var negativeTTL: Duration = .seconds(300)
-    public var retentionGranularity: Duration = .seconds(3_600)
+    public var defaultTTL: Duration = CacheFreshnessRules.defaultTTL
+    public var maximumTTL: Duration = CacheFreshnessRules.defaultMaximumTTL
+    public var negativeTTL: Duration = CacheFreshnessRules.defaultNegativeTTL
+    public var retentionGranularity: Duration = CacheFreshnessRules.defaultRetentionGranularity
     /// Longest wait for another host that holds a key's lease.
     public var leaseWaitTimeout: Duration = .seconds(30)
     /// A fresh object (or a live failure) read from storage is answered from memory for this long before it is

@@ -1,3 +1,5 @@
+import RichPushCore
+
 /// Limits enforced from headers alone, before any pixel memory is allocated.
 public struct ImageLimits: Sendable, Hashable, Codable {
     /// Largest width × height accepted (default 40 MP).
@@ -14,8 +16,8 @@ public struct ImageLimits: Sendable, Hashable, Codable {
     /// 2,000 M samples: a 40 MP 4:4:4 file with libjpeg's 10-scan progression decodes 560 M, a baseline one 120 M.
     public static let defaultMaximumDecodeWork = 2_000_000_000
 
-    public init(maximumPixels: Int = 40_000_000, maximumSide: Int = 16_384, maximumSourceBytes: Int = 10 * 1024 * 1024,
-                maximumDecodeWork: Int = defaultMaximumDecodeWork) {
+    public init(maximumPixels: Int = 40_000_000, maximumSide: Int = 16_384,
+                maximumSourceBytes: Int = AttachmentKind.image.appleByteLimit, maximumDecodeWork: Int = defaultMaximumDecodeWork) {
         self.maximumPixels = maximumPixels
         self.maximumSide = maximumSide
         self.maximumSourceBytes = maximumSourceBytes

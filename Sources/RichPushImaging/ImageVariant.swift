@@ -1,3 +1,5 @@
+import RichPushCore
+
 /// One output rendition: a box, how to fit into it, and how to encode.
 public struct ImageVariant: Sendable, Hashable, Codable {
     public enum Fit: String, Sendable, Codable {
@@ -48,7 +50,7 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     public var qualityTarget: Double?
 
     public init(name: String, width: Int, height: Int, fit: Fit = .contain, format: OutputFormat = .automatic,
-                quality: Int = 82, minimumQuality: Int = 60, maximumBytes: Int? = nil, progressive: Bool = false,
+                quality: Int = defaultQuality, minimumQuality: Int = 60, maximumBytes: Int? = nil, progressive: Bool = false,
                 background: Background = .white, qualityTarget: Double? = nil) {
         self.name = name
         self.width = width
@@ -63,11 +65,14 @@ public struct ImageVariant: Sendable, Hashable, Codable {
         self.qualityTarget = qualityTarget
     }
 
+    /// The fixed JPEG quality of a variant without a quality target.
+    public static let defaultQuality = 82
+
     /// Notification attachment: fit within 1038x1038, at most 400 KB.
-    public static let attachment = ImageVariant(name: "attachment", width: 1038, height: 1038, fit: .contain,
+    public static let attachment = ImageVariant(name: VariantName.attachment, width: 1038, height: 1038, fit: .contain,
                                                 maximumBytes: 400_000)
     /// Story page: fill 1080x1620, at most 350 KB.
-    public static let story = ImageVariant(name: "story", width: 1080, height: 1620, fit: .cover,
+    public static let story = ImageVariant(name: VariantName.story, width: 1080, height: 1620, fit: .cover,
                                            maximumBytes: 350_000)
 
     /// A stable canonical string of every field that changes the output bytes (for cache keys).

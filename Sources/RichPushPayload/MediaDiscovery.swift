@@ -49,7 +49,7 @@ struct MediaDiscovery {
                 senderTokens[storyPages.count] = String(senderIndices.indices.contains(index) ? senderIndices[index] : index)
                 let pointer = JSONPointer.make(senderTokens)
                 guard seen.insert(pointer).inserted else { return }
-                found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: "story"))
+                found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: VariantName.story))
                 return
             }
             let pointer = JSONPointer.make(tokens)

@@ -224,7 +224,7 @@ public struct PayloadParser: Sendable {
         var media: [MediaReference] = []
         if pushType == .alert {
             media = MediaDiscovery(options: options).references(
-                in: payload, story: story, attachmentVariant: adapted.variantName ?? "attachment", diagnostics: &diagnostics)
+                in: payload, story: story, attachmentVariant: adapted.variantName ?? VariantName.attachment, diagnostics: &diagnostics)
         }
         var job = NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
                                   isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,

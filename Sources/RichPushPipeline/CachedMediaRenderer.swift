@@ -26,7 +26,7 @@ struct CachedMediaRenderer: MediaStage {
         self.imaging = imaging
         self.store = store
         self.variants = configuration.variants.mapValues { ($0, $0.cacheDescription) }
-        let attachment = configuration.variant(named: "attachment")
+        let attachment = configuration.variant(named: VariantName.attachment)
         self.fallbackVariant = (attachment, attachment.cacheDescription)
         self.concealsUnreachableHostCause = configuration.concealsUnreachableHostCause
     }

@@ -7,6 +7,10 @@ import RichPushImaging
 public struct EnricherConfiguration: Sendable {
     /// The hard per-job budget: the service extension's ~30 s, less a margin.
     public var jobDeadline: Duration
+    /// The time iOS gives a notification service extension to modify a push (Apple's
+    /// `UNNotificationServiceExtension` documentation: "about 30 seconds"): the longest useful `jobDeadline` for a
+    /// push that a device waits for.
+    public static let serviceExtensionTime: Duration = .seconds(30)
     /// Named image variants; a job may name one, story pages use `story`, everything else `attachment`.
     public var variants: [String: ImageVariant]
     public var imageLimits: ImageLimits
@@ -31,7 +35,7 @@ public struct EnricherConfiguration: Sendable {
 
     /// The variants a configuration has unless given others: `attachment` and `story`, at a fixed JPEG quality
     /// (the command-line tools add `--quality-target` to them).
-    public static let defaultVariants: [String: ImageVariant] = ["attachment": .attachment, "story": .story]
+    public static let defaultVariants: [String: ImageVariant] = [VariantName.attachment: .attachment, VariantName.story: .story]
 
     public init(
         jobDeadline: Duration = .seconds(25),
@@ -57,6 +61,6 @@ public struct EnricherConfiguration: Sendable {
 
     /// The variant for `name`, falling back to `attachment` when the name is unknown.
     func variant(named name: String) -> ImageVariant {
-        variants[name] ?? variants["attachment"] ?? .attachment
+        variants[name] ?? variants[VariantName.attachment] ?? .attachment
     }
 }

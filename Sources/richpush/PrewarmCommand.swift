@@ -85,7 +85,7 @@ enum PrewarmCommand: Command {
                 for line in String(decoding: data, as: UTF8.self).split(whereSeparator: \.isNewline) {
                     let url = line.trimmingCharacters(in: .whitespaces)
                     if url.isEmpty || url.hasPrefix("#") { continue }
-                    for variant in variants.isEmpty ? ["attachment"] : variants {
+                    for variant in variants.isEmpty ? [VariantName.attachment] : variants {
                         add(Item(source: url, variant: variant))
                     }
                 }

@@ -21,10 +21,12 @@ enum WorkerOption {
         help: "Jobs (or media items) in flight at once, and the notifications of one Pushwoosh request enriched at once.")
     static let deadline = OptionKey(
         "deadline", .duration, default: enricher.jobDeadline,
-        help: "Hard per-job deadline, e.g. 25s or 800ms; at most 30s (the service extension's limit).")
+        help: "Hard per-job deadline, e.g. 25s or 800ms; at most \(serviceExtensionTime) (the service extension's limit).")
     static let allowLongDeadline = OptionKey(
         "allow-long-deadline", .flag, default: false,
-        help: "Accept a --deadline over 30s (for prewarm jobs that no device waits for).")
+        help: "Accept a --deadline over \(serviceExtensionTime) (for prewarm jobs that no device waits for).")
+    /// `EnricherConfiguration.serviceExtensionTime` as the help and the errors write it.
+    static let serviceExtensionTime = DurationText.render(EnricherConfiguration.serviceExtensionTime)
     static let cacheDirectory = OptionKey(
         "cache-dir", .text("DIR"), default: "richpush-cache", help: "Root of the shared media cache (a relative path is under the working directory).")
     static let publicBaseURL = OptionKey(
@@ -70,7 +72,7 @@ enum WorkerOption {
         help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline.")
     static let qualityTarget = OptionKey(
         "quality-target", .qualityScore, default: nil,
-        help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes, and a PNG with alpha as a palette PNG where that holds it (90 is visually lossless, 80 high quality; 80 is the measured choice), or off for a fixed quality of 82; the search costs about 3x the render time.")
+        help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes, and a PNG with alpha as a palette PNG where that holds it (90 is visually lossless, 80 high quality; 80 is the measured choice), or off for a fixed quality of \(ImageVariant.defaultQuality); the search costs about 3x the render time.")
     static let maximumAudioBytes = OptionKey(
         "max-audio-bytes", .byteCount, default: fetch.maximumAudioBytes,
         help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through.")

@@ -49,10 +49,10 @@ struct WorkerSettings {
         concurrency = try options.value(of: WorkerOption.concurrency)
         deadline = try options.value(of: WorkerOption.deadline)
         let allowsLongDeadline = try options.value(of: WorkerOption.allowLongDeadline)
-        if deadline <= .zero || (deadline > .seconds(30) && !allowsLongDeadline) {
+        if deadline <= .zero || (deadline > EnricherConfiguration.serviceExtensionTime && !allowsLongDeadline) {
             throw .invalidValue(
                 option: WorkerOption.deadline.name, value: options.rawValue(of: WorkerOption.deadline) ?? "",
-                expected: "a duration above 0 and at most 30s, the time iOS gives the service extension (--allow-long-deadline for more)")
+                expected: "a duration above 0 and at most \(WorkerOption.serviceExtensionTime), the time iOS gives the service extension (--allow-long-deadline for more)")
         }
         cacheDirectory = try options.value(of: WorkerOption.cacheDirectory)
         publicBaseURLGiven = options.isGiven(WorkerOption.publicBaseURL)

@@ -12,10 +12,15 @@ func makeConfiguration(
     root: URL, defaultTTL: Duration = .seconds(3600), negativeTTL: Duration = .seconds(300),
     lockWaitTimeout: Duration = .seconds(20), clock: any CacheClock = SystemCacheClock()
 ) -> CacheConfiguration {
-    CacheConfiguration(
-        root: root, publicBaseURL: "https://cdn.example.com/media/", defaultTTL: defaultTTL,
-        maximumTTL: .seconds(86_400), negativeTTL: negativeTTL, lockWaitTimeout: lockWaitTimeout,
-        usageWriteInterval: .zero, retentionGranularity: .seconds(60), clock: clock)
+    var configuration = CacheConfiguration(root: root, publicBaseURL: "https://cdn.example.com/media/")
+    configuration.defaultTTL = defaultTTL
+    configuration.maximumTTL = .seconds(86_400)
+    configuration.negativeTTL = negativeTTL
+    configuration.lockWaitTimeout = lockWaitTimeout
+    configuration.usageWriteInterval = .zero
+    configuration.retentionGranularity = .seconds(60)
+    configuration.clock = clock
+    return configuration
 }
 
 /// Bytes that start with a JPEG signature, then `payload`, padded to `size`.

@@ -47,7 +47,7 @@ public struct FetchConfiguration: Sendable {
         localOrigins: [LocalOrigin] = [],
         acceptEncoding: Bool = false,
         maximumConnectionsPerHost: Int = 8,
-        userAgent: String = "RichPush/1.0",
+        userAgent: String = "RichPush/" + RichPushInfo.version,
         retryEnabled: Bool = true,
         certificateAuthorityPath: String? = nil
     ) {
