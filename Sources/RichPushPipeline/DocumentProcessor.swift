@@ -32,6 +32,6 @@ public struct DocumentProcessor: Sendable {
             metrics?.record(result)
             jobFinished(result)
         }
-        return ResultLine(results: results, line: line)
+        return ResultLine(results: results, line: line, parts: enricher.configuration.resultParts)
     }
 }

@@ -32,6 +32,8 @@ public struct EnricherConfiguration: Sendable {
     /// (`UnreachableHostError`), so that results do not tell which internal names exist. `serve` sets it: its
     /// callers are on the network. Off by default, where results go to the operator.
     public var concealsUnreachableHostCause = false
+    /// What each result line carries besides its id, line, status, target and timings (`--result`).
+    public var resultParts = ResultParts.all
 
     /// The variants a configuration has unless given others: `attachment` and `story`, at a fixed JPEG quality
     /// (the command-line tools add `--quality-target` to them).

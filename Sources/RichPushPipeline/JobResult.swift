@@ -73,36 +73,38 @@ public struct JobResult: Sendable {
 
     /// The JSON object printed by `process` and written by `consume`, keys in a fixed order: id, line, status,
     /// target, request, apns, media, diagnostics, timings.
-    public var json: JSONValue { json(includingRequest: true) }
+    public var json: JSONValue { json(parts: .all) }
 
-    /// The result's JSON; without `request` for a job whose document's request is written once beside it (a
-    /// Pushwoosh request's jobs), and for reports that must not carry the sender's credentials (`validate`).
-    public func json(includingRequest: Bool) -> JSONValue {
+    /// The result's JSON with only `parts` of the optional keys (`ResultParts`). Without `request` for a job whose
+    /// document's request is written once beside it (a Pushwoosh request's jobs), and for reports that must not
+    /// carry the sender's credentials (`validate`).
+    public func json(parts: ResultParts) -> JSONValue {
         var object = JSONObject()
         object["id"] = id.map(JSONValue.string) ?? .null
         if let line { object["line"] = .number(String(line)) }
         object["status"] = .string(status.rawValue)
         object["target"] = target.map(JSONValue.object) ?? .null
-        if includingRequest { object["request"] = request ?? .null }
-        if let apns {
-            var headers = JSONObject()
-            for header in apns.headers { headers[header.name] = .string(header.value) }
-            var request = JSONObject()
-            request["headers"] = .object(headers)
-            request["payload"] = apns.payload
-            request["bytes"] = .number(String(apns.byteCount))
-            request["limit"] = .number(String(apns.byteLimit))
-            object["apns"] = .object(request)
-        } else {
-            object["apns"] = .null
-        }
-        object["media"] = .array(media.map(\.json))
-        object["diagnostics"] = .array(diagnostics.map(\.json))
+        if parts.contains(.request) { object["request"] = request ?? .null }
+        if parts.contains(.apns) { object["apns"] = apns.map(Self.json(of:)) ?? .null }
+        if parts.contains(.media) { object["media"] = .array(media.map(\.json)) }
+        if parts.contains(.diagnostics) { object["diagnostics"] = .array(diagnostics.map(\.json)) }
         var timings = JSONObject()
         timings["media_ms"] = .number(String(self.timings.mediaMilliseconds))
         timings["total_ms"] = .number(String(self.timings.totalMilliseconds))
         object["timings"] = .object(timings)
         return .object(object)
+    }
+
+    /// The `apns` member: the headers, the payload and its size against its limit.
+    private static func json(of apns: APNsRequest) -> JSONValue {
+        var headers = JSONObject()
+        for header in apns.headers { headers[header.name] = .string(header.value) }
+        var request = JSONObject()
+        request["headers"] = .object(headers)
+        request["payload"] = apns.payload
+        request["bytes"] = .number(String(apns.byteCount))
+        request["limit"] = .number(String(apns.byteLimit))
+        return .object(request)
     }
 }
 

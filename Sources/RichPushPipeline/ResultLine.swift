@@ -16,12 +16,12 @@ public struct ResultLine: Sendable {
     /// Every job's result, in document order (what `validate` reports on).
     public let results: [JobResult]
 
-    /// Builds the line of `results`, numbered `line` when the input has lines. Costs one serialization of the
-    /// results' JSON.
-    public init(results: [JobResult], line: Int?) {
+    /// Builds the line of `results`, numbered `line` when the input has lines, carrying `parts`. Costs one
+    /// serialization of the results' JSON.
+    public init(results: [JobResult], line: Int?, parts: ResultParts = .all) {
         self.results = results
         if results.count == 1, let only = results.first {
-            bytes = only.json.serialized()
+            bytes = only.json(parts: parts).serialized()
             status = only.status
             jobID = only.id
             return
@@ -30,8 +30,8 @@ public struct ResultLine: Sendable {
         var object = JSONObject()
         if let line { object["line"] = .number(String(line)) }
         object["status"] = .string(status.rawValue)
-        object["request"] = results.first?.request ?? .null
-        object["jobs"] = .array(results.map { $0.json(includingRequest: false) })
+        if parts.contains(.request) { object["request"] = results.first?.request ?? .null }
+        object["jobs"] = .array(results.map { $0.json(parts: parts.subtracting(.request)) })
         bytes = JSONValue.object(object).serialized()
         self.status = status
         jobID = nil

@@ -26,7 +26,7 @@ public enum ValidationVerdict {
         report["file"] = .string(file)
         // The sender's request keeps its credentials; a report shows what the device gets instead, and its media
         // URLs without their secrets.
-        report["results"] = .array(results.map { $0.json(includingRequest: false) })
+        report["results"] = .array(results.map { $0.json(parts: ResultParts.all.subtracting(.request)) })
         let unredacted = JSONValue.object(report)
         return MediaURLRedaction(report: unredacted).redact(unredacted)
     }

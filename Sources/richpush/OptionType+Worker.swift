@@ -25,3 +25,21 @@ extension OptionType where Value == LogLevel {
         .named("LEVEL", LogLevel.allCases.map { ($0.name, $0) }, render: \.name)
     }
 }
+
+extension OptionType where Value == ResultParts {
+    /// Comma-separated part names (`ResultParts.named`), or `all`.
+    static var resultParts: OptionType {
+        .single("PARTS", render: { $0 == .all ? "all" : $0.names }, parse: { raw, name throws(UsageError) in
+            if raw == "all" { return .all }
+            var parts: ResultParts = []
+            for item in raw.split(separator: ",", omittingEmptySubsequences: false) {
+                guard let part = ResultParts.named.first(where: { $0.name == item })?.part else {
+                    throw .invalidValue(option: name, value: raw, expected: "all, or a comma-separated list of "
+                        + ResultParts.named.map(\.name).joined(separator: ", "))
+                }
+                parts.insert(part)
+            }
+            return parts
+        })
+    }
+}

@@ -109,6 +109,9 @@ enum WorkerOption {
         help: "Also write each rewritten media URL's original, redacted (no query or user-info), into the device payload (e.g. image_url_source); the first thing dropped when the payload must shrink.")
     static let strict = OptionKey(
         "strict", .flag, default: false, help: "Treat payload warnings (e.g. Pushfa length limits) as errors.")
+    static let result = OptionKey(
+        "result", .resultParts, default: enricher.resultParts,
+        help: "What each result line carries besides id, line, status, target and timings: all, or any of request, apns, media, diagnostics, comma-separated (e.g. request, for a sender that posts request to its provider).")
     static let logLevel = OptionKey("log-level", .logLevel, default: LogLevel.info, help: "Least severe level logged: debug, info, warning or error.")
 
     /// Object storage instead of a directory; the settings after `--cache-url` only matter with it.
@@ -120,6 +123,6 @@ enum WorkerOption {
     ] + storage + [
         localOrigin, allowNetwork, allowHost, maximumNotifications, maximumLineBytes, maximumSourceBytes, maximumDecodeWork,
         renderMemory, qualityTarget, maximumAudioBytes, maximumVideoBytes, defaultRetention, negativeTTL, shape, topic,
-        defaultTitle, defaultBody, language, storyCategory, linkScheme, sourceKeys, strict, logLevel,
+        defaultTitle, defaultBody, language, storyCategory, linkScheme, sourceKeys, strict, result, logLevel,
     ]
 }

@@ -26,6 +26,7 @@ struct WorkerSettings {
     var allowHosts: Set<String>?
     var maximumSourceBytes: Int
     var maximumDecodeWork: Int
+    var resultParts: ResultParts
     var maximumAudioBytes: Int
     var maximumVideoBytes: Int
     var maximumLineBytes: Int
@@ -92,6 +93,7 @@ struct WorkerSettings {
         allowHosts = hosts.isEmpty ? nil : Set(hosts.map { $0.lowercased() })
         maximumSourceBytes = try options.value(of: WorkerOption.maximumSourceBytes)
         maximumDecodeWork = try options.value(of: WorkerOption.maximumDecodeWork)
+        resultParts = try options.value(of: WorkerOption.result)
         maximumAudioBytes = try options.value(of: WorkerOption.maximumAudioBytes)
         maximumVideoBytes = try options.value(of: WorkerOption.maximumVideoBytes)
         maximumLineBytes = try options.value(of: WorkerOption.maximumLineBytes)
@@ -214,10 +216,12 @@ struct WorkerSettings {
             variant.qualityTarget = qualityTarget
             return variant
         }
-        return EnricherConfiguration(
+        var configuration = EnricherConfiguration(
             jobDeadline: deadline, variants: variants, imageLimits: imageLimits, payload: payloadOptions,
             defaultRetention: defaultRetention, maximumDocumentBytes: maximumLineBytes,
             renderMemoryBudget: renderMemoryBudget, log: logger, notificationConcurrency: concurrency)
+        configuration.resultParts = resultParts
+        return configuration
     }
 
     /// Opens the cache and the fetcher, and checks that the cache is usable (for object storage: the bucket and

@@ -85,6 +85,34 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertGreaterThan(gauge("richpush_cache_bytes", after) ?? 0, 1000, after)
     }
 
+    /// Issue 39 item 3: `--result` chooses what each line carries; id, line, status, target and timings always come.
+    func testResultPartsChooseWhatEachLineCarries() throws {
+        let documents = [
+            #"{"id":"one","payload":{"aps":{"alert":"x"},"image_url":"https://media.example.com/hero.jpg"}}"#,
+            #"{"request":{"auth":"T","notifications":[{"content":"a"},{"content":"b"}]}}"#,
+        ]
+        func keys(_ extra: [String]) throws -> [[String]] {
+            let output = try CommandRunner.run(["process", "--local-origin", origin, "--cache-dir", cacheDirectory] + extra,
+                                               input: documents.joined(separator: "\n") + "\n")
+            XCTAssertEqual(output.status, 0, output.standardError)
+            return try objects(output).map { object in
+                object.keys.sorted() + ((object["jobs"] as? [[String: Any]])?.first?.keys.map { "jobs." + $0 }.sorted() ?? [])
+            }
+        }
+        let always = ["id", "line", "status", "target", "timings"]
+        XCTAssertEqual(try keys([])[0], (always + ["apns", "diagnostics", "media", "request"]).sorted())
+        let requestOnly = try keys(["--result", "request"])
+        XCTAssertEqual(requestOnly[0], (always + ["request"]).sorted())
+        XCTAssertEqual(requestOnly[1], ["jobs", "line", "request", "status"] + always.map { "jobs." + $0 }.sorted())
+        let devices = try keys(["--result", "apns,media"])
+        XCTAssertEqual(devices[0], (always + ["apns", "media"]).sorted())
+        XCTAssertFalse(devices[1].contains("request"), "\(devices[1])")
+        XCTAssertEqual(try keys(["--result", "all"]), try keys([]))
+        let refused = try CommandRunner.run(["process", "--result", "request,tokens"], input: "")
+        XCTAssertEqual(refused.status, 2)
+        XCTAssertTrue(refused.standardError.contains("--result"), refused.standardError)
+    }
+
     func testRenderedMediaReportTheirScoreAgainstTheQualityTarget() throws {
         // The search takes the best so far when the deadline leaves no time for another step, as it must; a debug
         // build on a loaded machine scores slowly, so the deadline here is long enough never to cut the search.

@@ -344,3 +344,16 @@ extension ServeCommandTests {
         XCTAssertTrue(processed.lines[1].contains(#""code":"dns""#), processed.lines[1])
     }
 }
+
+extension ServeCommandTests {
+    /// Issue 39 item 3: `serve` takes `--result` as `process` does.
+    func testServeAnswersWithTheChosenResultParts() throws {
+        try start(["--result", "request"])
+        let job = #"{"id":"r1","payload":{"aps":{"alert":"x"},"image_url":"https://media.example.com/hero.jpg"}}"#
+        let reply = try curl("/v1/enrich", method: "POST", body: Data(job.utf8), contentType: "application/json")
+        XCTAssertEqual(reply.status, 200, reply.body)
+        XCTAssertEqual(reply.json?.keys.sorted(), ["id", "request", "status", "target", "timings"], reply.body)
+        let image = SenderRequestCommandTests.value(at: "/payload/image_url", in: reply.json?["request"]) as? String
+        XCTAssertTrue(image?.hasPrefix("https://cdn.example.com/richpush/objects/") == true, reply.body)
+    }
+}

@@ -90,7 +90,7 @@ final class StoryPreviewTests: XCTestCase {
         let enricher = Enricher(checkingStructureOnly: configuration)
         var results: [JSONValue] = []
         for document in documents {
-            results += await enricher.enrich(document: Data(document.utf8)).map { $0.json(includingRequest: false) }
+            results += await enricher.enrich(document: Data(document.utf8)).map { $0.json(parts: ResultParts.all.subtracting(.request)) }
         }
         let report = JSONValue.object(["file": .string("f"), "results": .array(results)])
         let preview = await StoryPreview.build(reports: [report], valid: true, store: nil, options: options)
