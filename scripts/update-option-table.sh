@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Rewrites README's option tables (between <!-- options:begin --> and <!-- options:end -->) from the option
+# Rewrites docs/cli.md's option tables (between <!-- options:begin --> and <!-- options:end -->) from the option
 # declarations, as `richpush help --markdown` prints them; OptionTableTests fails until this has been run.
 #
 #   scripts/update-option-table.sh
@@ -9,10 +9,10 @@ swift build --product richpush >/dev/null
 .build/debug/richpush help --markdown | python3 -c '
 import re, sys
 table = sys.stdin.read()
-readme = open("README.md").read()
+readme = open("docs/cli.md").read()
 begin, end = "<!-- options:begin -->\n", "<!-- options:end -->"
 if begin not in readme or end not in readme:
-    sys.exit("README.md has no " + begin.strip() + " ... " + end + " markers")
+    sys.exit("docs/cli.md has no " + begin.strip() + " ... " + end + " markers")
 head, rest = readme.split(begin, 1)
-open("README.md", "w").write(head + begin + table + rest[rest.index(end):])
+open("docs/cli.md", "w").write(head + begin + table + rest[rest.index(end):])
 '

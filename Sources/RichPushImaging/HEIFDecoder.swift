@@ -17,7 +17,7 @@ import RichPushCore
 /// HEIC takes 380-520 ms here), plus the YCbCr planes libheif holds while it converts (1.5 bytes a pixel) beside
 /// the RGB output, which the worker copies into a shared mapping and this process copies again into its own
 /// buffer. The worker adds about 1-1.5 ms a decode (fork, exit, reap), and on a large picture the page faults
-/// of its fresh memory and of the mapping (10-25% of a 12 MP decode); see README, HEIC and AVIF.
+/// of its fresh memory and of the mapping (10-25% of a 12 MP decode); see docs/limits.md, HEIC and AVIF.
 enum HEIFDecoder {
     /// Registers libheif's built-in decoders once per process (libheif asks callers to do this).
     private static let initialized: Bool = withLibheif { heif_init(nil).code == heif_error_Ok }

@@ -20,7 +20,7 @@ struct OptionDefinition: Sendable {
     let valueName: String
     /// What the option does, without its default.
     let summary: String
-    /// The default as help and README show it (`25s`, `none`); nil when there is nothing to say (flags).
+    /// The default as help and docs/cli.md show it (`25s`, `none`); nil when there is nothing to say (flags).
     let defaultText: String?
     /// Whether `defaultText` is a value as it would be given (quoted in help when it has spaces), not a description.
     let defaultIsValue: Bool

@@ -4,7 +4,7 @@
 ///
 /// The environment variable (`RICHPUSH_<NAME>`) and the `--config` key follow from the name (`OptionDefinition`).
 struct OptionKey<Value: Sendable & Equatable>: AnyOptionKey {
-    /// What parsing, `--help` and README's option tables see.
+    /// What parsing, `--help` and docs/cli.md's option tables see.
     let definition: OptionDefinition
     let type: OptionType<Value>
     /// The value when the option is not given.

@@ -1,7 +1,7 @@
 import Foundation
 
-/// README's option tables, generated from the same declarations as `--help`: `richpush help --markdown` prints them
-/// and a test fails when README's copy differs (scripts/update-option-table.sh rewrites it).
+/// docs/cli.md's option tables, generated from the same declarations as `--help`: `richpush help --markdown` prints them
+/// and a test fails when that copy differs (scripts/update-option-table.sh rewrites it).
 enum OptionTable {
     /// Markdown: one table of the worker options, then one per command of the options only it takes.
     static func markdown(commands: [any Command.Type]) -> String {

@@ -1,6 +1,6 @@
 /// How one option's text becomes a value, and how a value is written back as text the parser accepts.
 ///
-/// Help, README and the default shown for an option are rendered with `render`, so a default reads in the same units
+/// Help, docs/cli.md and the default shown for an option are rendered with `render`, so a default reads in the same units
 /// (`25s`, `10MB`) that may be given for it, and parsing the rendered default gives the default back.
 struct OptionType<Value: Sendable>: Sendable {
     let kind: OptionDefinition.Kind

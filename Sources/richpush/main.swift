@@ -25,7 +25,7 @@ let commands = CommandList.all
         print("richpush \(RichPushInfo.version)")
         return 0
     }
-    // Not in the help: README's option tables, checked by a test and rewritten by scripts/update-option-table.sh.
+    // Not in the help: docs/cli.md's option tables, checked by a test and rewritten by scripts/update-option-table.sh.
     if arguments == ["help", "--markdown"] {
         print(OptionTable.markdown(commands: commands), terminator: "")
         return 0

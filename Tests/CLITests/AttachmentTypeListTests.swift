@@ -29,11 +29,11 @@ final class AttachmentTypeListTests: XCTestCase {
         XCTAssertEqual(try typesBlock(in: directives), expected)
     }
 
-    func testReadmeListsEveryTypeOfTheTable() throws {
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+    func testTheDeployGuideListsEveryTypeOfTheTable() throws {
+        let readme = try String(contentsOf: root.appendingPathComponent("docs/deploy.md"), encoding: .utf8)
         XCTAssertEqual(try typesBlock(in: readme), expected)
         for format in published {
-            XCTAssertTrue(readme.contains("`.\(format.fileExtension)` → `\(format.mediaType)`"), "README's list lacks \(format)")
+            XCTAssertTrue(readme.contains("`.\(format.fileExtension)` → `\(format.mediaType)`"), "docs/deploy.md's list lacks \(format)")
         }
     }
 }

@@ -5,7 +5,7 @@ import RichPush
 @testable import richpush
 
 /// Every option is declared once: the default its help (and README) names is the value used when it is not given,
-/// reads are typed, and README's option tables are the generated ones.
+/// reads are typed, and docs/cli.md's option tables are the generated ones.
 final class OptionSchemaTests: XCTestCase {
     private func parse(_ arguments: [String], _ command: any Command.Type = ProcessCommand.self) throws -> ParsedOptions {
         try ParsedOptions.parse(arguments, command: command.name, definitions: command.definitions, environment: [:])
@@ -115,15 +115,15 @@ final class OptionSchemaTests: XCTestCase {
         }
     }
 
-    func testReadmeOptionTablesAreTheGeneratedOnes() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let begin = try XCTUnwrap(readme.range(of: "<!-- options:begin -->\n"), "README has no <!-- options:begin --> marker")
+    func testTheOptionReferenceTablesAreTheGeneratedOnes() throws {
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
+        let begin = try XCTUnwrap(readme.range(of: "<!-- options:begin -->\n"), "docs/cli.md has no <!-- options:begin --> marker")
         let end = try XCTUnwrap(readme.range(of: "<!-- options:end -->", range: begin.upperBound..<readme.endIndex))
         let printed = try CommandRunner.run(["help", "--markdown"])
         XCTAssertEqual(printed.status, 0, printed.standardError)
         XCTAssertEqual(printed.standardOutput, OptionTable.markdown(commands: CommandList.all))
         XCTAssertEqual(
             String(readme[begin.upperBound..<end.lowerBound]), printed.standardOutput,
-            "README's option tables are out of date: run scripts/update-option-table.sh")
+            "docs/cli.md's option tables are out of date: run scripts/update-option-table.sh")
     }
 }

@@ -2,13 +2,13 @@ import Foundation
 import TestSupport
 import XCTest
 
-/// Installing without the toolchain: README's build links the Swift runtime statically, such a build loads only
+/// Installing without the toolchain: docs/install.md's build links the Swift runtime statically, such a build loads only
 /// libraries from Debian packages (a plain build does not), and `scripts/package` makes the tarball of it.
 final class PortableInstallTests: XCTestCase {
     private var checker: String { packageRoot.appendingPathComponent("scripts/check_portable_binary.py").path }
 
     func testReadmeInstallLinksTheSwiftRuntimeStatically() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let readme = try String(contentsOf: packageRoot.appendingPathComponent("docs/install.md"), encoding: .utf8)
         let install = try XCTUnwrap(readme.components(separatedBy: "\n## Install\n").last?.components(separatedBy: "\n## ").first)
         XCTAssertTrue(install.contains("swift build -c release --product richpush --static-swift-stdlib"), install)
         XCTAssertTrue(install.contains("Debian 12") && install.contains("swiftly"), "says where Swift 6.3 comes from")
@@ -54,7 +54,7 @@ final class PortableInstallTests: XCTestCase {
         XCTAssertEqual(try runTool("/usr/bin/env", ["tar", "-xzf", output.appendingPathComponent(tarball).path, "-C", output.path]).status, 0)
         let readme = try String(contentsOf: output.appendingPathComponent("\(name)/README.md"), encoding: .utf8)
         XCTAssertTrue(readme.contains("## Install") && readme.contains("## Deploy") && readme.contains("## Operate"), readme)
-        XCTAssertFalse(readme.contains("## Develop"), "an excerpt, not the whole README")
+        XCTAssertFalse(readme.contains("## Develop"), "the guides for installing and running, not the development one")
         let license = try String(contentsOf: output.appendingPathComponent("\(name)/LICENSE"), encoding: .utf8)
         XCTAssertTrue(license.contains("Apache License") && license.contains("Version 2.0"))
         let packagedBinary = output.appendingPathComponent("\(name)/bin/richpush").path

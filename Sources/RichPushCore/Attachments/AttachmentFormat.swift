@@ -2,7 +2,7 @@ import Foundation
 
 /// Every media format RichPush recognises, and the one table that the sniffer (`AttachmentSniffer`), the image
 /// pipeline (its decodable rows, `ImageFormat`), the cache, the object store's `Content-Type` and the CDN
-/// documentation (README, `deploy/nginx-richpush.conf`) follow: kind (and so byte cap), file extension, media type,
+/// documentation (docs/deploy.md, `deploy/nginx-richpush.conf`) follow: kind (and so byte cap), file extension, media type,
 /// signature, and whether it is decoded, published and attached.
 ///
 /// JPEG and PNG are what the renderer writes. GIF, audio and video are published as the origin sent them, never
