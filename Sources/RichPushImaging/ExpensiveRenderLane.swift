@@ -22,9 +22,8 @@ public final class ExpensiveRenderLane: Sendable {
         slots = AsyncSemaphore(capacity: width)
     }
 
-    /// Expensive renders running now, and waiting.
+    /// Expensive renders running now.
     public var running: Int { slots.heldUnits }
-    public var waiting: Int { slots.waitingCount }
 
     /// Runs `body` at once when `isExpensive` is false; otherwise once the lane admits it, throwing
     /// `deadlineExceeded` or `cancelled` if it is not admitted in time.

@@ -17,7 +17,8 @@ public struct UnreachableHostError: RichPushError, Hashable {
         "\(URLRedaction.redact(url)): the host cannot be fetched from here (its name does not resolve, or resolves only to addresses that are not fetched)"
     }
 
-    /// Neither cause is remembered in its place: the answer must not differ between them.
+    /// Only what a result reports: the cache remembers (or not) the failure this stands in for, as before, so this
+    /// value is never stored and its permanence decides nothing.
     public var isPermanent: Bool { false }
     public var isLocalFault: Bool { false }
 

@@ -20,7 +20,11 @@ final class RenderFairnessTests: XCTestCase {
                 for await _ in released { break }
             }
         }
-        while lane.running == 0 { try await Task.sleep(for: .milliseconds(2)) }
+        let limit = ContinuousClock.now + .seconds(10)
+        while lane.running == 0 {
+            guard ContinuousClock.now < limit else { return XCTFail("the first expensive render was never admitted") }
+            try await Task.sleep(for: .milliseconds(2))
+        }
         let cheap = try await lane.admit(if: false, deadline: far) { () throws(ImageError) in 7 }
         XCTAssertEqual(cheap, 7, "a cheap render does not wait for the lane")
         do {
