@@ -6,7 +6,8 @@
 // machines) no package can be fetched, and Debian's C libraries already do the work, maintained and patched by
 // Debian. They come in as the system-library targets below, found through pkg-config: libcurl (HTTP client, AWS
 // SigV4 signing), libmicrohttpd (the `serve` server), libjpeg-turbo, libpng, libdeflate, libwebp, giflib and libheif
-// (with libde265 and dav1d) for images, hiredis for Redis, and OpenSSL's libcrypto for SHA-256.
+// (with libde265 and dav1d) for images, hiredis's reply reader for Redis, and OpenSSL: libcrypto for SHA-256,
+// libssl for rediss://.
 import PackageDescription
 
 let package = Package(
@@ -31,6 +32,8 @@ let package = Package(
         // the qualified include path in shim.h needs no flags.
         .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        // libssl, for rediss://: the Redis layer runs TLS over its own socket, and hiredis only parses the replies.
+        .systemLibrary(name: "COpenSSL", pkgConfig: "libssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         // Thin C shims for what Swift cannot do: setjmp-based error handling
@@ -54,7 +57,7 @@ let package = Package(
             name: "RichPushHTTP",
             dependencies: ["RichPushCore", "CCurl", "CRichPushCurl", "CMicroHTTPD", "CRichPushHTTPServer"]),
         .target(name: "RichPushCache", dependencies: ["RichPushCore"]),
-        .target(name: "RichPushRedis", dependencies: ["RichPushCore", "RichPushCache", "CHiredis"]),
+        .target(name: "RichPushRedis", dependencies: ["RichPushCore", "RichPushCache", "CHiredis", "COpenSSL"]),
         .target(
             name: "RichPushPipeline",
             dependencies: ["RichPushCore", "RichPushPayload", "RichPushImaging", "RichPushHTTP", "RichPushCache"]),

@@ -5,8 +5,11 @@ import RichPushCore
 public enum QueueError: RichPushError, Equatable {
     /// The Redis URL could not be parsed.
     case invalidURL(url: String, reason: String)
-    /// `rediss://` was requested; Debian's hiredis 0.14 is built without TLS.
-    case tlsUnsupported(url: String)
+    /// TLS cannot be set up on this side: a CA file, client certificate or key that is missing or does not load.
+    case tlsSetup(reason: String)
+    /// The server's TLS answer was refused: its certificate is unknown, expired or for another host, it does not
+    /// speak TLS on that port, or it refused this worker's client certificate.
+    case tlsHandshake(endpoint: String, reason: String)
     /// A configuration value is out of range (empty stream name, zero concurrency, ...).
     case invalidConfiguration(String)
     /// The TCP connection could not be opened, or broke while a command was in flight.
@@ -29,7 +32,8 @@ public enum QueueError: RichPushError, Equatable {
     public var code: ErrorCode {
         switch self {
         case .invalidURL: .invalidURL
-        case .tlsUnsupported: "tls_unsupported"
+        case .tlsSetup: "tls_setup_failed"
+        case .tlsHandshake: "tls_handshake_failed"
         case .invalidConfiguration: .invalidConfiguration
         case .connection: "connection_failed"
         case .authentication: "authentication_failed"
@@ -45,7 +49,8 @@ public enum QueueError: RichPushError, Equatable {
     /// wrong type, a command Redis rejects. A broken connection or an odd reply may pass.
     public var isPermanent: Bool {
         switch self {
-        case .invalidURL, .tlsUnsupported, .invalidConfiguration, .authentication, .command, .wrongType, .alreadyRunning:
+        case .invalidURL, .tlsSetup, .tlsHandshake, .invalidConfiguration, .authentication, .command, .wrongType,
+            .alreadyRunning:
             true
         case .connection, .unexpectedReply, .shutdownIncomplete:
             false
@@ -55,7 +60,7 @@ public enum QueueError: RichPushError, Equatable {
     /// Only the consumer's own configuration is this process's fault; everything else is Redis's answer.
     public var isLocalFault: Bool {
         switch self {
-        case .invalidURL, .tlsUnsupported, .invalidConfiguration: true
+        case .invalidURL, .tlsSetup, .invalidConfiguration: true
         default: false
         }
     }
@@ -63,10 +68,11 @@ public enum QueueError: RichPushError, Equatable {
     public var description: String {
         switch self {
         case .invalidURL(let url, let reason):
-            "invalid Redis URL \(url): \(reason) (expected redis://[user:password@]host:port/db)"
-        case .tlsUnsupported(let url):
-            "\(url): rediss:// (TLS) is not supported: Debian's hiredis 0.14 is built without TLS. "
-                + "Use redis:// on a trusted network, or a local TLS tunnel (stunnel, spiped) that listens on loopback."
+            "invalid Redis URL \(url): \(reason) (expected redis[s]://[user:password@]host:port/db)"
+        case .tlsSetup(let reason):
+            "Redis TLS setup failed: \(reason)"
+        case .tlsHandshake(let endpoint, let reason):
+            "Redis at \(endpoint) failed the TLS handshake: \(reason)"
         case .invalidConfiguration(let reason):
             "invalid stream consumer configuration: \(reason)"
         case .connection(let reason):

@@ -2,13 +2,21 @@ import CHiredis
 import Foundation
 import RichPushCore
 
-/// A blocking hiredis connection. Not thread-safe: ``RedisSession`` confines it to one serial queue.
+/// A blocking connection to Redis: the socket (TLS included) is ``RedisSocket``'s, and hiredis's RESP reader
+/// (`redisReaderFeed`/`redisReaderGetReply`) parses the replies. Not thread-safe: ``RedisSession`` confines it to
+/// one serial queue.
 ///
-/// After any I/O or protocol error the hiredis context is unusable, so it is freed and the next call reconnects.
+/// After any I/O or protocol error the socket and the reader are unusable, so both are dropped and the next call
+/// reconnects.
 final class RedisConnection {
     let endpoint: RedisEndpoint
     private let timeout: Duration
-    private var context: UnsafeMutablePointer<redisContext>?
+    private var socket: RedisSocket?
+    private var reader: UnsafeMutablePointer<redisReader>?
+    /// Made on the first TLS connect and kept for every reconnect: the CAs and the client certificate load once.
+    private var tlsContext: TLSClientContext?
+    /// Bytes read from the socket before the reader takes them.
+    private let readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
     private(set) var roundTrips = 0
     private(set) var replies = 0
     private(set) var connects = 0
@@ -18,31 +26,32 @@ final class RedisConnection {
         self.timeout = timeout
     }
 
-    deinit { close() }
-
-    var isConnected: Bool { context != nil }
-
-    func close() {
-        if let context { redisFree(context) }
-        context = nil
+    deinit {
+        close()
+        readBuffer.deallocate()
     }
 
-    /// Opens the socket, authenticates and selects the database in one pipelined round trip, then PINGs.
-    /// Throws `.authentication` for refused credentials, `.connection` for network failures.
+    var isConnected: Bool { socket != nil }
+
+    func close() {
+        socket?.close()
+        socket = nil
+        if let reader { redisReaderFree(reader) }
+        reader = nil
+    }
+
+    /// Opens the socket (and the TLS session), authenticates and selects the database in one pipelined round trip,
+    /// then PINGs. Throws `.authentication` for refused credentials, `.connection` for network failures, and
+    /// `.tlsSetup` or `.tlsHandshake` when TLS cannot be set up or the server's answer is refused.
     func connect() throws(QueueError) {
-        _ = Self.ignoreBrokenPipes
         close()
-        let where_ = "\(endpoint.host):\(endpoint.port)"
-        guard let context = redisConnectWithTimeout(endpoint.host, Int32(endpoint.port), Self.timeval(timeout)) else {
-            throw .connection(reason: "\(where_): out of memory creating the hiredis context")
+        if let settings = endpoint.tls, tlsContext == nil { tlsContext = try TLSClientContext(settings: settings) }
+        let socket = try RedisSocket.open(host: endpoint.host, port: endpoint.port, timeout: timeout, tls: tlsContext)
+        guard let reader = redisReaderCreate() else {
+            throw .connection(reason: "\(socket.address): out of memory creating the reply reader")
         }
-        if context.pointee.err != 0 {
-            let message = Self.errorString(context)
-            redisFree(context)
-            throw .connection(reason: "\(where_): \(message)")
-        }
-        self.context = context
-        _ = redisSetTimeout(context, Self.timeval(timeout))
+        self.socket = socket
+        self.reader = reader
 
         var handshake: [RedisCommand] = []
         if let password = endpoint.password {
@@ -54,7 +63,15 @@ final class RedisConnection {
         }
         if endpoint.database != 0 { handshake.append(RedisCommand("SELECT", String(endpoint.database))) }
         handshake.append(RedisCommand("PING"))
-        let answers = try pipeline(handshake)
+        let answers: [RedisReply]
+        do {
+            answers = try pipeline(handshake)
+        } catch {
+            if case .connection = error, socket.serverAskedForMissingClientCertificate {
+                throw .tlsHandshake(endpoint: socket.address, reason: RedisSocket.clientCertificateRequired)
+            }
+            throw error
+        }
         for (command, answer) in zip(handshake, answers) {
             guard let message = answer.errorMessage else { continue }
             close()
@@ -63,61 +80,51 @@ final class RedisConnection {
                 throw .authentication(endpoint: endpoint.description, reason: message)
             }
             if prefix == "LOADING" || prefix == "BUSY" || prefix == "MASTERDOWN" {
-                throw .connection(reason: "\(where_): \(message)")
+                throw .connection(reason: "\(socket.address): \(message)")
             }
             throw .command("\(command.name): \(message)")
         }
         connects += 1
     }
 
-    /// Sends every command, then reads every reply: one network round trip for the whole batch.
+    /// Sends every command in one write, then reads every reply: one network round trip for the whole batch.
     /// Error replies come back as `.error`; only transport failures throw.
     func pipeline(_ commands: [RedisCommand]) throws(QueueError) -> [RedisReply] {
         if commands.isEmpty { return [] }
-        if context == nil { try connect() }
-        guard let context else { throw .connection(reason: "not connected") }
-        for command in commands {
-            if Self.append(command, to: context) != REDIS_OK {
-                let message = Self.errorString(context)
-                close()
-                throw .connection(reason: "\(endpoint.host):\(endpoint.port): \(message)")
+        if socket == nil { try connect() }
+        guard let socket, let reader else { throw .connection(reason: "not connected") }
+        do throws(QueueError) {
+            var request: [UInt8] = []
+            request.reserveCapacity(commands.reduce(0) { $0 + $1.encodedCount })
+            for command in commands { command.withEncodedBytes { request.append(contentsOf: $0) } }
+            try request.withUnsafeBytes { bytes in Result { () throws(QueueError) in try socket.write(bytes) } }.get()
+            roundTrips += 1
+            var answers: [RedisReply] = []
+            answers.reserveCapacity(commands.count)
+            while answers.count < commands.count {
+                var raw: UnsafeMutableRawPointer?
+                guard redisReaderGetReply(reader, &raw) == REDIS_OK else {
+                    throw .connection(reason: "\(socket.address): unreadable reply: \(Self.errorString(reader))")
+                }
+                guard let raw else {
+                    let count = try socket.read(into: readBuffer)
+                    redisReaderFeed(reader, readBuffer.baseAddress?.assumingMemoryBound(to: CChar.self), count)
+                    continue
+                }
+                replies += 1
+                answers.append(Self.convert(raw.assumingMemoryBound(to: redisReply.self)))
+                freeReplyObject(raw)
             }
+            return answers
+        } catch {
+            close()
+            throw error
         }
-        roundTrips += 1
-        var answers: [RedisReply] = []
-        answers.reserveCapacity(commands.count)
-        for _ in commands {
-            var raw: UnsafeMutableRawPointer?
-            replies += 1
-            guard redisGetReply(context, &raw) == REDIS_OK, let raw else {
-                let message = Self.errorString(context)
-                close()
-                throw .connection(reason: "\(endpoint.host):\(endpoint.port): \(message)")
-            }
-            let reply = raw.assumingMemoryBound(to: redisReply.self)
-            answers.append(Self.convert(reply))
-            freeReplyObject(raw)
-        }
-        return answers
     }
 
     /// Sets the socket read/write timeout, e.g. longer than `BLOCK` for `XREADGROUP`.
     func setTimeout(_ duration: Duration) {
-        if let context { _ = redisSetTimeout(context, Self.timeval(duration)) }
-    }
-
-    /// hiredis 0.14 writes with plain `write(2)`: a server that vanished mid-pipeline would raise SIGPIPE and kill
-    /// the process instead of returning EPIPE. Ignoring SIGPIPE is what hiredis's own documentation recommends;
-    /// it is process-wide, done once, on the first connect.
-    private static let ignoreBrokenPipes: Void = {
-        _ = signal(SIGPIPE, SIG_IGN)
-    }()
-
-    private static func append(_ command: RedisCommand, to context: UnsafeMutablePointer<redisContext>) -> Int32 {
-        // hiredis copies the command into its output buffer, so the pointer only lives for this call.
-        return command.withEncodedBytes { encoded in
-            redisAppendFormattedCommand(context, encoded.baseAddress?.assumingMemoryBound(to: CChar.self), encoded.count)
-        }
+        socket?.setTimeout(duration)
     }
 
     private static func convert(_ reply: UnsafeMutablePointer<redisReply>) -> RedisReply {
@@ -143,15 +150,10 @@ final class RedisConnection {
         }
     }
 
-    private static func errorString(_ context: UnsafeMutablePointer<redisContext>) -> String {
-        let text = withUnsafeBytes(of: context.pointee.errstr) { raw in
+    private static func errorString(_ reader: UnsafeMutablePointer<redisReader>) -> String {
+        let text = withUnsafeBytes(of: reader.pointee.errstr) { raw in
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
-        return text.isEmpty ? "connection closed (hiredis error \(context.pointee.err))" : text
-    }
-
-    private static func timeval(_ duration: Duration) -> Glibc.timeval {
-        let milliseconds = max(duration.roundedUpMilliseconds, 1)
-        return Glibc.timeval(tv_sec: Int(milliseconds / 1_000), tv_usec: Int((milliseconds % 1_000) * 1_000))
+        return text.isEmpty ? "protocol error \(reader.pointee.err)" : text
     }
 }

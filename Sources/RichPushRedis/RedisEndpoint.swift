@@ -1,5 +1,6 @@
 import Foundation
-/// Where a Redis server listens and how to log in to it, parsed from `redis://[user:password@]host:port/db`.
+/// Where a Redis server listens and how to log in to it, parsed from `redis://[user:password@]host:port/db`, or
+/// `rediss://…` for TLS.
 ///
 /// The port defaults to 6379 and the database to 0. User and password are percent-decoded. An IPv6 host is written
 /// in brackets (`redis://[::1]:6379`). Parsing is pure string work and costs nothing noticeable.
@@ -10,26 +11,30 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
     /// The ACL user (Redis 6+). `nil` authenticates as `default` with `AUTH password`.
     public var username: String?
     public var password: String?
+    /// How to run TLS (`rediss://`); nil is plain TCP (`redis://`).
+    public var tls: RedisTLSSettings?
 
-    public init(host: String, port: Int = 6379, database: Int = 0, username: String? = nil, password: String? = nil) {
+    public init(
+        host: String, port: Int = 6379, database: Int = 0, username: String? = nil, password: String? = nil,
+        tls: RedisTLSSettings? = nil
+    ) {
         self.host = host
         self.port = port
         self.database = database
         self.username = username
         self.password = password
+        self.tls = tls
     }
 
-    /// Parses `redis://[user:password@]host[:port][/db]`.
-    ///
-    /// `rediss://` throws ``QueueError/tlsUnsupported(url:)`` because Debian's hiredis 0.14 has no TLS.
+    /// Parses `redis://[user:password@]host[:port][/db]`; `rediss://` is the same over TLS, with the default
+    /// ``RedisTLSSettings`` (the system's CAs, the host name checked).
     public init(parsing url: String) throws(QueueError) {
         let shown = RedisEndpoint.redacted(url)
         func fail(_ reason: String) -> QueueError { .invalidURL(url: shown, reason: reason) }
 
         guard let schemeEnd = url.range(of: "://") else { throw fail("missing scheme") }
         let scheme = url[..<schemeEnd.lowerBound].lowercased()
-        if scheme == "rediss" { throw .tlsUnsupported(url: shown) }
-        guard scheme == "redis" else { throw fail("unsupported scheme \"\(scheme)\"") }
+        guard scheme == "redis" || scheme == "rediss" else { throw fail("unsupported scheme \"\(scheme)\"") }
 
         var rest = Substring(url[schemeEnd.upperBound...])
         if rest.contains("?") || rest.contains("#") { throw fail("query strings and fragments are not supported") }
@@ -106,12 +111,14 @@ public struct RedisEndpoint: Sendable, Hashable, CustomStringConvertible {
             database = value
         }
 
-        self.init(host: String(host), port: port, database: database, username: username, password: password)
+        self.init(
+            host: String(host), port: port, database: database, username: username, password: password,
+            tls: scheme == "rediss" ? RedisTLSSettings() : nil)
     }
 
-    /// `redis://user:***@host:port/db`, never the password.
+    /// `redis://user:***@host:port/db` (`rediss://` for TLS), never the password.
     public var description: String {
-        var text = "redis://"
+        var text = tls == nil ? "redis://" : "rediss://"
         if let username { text += "\(username):***@" } else if password != nil { text += ":***@" }
         text += host.contains(":") ? "[\(host)]" : host
         text += ":\(port)/\(database)"

@@ -1,7 +1,7 @@
 import Foundation
 import RichPushCore
 
-/// A RESP2 reply, copied out of hiredis's `redisReply` tree so it can outlive `freeReplyObject`.
+/// A RESP2 reply, copied out of the `redisReply` tree hiredis's reader builds, so it can outlive `freeReplyObject`.
 enum RedisReply: Sendable, Hashable, CustomStringConvertible {
     case string(Data)
     case status(String)
@@ -53,7 +53,7 @@ enum RedisReply: Sendable, Hashable, CustomStringConvertible {
 }
 
 /// One Redis command, encoded in RESP as its arguments are appended (binary-safe), so that sending it costs one copy
-/// into hiredis's output buffer: no array of arguments to allocate, join and format again per command.
+/// into the connection's request buffer: no array of arguments to allocate, join and format again per command.
 struct RedisCommand: Sendable {
     /// Room before the first argument for the `*<count>\r\n` header, rewritten right-aligned after every append.
     private static let headerSpace = 24
@@ -85,6 +85,9 @@ struct RedisCommand: Sendable {
         headerStart = Self.headerSpace - header.count
         bytes.replaceSubrange(headerStart..<Self.headerSpace, with: header)
     }
+
+    /// The length of ``withEncodedBytes(_:)``'s bytes.
+    var encodedCount: Int { bytes.count - headerStart }
 
     /// The command as sent: `*<count>\r\n` then `$<length>\r\n<bytes>\r\n` per argument.
     func withEncodedBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {

@@ -57,9 +57,9 @@ extension RedisStreamConsumer {
                 switch error {
                 case .connection(let reason):
                     step = .retry(reason)
-                case .authentication(_, let reason):
-                    // The server may be restarting with its ACLs not loaded yet; start-up already proved the
-                    // credentials once.
+                case .authentication(_, let reason), .tlsHandshake(_, let reason):
+                    // The server may be restarting with its ACLs or certificates not loaded yet; start-up already
+                    // proved the credentials and the certificate once.
                     step = .retry(reason)
                 default:
                     fail(error)

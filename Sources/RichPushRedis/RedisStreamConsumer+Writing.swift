@@ -28,7 +28,7 @@ extension RedisStreamConsumer {
                 backoff.reset()
             } catch {
                 switch error {
-                case .connection(let reason), .authentication(_, let reason):
+                case .connection(let reason), .authentication(_, let reason), .tlsHandshake(_, let reason):
                     if let expired = shutdownExpired() {
                         let left = pending.count + completions.takeAvailable().count
                         return .shutdownIncomplete(

@@ -12,12 +12,7 @@ enum ConsumeCommand: Command {
         let settings = try WorkerSettings(options)
         try settings.checkPublicBaseURL(requiresExplicit: true)
         guard let redis = try options.value(of: ConsumeOption.redis) else { throw UsageError.missingArgument("--redis URL") }
-        let endpoint: RedisEndpoint
-        do {
-            endpoint = try RedisEndpoint(parsing: redis)
-        } catch {
-            throw UsageError.invalidValue(option: ConsumeOption.redis.name, value: redis, expected: "redis://[user:password@]host:port/db (\(error))")
-        }
+        let endpoint = try WorkerSettings.redisEndpoint(redis, option: ConsumeOption.redis.name, tls: settings.redisTLS)
         var configuration = StreamConsumerConfiguration(endpoint: endpoint)
         configuration.concurrency = settings.concurrency
         configuration.stream = try options.value(of: ConsumeOption.stream)

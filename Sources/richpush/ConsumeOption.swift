@@ -6,7 +6,7 @@ enum ConsumeOption {
 
     static let redis = OptionKey(
         "redis", .text("URL"),
-        help: "Required: redis://[user:password@]host:port/db (no TLS: Debian's hiredis 0.14 has none).")
+        help: "Required: redis://[user:password@]host:port/db, or rediss://… for TLS (see --redis-tls-*).")
     static let stream = OptionKey(
         "stream", .text("NAME"), default: consumer.stream, help: "Stream to read jobs from (field 'job').")
     static let group = OptionKey("group", .text("NAME"), default: consumer.group, help: "Consumer group.")

@@ -45,7 +45,22 @@ enum WorkerOption {
         "s3-region", .text("REGION"), defaultText: "$AWS_REGION, else \(fallbackStorageRegion)", help: "Signing region.")
     static let leaseRedis = OptionKey(
         "lease-redis", .text("URL"), defaultText: "none (consume: its --redis)",
-        help: "redis://… for cross-host single-flight on object storage.")
+        help: "redis://… or rediss://… (TLS) for cross-host single-flight on object storage.")
+    static let redisCertificateAuthorityFile = OptionKey(
+        "redis-tls-ca-file", .text("FILE"), defaultText: "the system's CA store",
+        help: "PEM file of the CAs that sign a rediss:// server's certificate (--redis, --lease-redis), e.g. a self-hosted Redis's own CA.")
+    static let redisCertificateAuthorityDirectory = OptionKey(
+        "redis-tls-ca-directory", .text("DIR"), defaultText: "the system's CA store",
+        help: "Directory of CA certificates named by subject hash (openssl rehash), instead of --redis-tls-ca-file.")
+    static let redisClientCertificate = OptionKey(
+        "redis-tls-certificate", .text("FILE"), defaultText: "none",
+        help: "Client certificate chain (PEM) for a rediss:// server that requires one (mutual TLS).")
+    static let redisClientKey = OptionKey(
+        "redis-tls-key", .text("FILE"), defaultText: "the certificate's file",
+        help: "Private key (PEM) of --redis-tls-certificate.")
+    static let redisTLSInsecure = OptionKey(
+        "redis-tls-insecure", .flag, default: false,
+        help: "Do not check a rediss:// server's certificate or host name: for a test setup only (logs a warning at start).")
     static let localOrigin = OptionKey(
         "local-origin", .list("PREFIX=DIR"), default: [], defaultText: "none",
         help: "Serve URLs starting with PREFIX from files in DIR.")
@@ -116,11 +131,16 @@ enum WorkerOption {
 
     /// Object storage instead of a directory; the settings after `--cache-url` only matter with it.
     static let storage: [any AnyOptionKey] = [cacheURL, storageEndpoint, storageRegion, leaseRedis]
+    /// How rediss:// URLs (consume's --redis, --lease-redis) run TLS.
+    static let redisTLS: [any AnyOptionKey] = [
+        redisCertificateAuthorityFile, redisCertificateAuthorityDirectory, redisClientCertificate, redisClientKey,
+        redisTLSInsecure,
+    ]
 
     /// Every worker option, in the order `--help` lists them.
     static let all: [any AnyOptionKey] = [
         configuration, concurrency, deadline, allowLongDeadline, cacheDirectory, publicBaseURL, allowHTTPCDN,
-    ] + storage + [
+    ] + storage + redisTLS + [
         localOrigin, allowNetwork, allowHost, maximumNotifications, maximumLineBytes, maximumSourceBytes, maximumDecodeWork,
         renderMemory, qualityTarget, maximumAudioBytes, maximumVideoBytes, defaultRetention, negativeTTL, shape, topic,
         defaultTitle, defaultBody, language, storyCategory, linkScheme, sourceKeys, strict, result, logLevel,

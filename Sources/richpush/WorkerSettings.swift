@@ -20,7 +20,9 @@ struct WorkerSettings {
     var cacheURL: String?
     var storageEndpoint: String?
     var storageRegion: String
-    var leaseRedis: String?
+    var leaseRedis: RedisEndpoint?
+    /// What `--redis-tls-*` set, for every rediss:// URL.
+    var redisTLS: RedisTLSSettings
     var localOrigins: [LocalOrigin] = []
     var allowNetworks: [IPNetwork] = []
     var allowHosts: Set<String>?
@@ -69,7 +71,19 @@ struct WorkerSettings {
         let environment = ProcessInfo.processInfo.environment
         storageRegion = try options.value(of: WorkerOption.storageRegion) ?? environment["AWS_REGION"] ?? environment["AWS_DEFAULT_REGION"]
             ?? WorkerOption.fallbackStorageRegion
-        leaseRedis = try options.value(of: WorkerOption.leaseRedis)
+        redisTLS = RedisTLSSettings(
+            certificateAuthorityFile: try options.value(of: WorkerOption.redisCertificateAuthorityFile),
+            certificateAuthorityDirectory: try options.value(of: WorkerOption.redisCertificateAuthorityDirectory),
+            clientCertificateFile: try options.value(of: WorkerOption.redisClientCertificate),
+            clientKeyFile: try options.value(of: WorkerOption.redisClientKey),
+            verifiesServer: !(try options.value(of: WorkerOption.redisTLSInsecure)))
+        if redisTLS.clientKeyFile != nil && redisTLS.clientCertificateFile == nil {
+            throw .missingArgument("--\(WorkerOption.redisClientCertificate.name) FILE (--\(WorkerOption.redisClientKey.name) is its key)")
+        }
+        let tls = redisTLS
+        leaseRedis = try options.value(of: WorkerOption.leaseRedis).map { url throws(UsageError) in
+            try Self.redisEndpoint(url, option: WorkerOption.leaseRedis.name, tls: tls)
+        }
         for mapping in try options.value(of: WorkerOption.localOrigin) {
             do {
                 localOrigins.append(try LocalOrigin(parsing: mapping))
@@ -115,6 +129,30 @@ struct WorkerSettings {
         }
         linkSchemes = try options.value(of: WorkerOption.linkScheme).map { $0.lowercased().replacingOccurrences(of: ":", with: "") }
         logger = Logger(minimumLevel: try options.value(of: WorkerOption.logLevel))
+        if !redisTLS.verifiesServer {
+            logger.log(.warning, "redis_tls_insecure", [
+                ("message", .string("--\(WorkerOption.redisTLSInsecure.name): rediss:// servers' certificates and host names are not checked; for a test setup only")),
+            ])
+        }
+    }
+
+    /// A `--redis` or `--lease-redis` URL, with the `--redis-tls-*` settings when it is rediss://. A TLS option
+    /// beside a plain redis:// URL is a mistake worth saying: the connection it was meant to protect is not TLS.
+    static func redisEndpoint(_ url: String, option: String, tls: RedisTLSSettings) throws(UsageError) -> RedisEndpoint {
+        var endpoint: RedisEndpoint
+        do {
+            endpoint = try RedisEndpoint(parsing: url)
+        } catch {
+            throw .invalidValue(option: option, value: url, expected: "redis[s]://[user:password@]host:port/db (\(error))")
+        }
+        if endpoint.tls != nil {
+            endpoint.tls = tls
+        } else if tls != RedisTLSSettings() {
+            throw .invalidValue(
+                option: option, value: URLRedaction.redact(url),
+                expected: "a rediss:// URL, since --redis-tls-* options are given")
+        }
+        return endpoint
     }
 
     /// Checks the public base URL of a command that writes URLs for devices: `serve` and `consume` (`requiresExplicit`)
@@ -255,11 +293,7 @@ struct WorkerSettings {
         configuration.negativeTTL = negativeTTL
         var lease: RedisLease?
         if let leaseRedis {
-            do {
-                lease = RedisLease(endpoint: try RedisEndpoint(parsing: leaseRedis))
-            } catch {
-                throw UsageError.invalidValue(option: WorkerOption.leaseRedis.name, value: leaseRedis, expected: "redis://[user:password@]host:port/db (\(error))")
-            }
+            lease = RedisLease(endpoint: leaseRedis)
         } else if let queueRedis {
             lease = RedisLease(endpoint: queueRedis)
         }

@@ -234,10 +234,4 @@ final class ConsumeCommandTests: XCTestCase {
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         XCTAssertEqual(consumer.terminationStatus, 0, log)
     }
-
-    func testTlsRedisURLIsAUsageError() throws {
-        let output = try CommandRunner.run(["consume", "--redis", "rediss://127.0.0.1:6380/0", "--public-base-url", "https://cdn.example.com/richpush"])
-        XCTAssertEqual(output.status, 2)
-        XCTAssertTrue(output.standardError.contains("TLS"), output.standardError)
-    }
 }

@@ -42,16 +42,16 @@ final class RedisEndpointTests: XCTestCase {
         }
     }
 
-    func testTLSURLExplainsThatHiredisHasNoTLS() {
-        XCTAssertThrowsError(try RedisEndpoint(parsing: "rediss://user:topsecret@host:6380/0")) { error in
-            guard let queueError = error as? QueueError, case .tlsUnsupported = queueError else {
-                return XCTFail("expected tlsUnsupported, got \(error)")
-            }
-            XCTAssertEqual(queueError.code, "tls_unsupported")
-            XCTAssertTrue(queueError.description.contains("hiredis 0.14"), queueError.description)
-            XCTAssertTrue(queueError.description.contains("TLS"), queueError.description)
-            XCTAssertFalse(queueError.description.contains("topsecret"), "password leaked: \(queueError.description)")
-        }
+    func testTLSURLAsksForTLSWithTheSystemCAsAndTheHostChecked() throws {
+        let endpoint = try RedisEndpoint(parsing: "rediss://user:topsecret@cache.example.com:6380/2")
+        XCTAssertEqual(endpoint.tls, RedisTLSSettings())
+        XCTAssertEqual(endpoint.tls?.verifiesServer, true)
+        XCTAssertNil(endpoint.tls?.certificateAuthorityFile)
+        XCTAssertEqual(endpoint.host, "cache.example.com")
+        XCTAssertEqual(endpoint.port, 6380)
+        XCTAssertEqual(endpoint.database, 2)
+        XCTAssertEqual(endpoint.description, "rediss://user:***@cache.example.com:6380/2")
+        XCTAssertNil(try RedisEndpoint(parsing: "redis://host").tls)
     }
 
     func testDescriptionsNeverShowThePassword() throws {

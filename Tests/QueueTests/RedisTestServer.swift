@@ -21,24 +21,50 @@ enum RedisTestServerError: Error, CustomStringConvertible {
     }
 }
 
-/// A throwaway `redis-server` on a free loopback port, with its own temporary directory.
-/// Missing `redis-server` is a `TestTool.Missing` error (the tests fail loudly, never skip).
+/// A throwaway `redis-server` on a free loopback port, with its own temporary directory; TLS-only when given a
+/// ``TLSSetup`` (`--port 0 --tls-port …`). Missing `redis-server` is a `TestTool.Missing` error (the tests fail
+/// loudly, never skip).
 final class RedisTestServer {
+    /// The server's certificate and who signed it; a client certificate makes the server require one.
+    struct TLSSetup {
+        let authority: TestCertificateAuthority
+        let server: TestCertificateAuthority.Issued
+        var client: TestCertificateAuthority.Issued?
+
+        /// A CA and a server certificate for 127.0.0.1 and localhost.
+        static func make(requiringClientCertificate: Bool = false) throws -> TLSSetup {
+            let authority = try TestCertificateAuthority()
+            let server = try authority.issue(commonName: "localhost", alternativeNames: ["DNS:localhost", "IP:127.0.0.1"])
+            let client = requiringClientCertificate
+                ? try authority.issue(commonName: "richpush-worker", alternativeNames: ["DNS:richpush-worker"]) : nil
+            return TLSSetup(authority: authority, server: server, client: client)
+        }
+
+        /// What a client that trusts this CA (and holds the client certificate, if any) connects with.
+        var clientSettings: RedisTLSSettings {
+            RedisTLSSettings(
+                certificateAuthorityFile: authority.certificatePath, clientCertificateFile: client?.certificatePath,
+                clientKeyFile: client?.keyPath)
+        }
+    }
+
     let port: Int
     let directory: URL
+    let tls: TLSSetup?
     private let persistent: Bool
     private let extraArguments: [String]
     private var process: Process?
 
-    init(persistent: Bool = false, extraArguments: [String] = []) throws {
+    init(persistent: Bool = false, extraArguments: [String] = [], tls: TLSSetup? = nil) throws {
         self.persistent = persistent
         self.extraArguments = extraArguments
+        self.tls = tls
         port = try Self.freePort()
         directory = try TemporaryDirectory.make("redis")
         try start()
     }
 
-    var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port) }
+    var endpoint: RedisEndpoint { RedisEndpoint(host: "127.0.0.1", port: port, tls: tls?.clientSettings) }
 
     /// Starts the server (again, on the same port and directory) and waits until it answers PING.
     func start() throws {
@@ -46,11 +72,20 @@ final class RedisTestServer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         var arguments = [
-            "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--dir", directory.path,
+            "--bind", "127.0.0.1", "--save", "", "--dir", directory.path,
             "--daemonize", "no", "--logfile", directory.appendingPathComponent("redis.log").path,
         ]
         // appendfsync always: a SIGKILLed server keeps every write it acknowledged.
         arguments += persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]
+        if let tls {
+            arguments += [
+                "--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.server.certificatePath,
+                "--tls-key-file", tls.server.keyPath, "--tls-ca-cert-file", tls.authority.certificatePath,
+                "--tls-auth-clients", tls.client == nil ? "no" : "yes",
+            ]
+        } else {
+            arguments += ["--port", String(port)]
+        }
         process.arguments = arguments + extraArguments
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -62,7 +97,7 @@ final class RedisTestServer {
             if !process.isRunning {
                 throw RedisTestServerError.startFailed("exited with \(process.terminationStatus); see \(directory.path)/redis.log")
             }
-            if Self.answersPing(port: port) { return }
+            if answersPing() { return }
             usleep(20_000)
         }
         throw RedisTestServerError.startFailed("no PING answer on port \(port) within 10 s")
@@ -83,15 +118,18 @@ final class RedisTestServer {
 
     deinit { stop() }
 
-    /// Any reply (even NOAUTH) proves the server is up.
-    private static func answersPing(port: Int) -> Bool {
-        let connection = RedisConnection(endpoint: RedisEndpoint(host: "127.0.0.1", port: port), timeout: .seconds(1))
+    /// Any reply (even NOAUTH), or a TLS handshake the client refuses (a test's expired certificate), proves the
+    /// server is up.
+    private func answersPing() -> Bool {
+        let connection = RedisConnection(endpoint: endpoint, timeout: .seconds(1))
         do throws(QueueError) {
             try connection.connect()
             return true
         } catch {
-            if case .authentication = error { return true }
-            return false
+            switch error {
+            case .authentication, .tlsHandshake: return true
+            default: return false
+            }
         }
     }
 

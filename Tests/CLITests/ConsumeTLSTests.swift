@@ -1,0 +1,135 @@
+import Foundation
+import TestSupport
+import XCTest
+
+/// `richpush consume` on a TLS-only redis-server (`--port 0 --tls-port …`) with a CA made by the test: the
+/// `--redis-tls-*` options, and a clear exit 2 at start for every certificate it must refuse.
+final class ConsumeTLSTests: XCTestCase {
+    private var authority: TestCertificateAuthority!
+    private var servers: [Process] = []
+    private var directory: URL!
+
+    override func setUpWithError() throws {
+        authority = try TestCertificateAuthority()
+        directory = try TemporaryDirectory.make("consume-tls")
+    }
+
+    override func tearDownWithError() throws {
+        for server in servers {
+            server.terminate()
+            server.waitUntilExit()
+        }
+        TemporaryDirectory.remove(directory)
+    }
+
+    /// A redis-server with only a TLS port, serving `certificate` (or, when nil, only a plain port); returns the port.
+    private func startServer(_ certificate: TestCertificateAuthority.Issued?) throws -> UInt16 {
+        let port = try LoopbackPort.free()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: try TestTool.redisServer.path())
+        var arguments = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.path]
+        if let certificate {
+            arguments += ["--port", "0", "--tls-port", String(port), "--tls-cert-file", certificate.certificatePath,
+                          "--tls-key-file", certificate.keyPath, "--tls-ca-cert-file", authority.certificatePath,
+                          "--tls-auth-clients", "no"]
+        } else {
+            arguments += ["--port", String(port)]
+        }
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        servers.append(process)
+        try LoopbackPort.waitUntilListening(on: port)
+        return port
+    }
+
+    private func localhostCertificate(expired: Bool = false) throws -> TestCertificateAuthority.Issued {
+        try authority.issue(commonName: "localhost", alternativeNames: ["DNS:localhost", "IP:127.0.0.1"], expired: expired)
+    }
+
+    /// redis-cli over TLS, trusting the test's CA (or, `insecure`, any certificate).
+    @discardableResult
+    private func redis(port: UInt16, insecure: Bool = false, _ arguments: [String]) throws -> String {
+        let trust = insecure ? ["--insecure"] : ["--cacert", authority.certificatePath]
+        let result = try runTool(try TestTool.redisCLI.path(), ["--tls"] + trust + ["-p", String(port), "--raw"] + arguments)
+        return result.output
+    }
+
+    private func consume(port: UInt16, scheme: String = "rediss", _ options: [String]) -> [String] {
+        ["consume", "--redis", "\(scheme)://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
+         "--cache-dir", directory.appendingPathComponent("cache").path,
+         "--public-base-url", "https://cdn.example.com/richpush"] + options
+    }
+
+    func testConsumeRunsOverTLSWithTheCAFileAndStopsCleanly() throws {
+        let port = try startServer(try localhostCertificate())
+        for index in 0..<3 {
+            try redis(port: port, ["XADD", "jobs", "*", "job", #"{"id":"t\#(index)","payload":{"aps":{"alert":"hi"}}}"#])
+        }
+        let consumer = CommandRunner.makeProcess(
+            consume(port: port, ["--redis-tls-ca-file", authority.certificatePath]), environment: [:], workingDirectory: nil)
+        let errors = Pipe()
+        consumer.standardError = errors
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try redis(port: port, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines) != "3" {
+            usleep(50_000)
+        }
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(consumer.terminationStatus, 0, log)
+        XCTAssertEqual(try redis(port: port, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines), "3", log)
+        XCTAssertTrue(try redis(port: port, ["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
+        XCTAssertTrue(log.contains("rediss://127.0.0.1:\(port)/0"), "the start line names the TLS URL: \(log)")
+        XCTAssertFalse(log.contains("redis_tls_insecure"), log)
+    }
+
+    func testEveryRefusedServerExitsTwoAtStartNamingTheCause() throws {
+        let trusted = ["--redis-tls-ca-file", authority.certificatePath]
+        let good = try startServer(try localhostCertificate())
+        let expired = try startServer(try localhostCertificate(expired: true))
+        let otherHost = try startServer(try authority.issue(commonName: "cache.example.com", alternativeNames: ["DNS:cache.example.com"]))
+        let plain = try startServer(nil)
+        let cases: [(arguments: [String], cause: String)] = [
+            (consume(port: good, []), "signed by an unknown CA"),  // the system's store does not know the test's CA
+            (consume(port: expired, trusted), "certificate has expired"),
+            (consume(port: otherHost, trusted), "not for 127.0.0.1"),
+            (consume(port: plain, trusted), "does not speak TLS on this port"),
+            (consume(port: good, ["--redis-tls-ca-file", "/nonexistent/ca.pem"]), "/nonexistent/ca.pem"),
+        ]
+        for (arguments, cause) in cases {
+            let output = try CommandRunner.run(arguments)
+            XCTAssertEqual(output.status, 2, "\(cause): \(output.standardError)")
+            XCTAssertTrue(output.standardError.contains(cause), "\(cause): \(output.standardError)")
+            XCTAssertTrue(output.standardError.contains("127.0.0.1:") || cause.hasPrefix("/"), output.standardError)
+        }
+        // The TLS options with a plain URL: the connection they were meant to protect is not TLS.
+        let mistaken = try CommandRunner.run(consume(port: plain, scheme: "redis", trusted))
+        XCTAssertEqual(mistaken.status, 2, mistaken.standardError)
+        XCTAssertTrue(mistaken.standardError.contains("rediss://"), mistaken.standardError)
+    }
+
+    func testInsecureSkipsTheCheckAndWarnsAtStart() throws {
+        let port = try startServer(try localhostCertificate(expired: true))
+        try redis(port: port, insecure: true, ["XADD", "jobs", "*", "job", #"{"id":"i0","payload":{"aps":{"alert":"hi"}}}"#])
+        let consumer = CommandRunner.makeProcess(consume(port: port, ["--redis-tls-insecure"]), environment: [:], workingDirectory: nil)
+        let errors = Pipe()
+        consumer.standardError = errors
+        consumer.standardOutput = FileHandle.nullDevice
+        try consumer.run()
+        let deadline = Date().addingTimeInterval(20)
+        while Date() < deadline, try redis(port: port, insecure: true, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
+            usleep(50_000)
+        }
+        kill(consumer.processIdentifier, SIGTERM)
+        consumer.waitUntilExit()
+        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertEqual(consumer.terminationStatus, 0, log)
+        XCTAssertEqual(try redis(port: port, insecure: true, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines), "1", log)
+        let warning = log.split(separator: "\n").first { $0.contains("\"redis_tls_insecure\"") }
+        XCTAssertNotNil(warning, log)
+        XCTAssertTrue(warning?.contains("\"warning\"") == true, log)
+    }
+}
