@@ -2,16 +2,16 @@ import Foundation
 
 /// Something the writer must record in Redis for one job entry: always ends with an `XACK`.
 enum Completion: Sendable {
-    /// `XADD <results> … job_id entry_id result`, then ack.
-    case result(entryID: String, jobID: String, resultJSON: Data, missingJobField: Bool)
+    /// `XADD <results> … job_id entry_id stream result`, then ack.
+    case result(entry: StreamEntryKey, jobID: String, resultJSON: Data, missingJobField: Bool)
     /// `XADD <dead letters> … <fields>`, then ack.
-    case deadLetter(entryID: String, fields: [Data])
+    case deadLetter(entry: StreamEntryKey, fields: [Data])
     /// The entry was deleted while pending: nothing to write, only ack.
-    case acknowledgeOnly(entryID: String)
+    case acknowledgeOnly(entry: StreamEntryKey)
 
-    var entryID: String {
+    var entry: StreamEntryKey {
         switch self {
-        case .result(let id, _, _, _), .deadLetter(let id, _), .acknowledgeOnly(let id): id
+        case .result(let entry, _, _, _), .deadLetter(let entry, _), .acknowledgeOnly(let entry): entry
         }
     }
 }

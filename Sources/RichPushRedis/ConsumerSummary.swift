@@ -8,13 +8,16 @@ public struct ConsumerSummary: Sendable, Hashable {
     public var missingJobField: Int = 0
     /// Entries taken over from other (or earlier) consumers after `claimIdle`.
     public var claimed: Int = 0
+    /// Finished entries whose result was not written again after a write's answer was lost: that write had
+    /// acknowledged them, or another consumer had claimed them.
+    public var alreadyAnswered: Int = 0
     /// Entries moved to the dead-letter stream.
     public var deadLettered: Int = 0
     /// Times a connection was re-established after it broke.
     public var reconnects: Int = 0
     /// Network round trips to Redis: one per pipelined batch of commands (connect handshakes included).
     public var roundTrips: Int = 0
-    /// Replies read with `redisGetReply` (several per round trip when pipelining).
+    /// Replies read (several per round trip when pipelining).
     public var replies: Int = 0
 
     public init() {}

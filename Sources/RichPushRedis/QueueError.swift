@@ -18,6 +18,9 @@ public enum QueueError: RichPushError, Equatable {
     case authentication(endpoint: String, reason: String)
     /// Redis answered a command with an error that retrying will not fix.
     case command(String)
+    /// A Redis Cluster node answered `MOVED`, `ASK` or `CROSSSLOT`: a key lives on another node, or one command
+    /// spans hash slots. RichPush talks to one node and follows no redirect.
+    case clusterRedirect(command: String, answer: String)
     /// A key the consumer writes to exists with a type other than stream.
     case wrongType(key: String, type: String)
     /// Redis answered with a reply whose shape the consumer does not understand.
@@ -38,6 +41,7 @@ public enum QueueError: RichPushError, Equatable {
         case .connection: "connection_failed"
         case .authentication: "authentication_failed"
         case .command: "command_failed"
+        case .clusterRedirect: "cluster_redirect"
         case .wrongType: "wrong_type"
         case .unexpectedReply: "unexpected_reply"
         case .alreadyRunning: "already_running"
@@ -49,12 +53,18 @@ public enum QueueError: RichPushError, Equatable {
     /// wrong type, a command Redis rejects. A broken connection or an odd reply may pass.
     public var isPermanent: Bool {
         switch self {
-        case .invalidURL, .tlsSetup, .tlsHandshake, .invalidConfiguration, .authentication, .command, .wrongType,
-            .alreadyRunning:
+        case .invalidURL, .tlsSetup, .tlsHandshake, .invalidConfiguration, .authentication, .command, .clusterRedirect,
+            .wrongType, .alreadyRunning:
             true
         case .connection, .unexpectedReply, .shutdownIncomplete:
             false
         }
+    }
+
+    /// The cluster redirect in an error reply (`MOVED 3999 10.0.0.2:6379`, `ASK …`, `CROSSSLOT …`), if it is one.
+    static func clusterRedirect(in reply: RedisReply, command: String) -> QueueError? {
+        guard let prefix = reply.errorPrefix, ["MOVED", "ASK", "CROSSSLOT"].contains(prefix) else { return nil }
+        return .clusterRedirect(command: command, answer: reply.errorMessage ?? prefix)
     }
 
     /// Only the consumer's own configuration is this process's fault; everything else is Redis's answer.
@@ -81,6 +91,11 @@ public enum QueueError: RichPushError, Equatable {
             "Redis at \(endpoint) refused authentication: \(reason). Check the user and password in the --redis URL."
         case .command(let message):
             "Redis command failed: \(message)"
+        case .clusterRedirect(let command, let answer):
+            "Redis answered \(command) with \"\(answer)\": this is a Redis Cluster node, and RichPush talks to one node "
+                + "without following redirects. Point --redis at the node that holds the streams' hash slot, and give "
+                + "the job, results and dead-letter streams one hash tag (jobs:{0}, results:{0}, dead:{0}); "
+                + "see docs/architecture.md, \"Past one instance\""
         case .wrongType(let key, let type):
             "Redis key \"\(key)\" holds a \(type), not a stream; choose another stream name or delete the key"
         case .unexpectedReply(let command, let reply):

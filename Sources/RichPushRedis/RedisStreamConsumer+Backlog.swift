@@ -1,20 +1,29 @@
 
 extension RedisStreamConsumer {
-    /// The group's pending count and lag: `XPENDING <stream> <group>` and `XINFO GROUPS <stream>`, pipelined in one
-    /// round trip on the writer connection (the reader is blocked in `XREADGROUP`). Valid while running; throws when
-    /// Redis cannot be reached or the group does not exist (yet, or again after a restart).
+    /// The group's pending count and lag, summed over the streams: `XPENDING <stream> <group>` and
+    /// `XINFO GROUPS <stream>` for each, pipelined in one round trip on the writer connection (the reader is blocked
+    /// in `XREADGROUP`). Valid while running; throws when Redis cannot be reached or a group does not exist (yet, or
+    /// again after a restart). The lag is nil when any stream's is unknown.
     public func backlog() async throws(QueueError) -> StreamBacklog {
-        let replies = try await writer.perform([
-            RedisCommand("XPENDING", configuration.stream, configuration.group),
-            RedisCommand("XINFO", "GROUPS", configuration.stream),
-        ])
-        guard replies.count == 2 else { throw .unexpectedReply(command: "XPENDING", reply: "\(replies.count) replies") }
-        if let message = replies[0].errorMessage { throw .command("XPENDING \(configuration.stream): \(message)") }
-        if let message = replies[1].errorMessage { throw .command("XINFO GROUPS \(configuration.stream): \(message)") }
-        guard let summary = replies[0].elements, case .integer(let pending)? = summary.first else {
-            throw .unexpectedReply(command: "XPENDING", reply: replies[0].description)
+        let streams = configuration.streams
+        let replies = try await writer.perform(streams.flatMap { stream in
+            [RedisCommand("XPENDING", stream, configuration.group), RedisCommand("XINFO", "GROUPS", stream)]
+        })
+        guard replies.count == 2 * streams.count else {
+            throw .unexpectedReply(command: "XPENDING", reply: "\(replies.count) replies")
         }
-        return StreamBacklog(pending: Int(pending), lag: lag(ofGroupIn: replies[1]))
+        var total = StreamBacklog(pending: 0, lag: 0)
+        for (index, stream) in streams.enumerated() {
+            let (summary, groups) = (replies[2 * index], replies[2 * index + 1])
+            if let message = summary.errorMessage { throw .command("XPENDING \(stream): \(message)") }
+            if let message = groups.errorMessage { throw .command("XINFO GROUPS \(stream): \(message)") }
+            guard let fields = summary.elements, case .integer(let pending)? = fields.first else {
+                throw .unexpectedReply(command: "XPENDING", reply: summary.description)
+            }
+            total.pending += Int(pending)
+            total.lag = lag(ofGroupIn: groups).flatMap { lag in total.lag.map { $0 + lag } }
+        }
+        return total
     }
 
     /// Our group's `lag` in an `XINFO GROUPS` reply: one flat field/value array per group (RESP2).

@@ -77,108 +77,123 @@ extension RedisStreamConsumer {
         }
     }
 
-    /// `XREADGROUP GROUP g c COUNT n BLOCK ms STREAMS s >`, then one task per entry.
+    /// `XREADGROUP GROUP g c COUNT n BLOCK ms STREAMS s1 s2 … > > …`: one read for every stream, each asked for
+    /// its share of the room (so a page still bounds what waits in the buffer).
     private func readNewEntries(
         count: Int,
         blockingFor wait: Duration,
         into buffer: AsyncQueue<StreamEntry>
     ) async throws(QueueError) -> ReadStep {
         let block = max(wait, .milliseconds(1))
+        let streams = configuration.streams
+        let share = max(1, (count + streams.count - 1) / streams.count)
         let command = RedisCommand(
-            "XREADGROUP", "GROUP", configuration.group, configuration.consumer,
-            "COUNT", String(count), "BLOCK", String(block.roundedUpMilliseconds),
-            "STREAMS", configuration.stream, ">"
+            ["XREADGROUP", "GROUP", configuration.group, configuration.consumer,
+             "COUNT", String(share), "BLOCK", String(block.roundedUpMilliseconds), "STREAMS"]
+                + streams + Array(repeating: ">", count: streams.count)
         )
         let reply = try await reader.perform(command, extraTimeout: block)
         if let step = try await handleErrorReply(reply, command: "XREADGROUP") { return step }
         let entries = try StreamEntry.readGroupReply(reply)
-        for entry in entries { track(entry.id) }
+        for entry in entries { track(entry.key) }
         buffer.append(contentsOf: entries)
         return .proceed
     }
 
-    /// Claims entries pending longer than `claimIdle` on any consumer (except our own unfinished ones):
-    /// `XPENDING … IDLE` gives their delivery counts, `XCLAIM … min-idle` takes them over (skipping any another
+    /// Claims entries pending longer than `claimIdle` on any consumer (except our own unfinished ones), stream by
+    /// stream, each in its own group: `XPENDING … IDLE` for every stream in one round trip gives the delivery counts,
+    /// then `XCLAIM … min-idle` for every stream with candidates in another takes them over (skipping any another
     /// consumer claimed in between). Over-delivered entries are dead-lettered, the rest processed.
-    /// Returns whether a full page was found (more may be waiting).
+    /// Returns whether a full page was found on some stream (more may be waiting).
     private func claimIdleEntries(room: Int, into buffer: AsyncQueue<StreamEntry>) async throws(QueueError) -> Bool {
         let minimumIdle = String(configuration.claimIdle.roundedUpMilliseconds)
+        let streams = configuration.streams
         let ownUnfinished = state.withLock { $0.unacknowledged }
         let pageSize = room + ownUnfinished.count
-        let pendingReply = try await reader.perform(RedisCommand(
-            "XPENDING", configuration.stream, configuration.group, "IDLE", minimumIdle, "-", "+", String(pageSize)
-        ))
-        if try await handleErrorReply(pendingReply, command: "XPENDING") != nil { return false }
-        let pending = try PendingEntry.list(from: pendingReply)
-        let candidates = pending.filter { !ownUnfinished.contains($0.id) }
-        let dead = candidates.filter { $0.deliveries >= configuration.maximumDeliveries }
-        let retry = candidates.filter { $0.deliveries < configuration.maximumDeliveries }.prefix(room)
-        let chosen = dead + retry
-        if chosen.isEmpty { return false }
+        let pendingReplies = try await reader.perform(streams.map {
+            RedisCommand("XPENDING", $0, configuration.group, "IDLE", minimumIdle, "-", "+", String(pageSize))
+        })
+        var fullPage = false
+        var retryRoom = room
+        var chosenByStream: [(stream: String, entries: [PendingEntry])] = []
+        for (stream, pendingReply) in zip(streams, pendingReplies) {
+            if try await handleErrorReply(pendingReply, command: "XPENDING \(stream)") != nil { return false }
+            let pending = try PendingEntry.list(from: pendingReply, stream: stream)
+            fullPage = fullPage || (pending.count >= pageSize && pageSize > 0)
+            let candidates = pending.filter { !ownUnfinished.contains($0.key) }
+            let dead = candidates.filter { $0.deliveries >= configuration.maximumDeliveries }
+            let retry = candidates.filter { $0.deliveries < configuration.maximumDeliveries }.prefix(retryRoom)
+            retryRoom -= retry.count
+            if !dead.isEmpty || !retry.isEmpty { chosenByStream.append((stream, dead + retry)) }
+        }
+        if chosenByStream.isEmpty { return false }
 
-        let claimReply = try await reader.perform(RedisCommand(
-            ["XCLAIM", configuration.stream, configuration.group, configuration.consumer, minimumIdle]
-                + chosen.map(\.id)
-        ))
-        if try await handleErrorReply(claimReply, command: "XCLAIM") != nil { return false }
-        let claimed = try StreamEntry.list(from: claimReply, command: "XCLAIM")
-        let byID = Dictionary(chosen.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        let claimReplies = try await reader.perform(chosenByStream.map { stream, entries in
+            RedisCommand(["XCLAIM", stream, configuration.group, configuration.consumer, minimumIdle] + entries.map(\.id))
+        })
         var toRun: [StreamEntry] = []
-        for entry in claimed {
-            guard let info = byID[entry.id] else { continue }
-            track(entry.id)
-            if info.deliveries >= configuration.maximumDeliveries {
-                deadLetter(entry, info: info)
-            } else {
-                state.withLock { $0.summary.claimed += 1 }
-                toRun.append(entry)
+        var claimedCount = 0
+        for ((stream, chosen), claimReply) in zip(chosenByStream, claimReplies) {
+            if try await handleErrorReply(claimReply, command: "XCLAIM \(stream)") != nil { return false }
+            let claimed = try StreamEntry.list(from: claimReply, command: "XCLAIM", stream: stream)
+            claimedCount += claimed.count
+            let byID = Dictionary(chosen.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+            for entry in claimed {
+                guard let info = byID[entry.id] else { continue }
+                track(entry.key)
+                if info.deliveries >= configuration.maximumDeliveries {
+                    deadLetter(entry, info: info)
+                } else {
+                    state.withLock { $0.summary.claimed += 1 }
+                    toRun.append(entry)
+                }
             }
         }
         buffer.append(contentsOf: toRun)
-        if !claimed.isEmpty {
-            log(.info, "claimed", "claimed \(claimed.count) entr\(claimed.count == 1 ? "y" : "ies") idle for \(configuration.claimIdle) or more")
+        if claimedCount > 0 {
+            log(.info, "claimed", "claimed \(claimedCount) entr\(claimedCount == 1 ? "y" : "ies") idle for \(configuration.claimIdle) or more")
         }
-        return pending.count >= pageSize && pageSize > 0
+        return fullPage
     }
 
-    /// nil for a normal reply. NOGROUP (the server lost its data) and UNBLOCKED (the stream was deleted while this
-    /// read waited on it) recreate the group; transient server states retry; anything else is fatal.
+    /// nil for a normal reply. NOGROUP (the server lost its data) and UNBLOCKED (a stream was deleted while this
+    /// read waited on it) recreate the groups; transient server states retry; a cluster redirect and anything else
+    /// are fatal.
     private func handleErrorReply(_ reply: RedisReply, command: String) async throws(QueueError) -> ReadStep? {
         guard let message = reply.errorMessage else { return nil }
         let prefix = reply.errorPrefix ?? ""
         if prefix == "NOGROUP" || prefix == "UNBLOCKED" {
-            // The server came back without its data (no persistence), or the stream was deleted under a blocked
-            // read: recreate the group and read again rather than stop every consumer.
+            // The server came back without its data (no persistence), or a stream was deleted under a blocked
+            // read: recreate the groups (an existing one answers BUSYGROUP) and read again rather than stop every
+            // consumer.
             log(.warning, "group_recreated", "\(command): \(message); recreating the group")
-            let created = try await reader.perform(createGroupCommand)
-            if let failure = created.errorMessage, created.errorPrefix != "BUSYGROUP" {
-                throw .command("XGROUP CREATE \(configuration.stream) \(configuration.group): \(failure)")
-            }
+            try checkGroupsCreated(try await reader.perform(createGroupCommands))
             return .proceed
         }
         if RedisStreamConsumer.transientErrorPrefixes.contains(prefix) { return .retry("\(command): \(message)") }
         if prefix == "NOAUTH" || prefix == "WRONGPASS" {
             throw .authentication(endpoint: configuration.endpoint.description, reason: message)
         }
-        throw .command("\(command) \(configuration.stream): \(message)")
+        if let redirect = QueueError.clusterRedirect(in: reply, command: command) { throw redirect }
+        throw .command("\(command) \(configuration.streams.joined(separator: " ")): \(message)")
     }
 
     /// Runs one buffered entry: waits for a job slot, then a child task calls the handler and queues the result.
     private func launch(_ entry: StreamEntry, into group: inout DiscardingTaskGroup) async {
         guard let fields = entry.fields else {
             // Deleted while pending: nothing to run, but it must leave the pending list.
-            completions.append(.acknowledgeOnly(entryID: entry.id))
+            completions.append(.acknowledgeOnly(entry: entry.key))
             return
         }
         guard let job = entry.value(of: "job") else {
             let names = fields.map { String(decoding: $0.name, as: UTF8.self) }
-            let result = MissingJobFieldResult.json(entryID: entry.id, stream: configuration.stream, fieldNames: names)
+            let result = MissingJobFieldResult.json(entryID: entry.id, stream: entry.stream, fieldNames: names)
             configuration.log.log(.warning, "job", [
                 ("id", .null), ("entry_id", .string(entry.id)), ("status", .string("rejected")),
                 ("code", .string(MissingJobFieldResult.code)), ("consumer", .string(configuration.consumer)),
             ])
             configuration.missingJobField?(entry.id)
-            completions.append(.result(entryID: entry.id, jobID: "", resultJSON: result, missingJobField: true))
+            completions.append(.result(entry: entry.key, jobID: "", resultJSON: result, missingJobField: true))
             return
         }
         // Only a cancelled consumer stops waiting; the entry then stays pending, for a claim to run it.
@@ -190,7 +205,7 @@ extension RedisStreamConsumer {
         group.addTask {
             let outcome = await StreamEntryContext.$entryID.withValue(entry.id) { await handler(job) }
             completions.append(.result(
-                entryID: entry.id, jobID: outcome.jobID ?? "", resultJSON: outcome.resultJSON, missingJobField: false
+                entry: entry.key, jobID: outcome.jobID ?? "", resultJSON: outcome.resultJSON, missingJobField: false
             ))
             slots.release(1)
         }
@@ -202,7 +217,7 @@ extension RedisStreamConsumer {
             + "each consumer it was given crashed, stalled or lost its connection before acknowledging it"
         var fields: [Data] = [
             Data("entry_id".utf8), Data(entry.id.utf8),
-            Data("stream".utf8), Data(configuration.stream.utf8),
+            Data("stream".utf8), Data(entry.stream.utf8),
             Data("deliveries".utf8), Data(String(info.deliveries).utf8),
             Data("last_consumer".utf8), Data(info.consumer.utf8),
             Data("error".utf8), Data(error.utf8),
@@ -211,11 +226,11 @@ extension RedisStreamConsumer {
             fields.append(field.name)
             fields.append(field.value)
         }
-        log(.warning, "dead_lettered", "dead-lettering \(entry.id): \(error)")
-        completions.append(.deadLetter(entryID: entry.id, fields: fields))
+        log(.warning, "dead_lettered", "dead-lettering \(entry.key): \(error)")
+        completions.append(.deadLetter(entry: entry.key, fields: fields))
     }
 
-    private func track(_ entryID: String) {
-        state.withLock { _ = $0.unacknowledged.insert(entryID) }
+    private func track(_ entry: StreamEntryKey) {
+        state.withLock { _ = $0.unacknowledged.insert(entry) }
     }
 }

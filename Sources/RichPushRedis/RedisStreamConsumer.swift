@@ -39,7 +39,7 @@ public final class RedisStreamConsumer: Sendable {
         var stopRequestedAt: ContinuousClock.Instant?
         var fatal: QueueError?
         /// Entries this consumer owns and has not acknowledged yet; never claimed from ourselves.
-        var unacknowledged: Set<String> = []
+        var unacknowledged: Set<StreamEntryKey> = []
         var summary = ConsumerSummary()
     }
 
@@ -125,42 +125,52 @@ public final class RedisStreamConsumer: Sendable {
     }
 
     /// A clean stop leaves nothing pending on this consumer, so its name (`hostname-pid` by default, new on every
-    /// start) is removed from the group instead of piling up in `XINFO CONSUMERS`. Only when `XPENDING` shows no
-    /// entry for it: `XGROUP DELCONSUMER` drops pending entries with the name. Best effort, two round trips.
+    /// start) is removed from each stream's group instead of piling up in `XINFO CONSUMERS`. Only where `XPENDING`
+    /// shows no entry for it: `XGROUP DELCONSUMER` drops pending entries with the name. Best effort, two round trips.
     private func removeConsumerIfIdle() async {
+        let streams = configuration.streams
         do throws(QueueError) {
-            let pending = try await writer.perform(RedisCommand(
-                "XPENDING", configuration.stream, configuration.group, "-", "+", "1", configuration.consumer
-            ))
-            guard let entries = pending.elements, entries.isEmpty else { return }
-            _ = try await writer.perform(RedisCommand(
-                "XGROUP", "DELCONSUMER", configuration.stream, configuration.group, configuration.consumer
-            ))
+            let pending = try await writer.perform(streams.map {
+                RedisCommand("XPENDING", $0, configuration.group, "-", "+", "1", configuration.consumer)
+            })
+            let idle = zip(streams, pending).filter { $0.1.elements?.isEmpty == true }.map(\.0)
+            if idle.isEmpty { return }
+            _ = try await writer.perform(idle.map {
+                RedisCommand("XGROUP", "DELCONSUMER", $0, configuration.group, configuration.consumer)
+            })
         } catch {
             log(.warning, "consumer_not_removed", "could not remove consumer \(configuration.consumer) from the group: \(error)")
         }
     }
 
-    /// Connects both sessions, checks the key types and creates the group. Every failure here is final.
+    /// Connects both sessions, checks the key types and creates each stream's group. Every failure here is final.
     private func startUp() async throws(QueueError) {
         try await reader.connect()
         try await writer.connect()
-        let keys = [configuration.stream, configuration.resultsStream, configuration.deadLetterStream]
-        let commands = keys.map { RedisCommand("TYPE", $0) } + [createGroupCommand]
+        let keys = configuration.streams + [configuration.resultsStream, configuration.deadLetterStream]
+        let commands = keys.map { RedisCommand("TYPE", $0) } + createGroupCommands
         let replies = try await reader.perform(commands)
         for (key, reply) in zip(keys, replies) {
+            if let redirect = QueueError.clusterRedirect(in: reply, command: "TYPE \(key)") { throw redirect }
             if let message = reply.errorMessage { throw .command("TYPE \(key): \(message)") }
             guard let type = reply.text else { throw .unexpectedReply(command: "TYPE", reply: reply.description) }
             if type != "none" && type != "stream" { throw .wrongType(key: key, type: type) }
         }
-        if let message = replies[3].errorMessage, replies[3].errorPrefix != "BUSYGROUP" {
-            throw .command("XGROUP CREATE \(configuration.stream) \(configuration.group): \(message)")
-        }
+        try checkGroupsCreated(Array(replies.suffix(configuration.streams.count)))
     }
 
-    /// Starting at 0 so that jobs added before the first consumer ever ran are processed too.
-    var createGroupCommand: RedisCommand {
-        RedisCommand("XGROUP", "CREATE", configuration.stream, configuration.group, "0", "MKSTREAM")
+    /// Starting at 0 so that jobs added before the first consumer ever ran are processed too. One per stream.
+    var createGroupCommands: [RedisCommand] {
+        configuration.streams.map { RedisCommand("XGROUP", "CREATE", $0, configuration.group, "0", "MKSTREAM") }
+    }
+
+    /// Throws for any reply to ``createGroupCommands`` but success or `BUSYGROUP` (the group exists).
+    func checkGroupsCreated(_ replies: [RedisReply]) throws(QueueError) {
+        for (stream, reply) in zip(configuration.streams, replies) {
+            guard let message = reply.errorMessage, reply.errorPrefix != "BUSYGROUP" else { continue }
+            let command = "XGROUP CREATE \(stream) \(configuration.group)"
+            throw QueueError.clusterRedirect(in: reply, command: command) ?? .command("\(command): \(message)")
+        }
     }
 
     /// Errors a server reports while starting, failing over or running a slow script: retry after a pause.

@@ -7,9 +7,10 @@ import Glibc
 /// Everything a ``RedisStreamConsumer`` needs: where Redis is, which streams and group to use, and how hard to work.
 public struct StreamConsumerConfiguration: Sendable {
     public var endpoint: RedisEndpoint
-    /// The stream jobs are read from; each entry's `job` field is one job document.
-    public var stream: String
-    /// The consumer group, created with `XGROUP CREATE <stream> <group> 0 MKSTREAM` when missing.
+    /// The streams jobs are read from, all in one `XREADGROUP`; each entry's `job` field is one job document. Each
+    /// stream has its own group of this name and its own pending list, claimed stream by stream.
+    public var streams: [String]
+    /// The consumer group, created on each stream with `XGROUP CREATE <stream> <group> 0 MKSTREAM` when missing.
     public var group: String
     /// This consumer's name inside the group. Defaults to `hostname-pid`, so a restarted process never mistakes
     /// another's pending entries for its own.
@@ -44,7 +45,7 @@ public struct StreamConsumerConfiguration: Sendable {
 
     public init(
         endpoint: RedisEndpoint,
-        stream: String = "richpush:jobs",
+        streams: [String] = ["richpush:jobs"],
         group: String = "richpush",
         consumer: String? = nil,
         resultsStream: String = "richpush:results",
@@ -60,7 +61,7 @@ public struct StreamConsumerConfiguration: Sendable {
         log: any LogSink = DiscardingLogSink()
     ) {
         self.endpoint = endpoint
-        self.stream = stream
+        self.streams = streams
         self.group = group
         self.consumer = consumer ?? StreamConsumerConfiguration.defaultConsumerName()
         self.resultsStream = resultsStream
@@ -96,13 +97,15 @@ public struct StreamConsumerConfiguration: Sendable {
         func require(_ condition: Bool, _ reason: String) throws(QueueError) {
             if !condition { throw .invalidConfiguration(reason) }
         }
-        try require(!stream.isEmpty, "the stream name is empty")
+        try require(!streams.isEmpty, "no stream to read jobs from")
+        try require(!streams.contains(""), "a stream name is empty")
+        try require(Set(streams).count == streams.count, "a stream is named twice")
         try require(!group.isEmpty, "the group name is empty")
         try require(!consumer.isEmpty, "the consumer name is empty")
         try require(!resultsStream.isEmpty, "the results stream name is empty")
         try require(!deadLetterStream.isEmpty, "the dead-letter stream name is empty")
-        try require(Set([stream, resultsStream, deadLetterStream]).count == 3,
-                    "the job, results and dead-letter streams must be three different keys")
+        try require(resultsStream != deadLetterStream && !streams.contains(resultsStream) && !streams.contains(deadLetterStream),
+                    "the job, results and dead-letter streams must be different keys")
         try require(resultsMaximumLength >= 1, "resultsMaximumLength must be at least 1")
         try require(concurrency >= 1, "concurrency must be at least 1")
         try require(entriesPerRead >= 1, "batchSize must be at least 1")

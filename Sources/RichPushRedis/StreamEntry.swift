@@ -1,17 +1,28 @@
 import Foundation
 
+/// Which entry of which stream: entry ids are unique only within their stream.
+struct StreamEntryKey: Sendable, Hashable, CustomStringConvertible {
+    var stream: String
+    var id: String
+
+    var description: String { "\(stream) \(id)" }
+}
+
 /// One entry of a Redis stream as returned by `XREADGROUP`, `XCLAIM` or `XRANGE`.
 struct StreamEntry: Sendable, Hashable {
+    var stream: String
     var id: String
     /// Field/value pairs in stream order; `nil` when the entry was deleted while pending.
     var fields: [(name: Data, value: Data)]?
 
+    var key: StreamEntryKey { StreamEntryKey(stream: stream, id: id) }
+
     static func == (left: StreamEntry, right: StreamEntry) -> Bool {
-        left.id == right.id && left.fields?.map(\.name) == right.fields?.map(\.name)
+        left.stream == right.stream && left.id == right.id && left.fields?.map(\.name) == right.fields?.map(\.name)
             && left.fields?.map(\.value) == right.fields?.map(\.value)
     }
 
-    func hash(into hasher: inout Hasher) { hasher.combine(id) }
+    func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
     /// The first value of the named field.
     func value(of name: String) -> Data? {
@@ -19,8 +30,8 @@ struct StreamEntry: Sendable, Hashable {
         return fields?.first { $0.name == key }?.value
     }
 
-    /// Parses `[[id, [field, value, …]], …]`.
-    static func list(from reply: RedisReply, command: String) throws(QueueError) -> [StreamEntry] {
+    /// Parses `[[id, [field, value, …]], …]`, entries of `stream`.
+    static func list(from reply: RedisReply, command: String, stream: String) throws(QueueError) -> [StreamEntry] {
         if case .null = reply { return [] }
         guard let items = reply.elements else { throw .unexpectedReply(command: command, reply: reply.description) }
         var entries: [StreamEntry] = []
@@ -33,7 +44,7 @@ struct StreamEntry: Sendable, Hashable {
             }
             switch pair[1] {
             case .null:
-                entries.append(StreamEntry(id: id, fields: nil))
+                entries.append(StreamEntry(stream: stream, id: id, fields: nil))
             case .array(let flat):
                 var fields: [(name: Data, value: Data)] = []
                 var index = 0
@@ -44,7 +55,7 @@ struct StreamEntry: Sendable, Hashable {
                     fields.append((name, value))
                     index += 2
                 }
-                entries.append(StreamEntry(id: id, fields: fields))
+                entries.append(StreamEntry(stream: stream, id: id, fields: fields))
             default:
                 throw .unexpectedReply(command: command, reply: item.description)
             }
@@ -52,16 +63,16 @@ struct StreamEntry: Sendable, Hashable {
         return entries
     }
 
-    /// Parses an `XREADGROUP` reply, `[[stream, entries]]` or nil on timeout.
+    /// Parses an `XREADGROUP` reply, `[[stream, entries], …]` (one pair per stream with entries) or nil on timeout.
     static func readGroupReply(_ reply: RedisReply) throws(QueueError) -> [StreamEntry] {
         if case .null = reply { return [] }
         guard let streams = reply.elements else { throw .unexpectedReply(command: "XREADGROUP", reply: reply.description) }
         var entries: [StreamEntry] = []
         for stream in streams {
-            guard let pair = stream.elements, pair.count == 2 else {
+            guard let pair = stream.elements, pair.count == 2, let name = pair[0].text else {
                 throw .unexpectedReply(command: "XREADGROUP", reply: stream.description)
             }
-            entries += try list(from: pair[1], command: "XREADGROUP")
+            entries += try list(from: pair[1], command: "XREADGROUP", stream: name)
         }
         return entries
     }
@@ -69,12 +80,15 @@ struct StreamEntry: Sendable, Hashable {
 
 /// One line of the extended `XPENDING key group IDLE ms - + count` reply.
 struct PendingEntry: Sendable, Hashable {
+    var stream: String
     var id: String
     var consumer: String
     var idle: Duration
     var deliveries: Int
 
-    static func list(from reply: RedisReply) throws(QueueError) -> [PendingEntry] {
+    var key: StreamEntryKey { StreamEntryKey(stream: stream, id: id) }
+
+    static func list(from reply: RedisReply, stream: String) throws(QueueError) -> [PendingEntry] {
         guard let items = reply.elements else { throw .unexpectedReply(command: "XPENDING", reply: reply.description) }
         var entries: [PendingEntry] = []
         for item in items {
@@ -82,7 +96,7 @@ struct PendingEntry: Sendable, Hashable {
                   case .integer(let idle) = fields[2], case .integer(let deliveries) = fields[3] else {
                 throw .unexpectedReply(command: "XPENDING", reply: item.description)
             }
-            entries.append(PendingEntry(id: id, consumer: consumer, idle: .milliseconds(idle), deliveries: Int(deliveries)))
+            entries.append(PendingEntry(stream: stream, id: id, consumer: consumer, idle: .milliseconds(idle), deliveries: Int(deliveries)))
         }
         return entries
     }

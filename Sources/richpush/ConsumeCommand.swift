@@ -15,7 +15,7 @@ enum ConsumeCommand: Command {
         let endpoint = try WorkerSettings.redisEndpoint(redis, option: ConsumeOption.redis.name, tls: settings.redisTLS)
         var configuration = StreamConsumerConfiguration(endpoint: endpoint)
         configuration.concurrency = settings.concurrency
-        configuration.stream = try options.value(of: ConsumeOption.stream)
+        configuration.streams = try options.value(of: ConsumeOption.stream)
         configuration.group = try options.value(of: ConsumeOption.group)
         if let consumer = try options.value(of: ConsumeOption.consumerName) { configuration.consumer = consumer }
         configuration.resultsStream = try options.value(of: ConsumeOption.resultsStream)
@@ -25,7 +25,7 @@ enum ConsumeCommand: Command {
 
         configuration.log = settings.logger
         settings.logger.started(name, settings.startupFields + [
-            ("redis", .string(URLRedaction.redact(redis))), ("stream", .string(configuration.stream)),
+            ("redis", .string(URLRedaction.redact(redis))), ("streams", .array(configuration.streams.map { .string($0) })),
             ("group", .string(configuration.group)), ("consumer", .string(configuration.consumer)),
         ])
 

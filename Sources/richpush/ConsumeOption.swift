@@ -8,7 +8,8 @@ enum ConsumeOption {
         "redis", .text("URL"),
         help: "Required: redis://[user:password@]host:port/db, or rediss://… for TLS (see --redis-tls-*).")
     static let stream = OptionKey(
-        "stream", .text("NAME"), default: consumer.stream, help: "Stream to read jobs from (field 'job').")
+        "stream", .list("NAME"), default: consumer.streams,
+        help: "Stream to read jobs from (field 'job'); repeat it to read several at once, each with its own group and claims.")
     static let group = OptionKey("group", .text("NAME"), default: consumer.group, help: "Consumer group.")
     static let consumerName = OptionKey(
         "consumer", .text("NAME"), defaultText: "hostname-pid", help: "This consumer's name.")

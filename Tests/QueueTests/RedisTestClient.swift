@@ -41,7 +41,7 @@ struct RedisTestClient {
     }
 
     func entries(_ stream: String) async throws -> [StreamEntry] {
-        try StreamEntry.list(from: try await command("XRANGE", stream, "-", "+"), command: "XRANGE")
+        try StreamEntry.list(from: try await command("XRANGE", stream, "-", "+"), command: "XRANGE", stream: stream)
     }
 
     func length(_ stream: String) async throws -> Int {

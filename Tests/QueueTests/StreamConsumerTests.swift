@@ -110,6 +110,26 @@ final class StreamConsumerTests: XCTestCase {
         XCTAssertEqual(awaited5, 0)
     }
 
+    /// After a write whose answer was lost, only entries still pending on this consumer are written again: one the
+    /// lost transaction acknowledged, or one another consumer claimed meanwhile, has its answer already.
+    func testAWriteWhoseAnswerWasLostIsNotRepeated() async throws {
+        try await client.command("XGROUP", "CREATE", "richpush:jobs", "richpush", "0", "MKSTREAM")
+        try await client.addJobs(3)
+        let read = try StreamEntry.readGroupReply(try await client.command(
+            "XREADGROUP", "GROUP", "richpush", "c1", "COUNT", "3", "STREAMS", "richpush:jobs", ">"))
+        XCTAssertEqual(read.count, 3)
+        // What the lost transaction did to the first; what a claim did to the second.
+        try await client.command("XACK", "richpush:jobs", "richpush", read[0].id)
+        try await client.command("XCLAIM", "richpush:jobs", "richpush", "c2", "0", read[1].id)
+
+        let consumer = try RedisStreamConsumer(configuration: configuration(consumer: "c1"), handler: Self.fakeHandler)
+        let finished = read.map { Completion.result(entry: $0.key, jobID: $0.id, resultJSON: Data("{}".utf8), missingJobField: false) }
+        let kept = try await consumer.keepingOwned(finished)
+        XCTAssertEqual(kept.map(\.entry), [read[2].key])
+        let summary = await consumer.currentSummary()
+        XCTAssertEqual(summary.alreadyAnswered, 2)
+    }
+
     func testOverDeliveredEntryGoesToTheDeadLetterStream() async throws {
         try await client.command("XGROUP", "CREATE", "richpush:jobs", "richpush", "0", "MKSTREAM")
         let poisonReply = try await client.command("XADD", "richpush:jobs", "*", "job", #"{"id":"poison"}"#)
@@ -123,7 +143,7 @@ final class StreamConsumerTests: XCTestCase {
         }
         let pending = try PendingEntry.list(from: try await client.command(
             "XPENDING", "richpush:jobs", "richpush", "-", "+", "10"
-        ))
+        ), stream: "richpush:jobs")
         XCTAssertEqual(pending.first { $0.id == poison }?.deliveries, 5)
         XCTAssertEqual(pending.first { $0.id == survivor }?.deliveries, 1)
 
