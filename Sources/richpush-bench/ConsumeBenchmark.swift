@@ -3,13 +3,15 @@ import Glibc
 import RichPush
 import TestSupport
 
-/// `richpush-bench consume`: `richpush consume` (consumers on one Redis Stream) beside `richpush process` on the same
-/// jobs, in the same run.
+/// `richpush-bench consume`: `richpush consume` (consumers on one Redis Stream), over plain TCP and over TLS, beside
+/// `richpush process` on the same jobs, in the same run.
 ///
 /// The jobs are image pushes over the bundled images, served from Fixtures/media through a local origin and
-/// prewarmed first, so both sides measure the queue and the pipeline on a warm cache, not image work. Reports jobs/s
-/// of each, their ratio, and Redis round trips per job from the consumers' summaries. Starts its own redis-server;
-/// needs `redis-server` and `redis-cli`, and the release `richpush` binary next to this one.
+/// prewarmed first, so every side measures the queue and the pipeline on a warm cache, not image work. Reports jobs/s
+/// of each, their ratios, Redis round trips per job from the consumers' summaries, and redis-server's CPU time per
+/// job: the single-instance figure (one Redis core carries about 1 / that many jobs a second). Starts its own
+/// redis-server, with a plain port (loading and counting) and a TLS port under a CA made for the run; needs
+/// `redis-server`, `redis-cli` and `openssl`, and the release `richpush` binary next to this one.
 enum ConsumeBenchmark {
     struct Options {
         var jobs = 20_000
@@ -40,16 +42,23 @@ enum ConsumeBenchmark {
         let work = try TemporaryDirectory.make("consume-bench")
         defer { TemporaryDirectory.remove(work) }
 
+        let authority = try TestCertificateAuthority()
+        let certificate = try authority.issue(commonName: "localhost", alternativeNames: ["IP:127.0.0.1"])
         let port = try LoopbackPort.free()
+        let tlsPort = try LoopbackPort.free()
         let redis = try launch(
             "redis-server",
-            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", work.path])
+            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", work.path,
+             "--tls-port", String(tlsPort), "--tls-cert-file", certificate.certificatePath,
+             "--tls-key-file", certificate.keyPath, "--tls-ca-cert-file", authority.certificatePath,
+             "--tls-auth-clients", "no"])
         defer {
             // A throwaway server with nothing to save: no need for its shutdown sequence.
             kill(redis.processIdentifier, SIGKILL)
             redis.waitUntilExit()
         }
         try LoopbackPort.waitUntilListening(on: port)
+        try LoopbackPort.waitUntilListening(on: tlsPort)
 
         let images = ["hero.jpg", "story1.jpg", "story2.jpg", "story3.jpg"]
         let media = URL(fileURLWithPath: "Fixtures/media").standardizedFileURL.path
@@ -72,65 +81,101 @@ enum ConsumeBenchmark {
             try (share.joined(separator: "\n") + "\n").write(to: path, atomically: true, encoding: .utf8)
             parts.append(path.path)
         }
-        var started = ContinuousClock.now
+        let started = ContinuousClock.now
         let processes = try parts.map { try launch(binary, ["process"] + common + [$0], quiet: true) }
         for process in processes { try wait(process) }
         let processRate = Double(options.jobs) / seconds(since: started)
 
-        // consume: load the stream first (redis-cli --pipe speaks raw RESP), then time the consumers draining it.
-        var pipeInput = Data()
-        for job in jobs {
-            let length = job.utf8.count
-            pipeInput.append(Data("*5\r\n$4\r\nXADD\r\n$4\r\njobs\r\n$1\r\n*\r\n$3\r\njob\r\n$\(length)\r\n\(job)\r\n".utf8))
-        }
-        try wait(try launch("redis-cli", ["-p", String(port), "--pipe"], input: pipeInput, quiet: true))
-        let redisCPUBefore = cpuSeconds(of: redis.processIdentifier)
-        started = ContinuousClock.now
-        var consumers: [(Process, URL)] = []
-        for consumer in 0..<options.consumers {
-            let log = work.appendingPathComponent("consumer\(consumer).log")
-            let arguments = [
-                "consume", "--redis", "redis://127.0.0.1:\(port)/0", "--stream", "jobs", "--results-stream", "results",
-                "--consumer", "c\(consumer)", "--public-base-url", "https://cdn.example.com/richpush",
-            ] + common.filter { $0 != "warning" && $0 != "--log-level" }
-            consumers.append((try launch(binary, arguments + ["--log-level", "warning"], errorLog: log), log))
-        }
-        let counter = try ResultCounter(port: port)
-        while try counter.count() < options.jobs {
-            usleep(5_000)
-        }
-        let consumeSeconds = seconds(since: started)
-        let consumeRate = Double(options.jobs) / consumeSeconds
-        let redisCPU = cpuSeconds(of: redis.processIdentifier) - redisCPUBefore
-        var roundTrips = 0.0
-        for (process, log) in consumers {
-            process.terminate()
-            process.waitUntilExit()
-            for line in (try String(contentsOf: log, encoding: .utf8)).split(separator: "\n") where line.contains("\"summary\"") {
-                if let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                    let trips = object["round_trips"] as? Double
-                {
-                    roundTrips += trips
-                }
-            }
-        }
-        print("| jobs | consumers | process jobs/s | consume jobs/s | consume / process | Redis round trips per job |")
-        print("|---|---|---|---|---|---|")
+        let run = ConsumeRun(binary: binary, work: work, redis: redis, plainPort: port, jobs: jobs, options: options, common: common)
+        let plain = try run.measure(name: "plain", url: "redis://127.0.0.1:\(port)/0", tlsOptions: [])
+        let tls = try run.measure(
+            name: "tls", url: "rediss://127.0.0.1:\(tlsPort)/0", tlsOptions: ["--redis-tls-ca-file", authority.certificatePath])
+
+        print("| jobs | consumers | process jobs/s | consume jobs/s | consume over TLS jobs/s | TLS / plain | consume / process | Redis round trips per job |")
+        print("|---|---|---|---|---|---|---|---|")
         print(String(
-            format: "| %d | %d | %.0f | %.0f | %.2f | %.2f |", options.jobs, options.consumers, processRate, consumeRate,
-            consumeRate / processRate, roundTrips / Double(options.jobs)))
+            format: "| %d | %d | %.0f | %.0f | %.0f | %.2f | %.2f | %.2f |", options.jobs, options.consumers, processRate,
+            plain.rate, tls.rate, tls.rate / plain.rate, plain.rate / processRate, plain.roundTripsPerJob))
         // On a small machine redis-server shares the cores with the consumers; process runs have no such neighbour.
-        print(String(
-            format: "redis-server used %.2f CPU s of the %.2f s consume run (%.0f%% of one core)", redisCPU,
-            consumeSeconds, redisCPU / consumeSeconds * 100))
+        for (name, result) in [("plain", plain), ("TLS", tls)] {
+            print(String(
+                format: "%@: redis-server used %.2f CPU s of the %.2f s run (%.0f%% of one core): %.1f µs per job, so one Redis core carries about %.0f jobs/s",
+                name, result.redisCPU, result.seconds, result.redisCPU / result.seconds * 100,
+                result.redisCPU / Double(options.jobs) * 1e6, Double(options.jobs) / result.redisCPU))
+        }
     }
 
-    /// `XLEN results` over one plain socket (RESP inline command), so polling costs the consumers' two cores
+    /// One timed drain of the jobs by `consumers` `richpush consume` processes, on a stream of its own.
+    private struct ConsumeRun {
+        let binary: String
+        let work: URL
+        let redis: Process
+        let plainPort: UInt16
+        let jobs: [String]
+        let options: Options
+        let common: [String]
+
+        struct Result {
+            var rate: Double
+            var seconds: Double
+            var redisCPU: Double
+            var roundTripsPerJob: Double
+        }
+
+        func measure(name: String, url: String, tlsOptions: [String]) throws -> Result {
+            let stream = "jobs-\(name)"
+            let results = "results-\(name)"
+            // Load the stream first (redis-cli --pipe speaks raw RESP), then time the consumers draining it.
+            var pipeInput = Data()
+            for job in jobs {
+                let length = job.utf8.count
+                pipeInput.append(Data("*5\r\n$4\r\nXADD\r\n$\(stream.utf8.count)\r\n\(stream)\r\n$1\r\n*\r\n$3\r\njob\r\n$\(length)\r\n\(job)\r\n".utf8))
+            }
+            try ConsumeBenchmark.wait(try ConsumeBenchmark.launch("redis-cli", ["-p", String(plainPort), "--pipe"], input: pipeInput, quiet: true))
+            let redisCPUBefore = ConsumeBenchmark.cpuSeconds(of: redis.processIdentifier)
+            let started = ContinuousClock.now
+            var consumers: [(Process, URL)] = []
+            for consumer in 0..<options.consumers {
+                let log = work.appendingPathComponent("consumer-\(name)\(consumer).log")
+                let arguments = [
+                    "consume", "--redis", url, "--stream", stream, "--results-stream", results,
+                    "--consumer", "c\(consumer)", "--public-base-url", "https://cdn.example.com/richpush",
+                ] + tlsOptions + common.filter { $0 != "warning" && $0 != "--log-level" }
+                // info: the summary line (round trips) is info; job lines are debug, so none is written per job.
+                consumers.append((try ConsumeBenchmark.launch(binary, arguments + ["--log-level", "info"], errorLog: log), log))
+            }
+            let counter = try ResultCounter(port: plainPort, stream: results)
+            while try counter.count() < options.jobs {
+                usleep(5_000)
+            }
+            let elapsed = ConsumeBenchmark.seconds(since: started)
+            let redisCPU = ConsumeBenchmark.cpuSeconds(of: redis.processIdentifier) - redisCPUBefore
+            var roundTrips = 0.0
+            for (process, log) in consumers {
+                process.terminate()
+                process.waitUntilExit()
+                for line in (try String(contentsOf: log, encoding: .utf8)).split(separator: "\n") where line.contains("\"summary\"") {
+                    if let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                        let trips = object["round_trips"] as? Double
+                    {
+                        roundTrips += trips
+                    }
+                }
+            }
+            return Result(
+                rate: Double(options.jobs) / elapsed, seconds: elapsed, redisCPU: redisCPU,
+                roundTripsPerJob: roundTrips / Double(options.jobs))
+        }
+    }
+
+    /// `XLEN <results>` over one plain socket (RESP inline command), so polling costs the consumers' two cores
     /// almost nothing; spawning `redis-cli` every few milliseconds did.
     private final class ResultCounter {
         private let descriptor: Int32
+        private let stream: String
 
-        init(port: UInt16) throws {
+        init(port: UInt16, stream: String) throws {
+            self.stream = stream
             guard let descriptor = LoopbackPort.connect(to: port) else {
                 throw BenchmarkFailure.failed("cannot connect to redis on port \(port)")
             }
@@ -140,7 +185,7 @@ enum ConsumeBenchmark {
         deinit { close(descriptor) }
 
         func count() throws -> Int {
-            let command = Array("XLEN results\r\n".utf8)
+            let command = Array("XLEN \(stream)\r\n".utf8)
             guard send(descriptor, command, command.count, 0) == command.count else { throw BenchmarkFailure.failed("send failed") }
             var reply: [UInt8] = []
             var byte: UInt8 = 0

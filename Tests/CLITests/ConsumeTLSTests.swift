@@ -23,7 +23,10 @@ final class ConsumeTLSTests: XCTestCase {
     }
 
     /// A redis-server with only a TLS port, serving `certificate` (or, when nil, only a plain port); returns the port.
-    private func startServer(_ certificate: TestCertificateAuthority.Issued?) throws -> UInt16 {
+    /// `requiringClientCertificates` makes it refuse clients without a certificate from the test's CA.
+    private func startServer(
+        _ certificate: TestCertificateAuthority.Issued?, requiringClientCertificates: Bool = false
+    ) throws -> UInt16 {
         let port = try LoopbackPort.free()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try TestTool.redisServer.path())
@@ -31,7 +34,7 @@ final class ConsumeTLSTests: XCTestCase {
         if let certificate {
             arguments += ["--port", "0", "--tls-port", String(port), "--tls-cert-file", certificate.certificatePath,
                           "--tls-key-file", certificate.keyPath, "--tls-ca-cert-file", authority.certificatePath,
-                          "--tls-auth-clients", "no"]
+                          "--tls-auth-clients", requiringClientCertificates ? "yes" : "no"]
         } else {
             arguments += ["--port", String(port)]
         }
@@ -47,11 +50,14 @@ final class ConsumeTLSTests: XCTestCase {
         try authority.issue(commonName: "localhost", alternativeNames: ["DNS:localhost", "IP:127.0.0.1"], expired: expired)
     }
 
-    /// redis-cli over TLS, trusting the test's CA (or, `insecure`, any certificate).
+    /// redis-cli over TLS, trusting the test's CA (or, `insecure`, any certificate), with `client`'s certificate.
     @discardableResult
-    private func redis(port: UInt16, insecure: Bool = false, _ arguments: [String]) throws -> String {
-        let trust = insecure ? ["--insecure"] : ["--cacert", authority.certificatePath]
-        let result = try runTool(try TestTool.redisCLI.path(), ["--tls"] + trust + ["-p", String(port), "--raw"] + arguments)
+    private func redis(
+        port: UInt16, insecure: Bool = false, client: TestCertificateAuthority.Issued? = nil, _ arguments: [String]
+    ) throws -> String {
+        var options = ["--tls"] + (insecure ? ["--insecure"] : ["--cacert", authority.certificatePath])
+        if let client { options += ["--cert", client.certificatePath, "--key", client.keyPath] }
+        let result = try runTool(try TestTool.redisCLI.path(), options + ["-p", String(port), "--raw"] + arguments)
         return result.output
     }
 
@@ -61,29 +67,59 @@ final class ConsumeTLSTests: XCTestCase {
          "--public-base-url", "https://cdn.example.com/richpush"] + options
     }
 
-    func testConsumeRunsOverTLSWithTheCAFileAndStopsCleanly() throws {
-        let port = try startServer(try localhostCertificate())
-        for index in 0..<3 {
-            try redis(port: port, ["XADD", "jobs", "*", "job", #"{"id":"t\#(index)","payload":{"aps":{"alert":"hi"}}}"#])
+    /// Two workers with client certificates on a Redis that requires them: 200 jobs, each answered exactly once.
+    func testTwoWorkersWithClientCertificatesAnswerEveryJobExactlyOnce() throws {
+        let port = try startServer(try localhostCertificate(), requiringClientCertificates: true)
+        let client = try authority.issue(commonName: "richpush-worker", alternativeNames: ["DNS:richpush-worker"])
+        let ids = (0..<200).map { "t\($0)" }
+        // One redis-cli reads all 200 XADDs from its standard input.
+        let script = ids.map { #"XADD jobs * job "{\"id\":\"\#($0)\",\"payload\":{\"aps\":{\"alert\":\"hi\"}}}""# }
+        let file = directory.appendingPathComponent("jobs.redis")
+        try (script.joined(separator: "\n") + "\n").write(to: file, atomically: true, encoding: .utf8)
+        let load = Process()
+        load.executableURL = URL(fileURLWithPath: try TestTool.redisCLI.path())
+        load.arguments = ["--tls", "--cacert", authority.certificatePath, "--cert", client.certificatePath,
+                          "--key", client.keyPath, "-p", String(port)]
+        load.standardInput = try FileHandle(forReadingFrom: file)
+        load.standardOutput = FileHandle.nullDevice
+        try load.run()
+        load.waitUntilExit()
+        func length(_ stream: String) throws -> Int {
+            Int(try redis(port: port, client: client, ["XLEN", stream]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
         }
-        let consumer = CommandRunner.makeProcess(
-            consume(port: port, ["--redis-tls-ca-file", authority.certificatePath]), environment: [:], workingDirectory: nil)
-        let errors = Pipe()
-        consumer.standardError = errors
-        consumer.standardOutput = FileHandle.nullDevice
-        try consumer.run()
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline, try redis(port: port, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines) != "3" {
-            usleep(50_000)
+        XCTAssertEqual(try length("jobs"), 200)
+
+        let tlsOptions = ["--redis-tls-ca-file", authority.certificatePath, "--redis-tls-certificate", client.certificatePath,
+                          "--redis-tls-key", client.keyPath]
+        var workers: [(Process, Pipe)] = []
+        for index in 0..<2 {
+            let worker = CommandRunner.makeProcess(
+                consume(port: port, tlsOptions + ["--consumer", "w\(index)"]), environment: [:], workingDirectory: nil)
+            let errors = Pipe()
+            worker.standardError = errors
+            worker.standardOutput = FileHandle.nullDevice
+            try worker.run()
+            workers.append((worker, errors))
         }
-        kill(consumer.processIdentifier, SIGTERM)
-        consumer.waitUntilExit()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertEqual(consumer.terminationStatus, 0, log)
-        XCTAssertEqual(try redis(port: port, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines), "3", log)
-        XCTAssertTrue(try redis(port: port, ["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "every job is acked")
-        XCTAssertTrue(log.contains("rediss://127.0.0.1:\(port)/0"), "the start line names the TLS URL: \(log)")
-        XCTAssertFalse(log.contains("redis_tls_insecure"), log)
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline, try length("results") < 200 { usleep(50_000) }
+        var logs = ""
+        for (worker, errors) in workers {
+            kill(worker.processIdentifier, SIGTERM)
+            worker.waitUntilExit()
+            let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            XCTAssertEqual(worker.terminationStatus, 0, log)
+            XCTAssertTrue(log.contains("rediss://127.0.0.1:\(port)/0"), "the start line names the TLS URL: \(log)")
+            logs += log
+        }
+        let answered = try redis(port: port, client: client, ["XRANGE", "results", "-", "+"])
+            .split(separator: "\n").filter { $0.hasPrefix("{") }
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            .compactMap { $0["id"] as? String }
+        XCTAssertEqual(answered.count, 200, "exactly one result per job: \(logs)")
+        XCTAssertEqual(Set(answered), Set(ids))
+        XCTAssertTrue(try redis(port: port, client: client, ["XPENDING", "jobs", "richpush"]).hasPrefix("0"), "0 pending")
+        XCTAssertFalse(logs.contains("redis_tls_insecure"), logs)
     }
 
     func testEveryRefusedServerExitsTwoAtStartNamingTheCause() throws {

@@ -22,7 +22,7 @@ final class RedisTLSTests: XCTestCase {
 
     private static let fakeHandler: @Sendable (Data) async -> QueueJobOutcome = { FakeJobHandler.outcome(for: $0) }
 
-    /// The connection's failure at start, which must be the TLS refusal (the test fails otherwise).
+    /// The consumer's failure at start (the test fails when it starts instead).
     private func startUpFailure(_ endpoint: RedisEndpoint) async throws -> QueueError {
         let consumer = try RedisStreamConsumer(
             configuration: StreamConsumerConfiguration(endpoint: endpoint, commandTimeout: .seconds(2)),
@@ -139,6 +139,31 @@ final class RedisTLSTests: XCTestCase {
         insecure.tls?.certificateAuthorityFile = otherAuthority.certificatePath
         let reply = try await RedisTestClient(insecure).command("PING")
         XCTAssertEqual(reply.text, "PONG")
+    }
+
+    func testACLUserAndPasswordTravelInsideTLS() async throws {
+        let server = try RedisTestServer(
+            extraArguments: ["--user", "default", "off", "--user", "worker", "on", ">worker-pw", "~*", "&*", "+@all"],
+            tls: try .make())
+        servers.append(server)
+        var endpoint = try RedisEndpoint(parsing: "rediss://worker:worker-pw@127.0.0.1:\(server.port)/2")
+        endpoint.tls = server.endpoint.tls
+        let client = RedisTestClient(endpoint)
+        try await client.addJobs(3, prefix: "acl")
+        let consumer = try RedisStreamConsumer(
+            configuration: StreamConsumerConfiguration(endpoint: endpoint, blockTimeout: .milliseconds(100)),
+            handler: Self.fakeHandler)
+        let run = Task { try await consumer.run() }
+        try await waitUntil(timeout: .seconds(10), "3 results in db 2") { try await client.length("richpush:results") == 3 }
+        consumer.stop()
+        let summary = try await run.value
+        XCTAssertEqual(summary.resultsWritten, 3)
+
+        endpoint.password = "wrong"
+        let error = try await startUpFailure(endpoint)
+        XCTAssertEqual(error.code, "authentication_failed", error.description)
+        XCTAssertTrue(error.description.contains("rediss://worker:***@"), error.description)
+        XCTAssertFalse(error.description.contains("wrong"), "password leaked: \(error)")
     }
 
     func testMissingOrMismatchedFilesAreASetupErrorNamingTheFile() async throws {
