@@ -26,7 +26,7 @@ ImageFile.MAXBLOCK = 1 << 26
 # Candidate quantisation tables (natural order, at quality 50) from mozjpeg's jcparam.c, which lists them with
 # their sources: 2 is tuned for MS-SSIM on the Kodak set, 3 is ImageMagick's (N. Robidoux, mozjpeg's default), 4
 # is tuned for PSNR-HVS-M on the Kodak set. Scaled per quality as libjpeg scales its own (jpeg_quality_scaling).
-# The one the quality search uses is in Sources/RichPushImaging/JPEGQuantization.swift; these are what was measured.
+# The one the quality search uses is in Sources/RichPushImaging/Codecs/JPEG/JPEGQuantization.swift; these are what was measured.
 TABLES = {
     "mssim": ([12, 17, 20, 21, 30, 34, 56, 63, 18, 20, 20, 26, 28, 51, 61, 55, 19, 20, 21, 26, 33, 58, 69, 55, 26, 26, 26, 30, 46, 87, 86, 66, 31, 33, 36, 40, 46, 96, 100, 73, 40, 35, 46, 62, 81, 100, 111, 91, 46, 66, 76, 86, 102, 121, 120, 101, 68, 90, 90, 96, 113, 102, 105, 103], [8, 12, 15, 15, 86, 96, 96, 98, 13, 13, 15, 26, 90, 96, 99, 98, 12, 15, 18, 96, 99, 99, 99, 99, 17, 16, 90, 96, 99, 99, 99, 99, 96, 96, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99, 99]),
     "imagemagick": ([16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135, 18, 27, 31, 40, 53, 74, 106, 156, 25, 34, 43, 53, 69, 94, 131, 189, 37, 40, 62, 74, 94, 124, 169, 238, 56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418], [16, 16, 16, 18, 25, 37, 56, 85, 16, 17, 20, 27, 34, 40, 53, 75, 16, 20, 24, 31, 43, 62, 91, 135, 18, 27, 31, 40, 53, 74, 106, 156, 25, 34, 43, 53, 69, 94, 131, 189, 37, 40, 62, 74, 94, 124, 169, 238, 56, 53, 91, 106, 131, 169, 226, 311, 85, 75, 135, 156, 189, 238, 311, 418]),
