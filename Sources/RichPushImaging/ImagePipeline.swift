@@ -95,13 +95,12 @@ public struct ImagePipeline: Sendable {
                                  quality: nil, warnings: ["GIF (\(frames) frames) passed through unchanged"], plan: plan,
                                  decodedWidth: probe.width, decodedHeight: probe.height)
         case .jpeg(let numerator):
-            // Resized as the rows arrive: the scaled image never exists whole.
-            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan.resize, budget: budget)
-        case .png(let reduction, let resizesWhileDecoding, let inflatesWholeImage):
+            // Resized as the rows arrive where the plan says so: the scaled image never exists whole.
+            decoded = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingRowsWith: plan.rowResize, budget: budget)
+        case .png(let reduction, let inflatesWholeImage):
             // The resize's box pre-shrink, or without one the resize itself, applied band by band while decoding:
             // the full-size image never exists.
-            decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction,
-                                            resizingWith: resizesWhileDecoding ? plan.resize : nil,
+            decoded = try PNGDecoder.decode(bytes, limits: limits, shrinkingBy: reduction, resizingRowsWith: plan.rowResize,
                                             allowsFastPath: inflatesWholeImage, budget: budget)
         case .webp(let scaledWidth, let scaledHeight):
             let scaledSize = scaledWidth.flatMap { width in scaledHeight.map { (width: width, height: $0) } }

@@ -67,7 +67,7 @@ final class BandedPNGShrinkTests: XCTestCase {
                                              budget: ImagingHelpers.farBudget).pixels
             full.premultiply()
             let expected = try Resampler.lanczos(full, plan: plan, budget: ImagingHelpers.farBudget)
-            let resized = try PNGDecoder.decode(bytes, limits: ImageLimits(), resizingWith: plan, allowsFastPath: allowsFastPath,
+            let resized = try PNGDecoder.decode(bytes, limits: ImageLimits(), resizingRowsWith: plan, allowsFastPath: allowsFastPath,
                                                 budget: ImagingHelpers.farBudget)
             XCTAssertEqual([resized.pixels.width, resized.pixels.height], [60, 30])
             XCTAssertEqual(resized.pixels.pixels, expected.pixels, "fast path: \(allowsFastPath)")
@@ -75,7 +75,7 @@ final class BandedPNGShrinkTests: XCTestCase {
             XCTAssertEqual(resized.hasTranslucentPixels, true)
         }
         let opaque = try PNGDecoder.decode(try png(width: 100, height: 50, alpha: { _, _ in 255 }), limits: ImageLimits(),
-                                           resizingWith: plan, budget: ImagingHelpers.farBudget)
+                                           resizingRowsWith: plan, budget: ImagingHelpers.farBudget)
         XCTAssertEqual(opaque.hasTranslucentPixels, false)
     }
 

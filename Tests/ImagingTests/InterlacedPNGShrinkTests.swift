@@ -86,7 +86,7 @@ final class InterlacedPNGShrinkTests: XCTestCase {
             var pixels = whole.pixels
             if pixels.channels == 4 { pixels.premultiply() }
             let expected = try Resampler.lanczos(pixels, plan: plan, budget: ImagingHelpers.farBudget)
-            let resized = try PNGDecoder.decode(bytes, limits: ImageLimits(), resizingWith: plan, budget: ImagingHelpers.farBudget)
+            let resized = try PNGDecoder.decode(bytes, limits: ImageLimits(), resizingRowsWith: plan, budget: ImagingHelpers.farBudget)
             XCTAssertTrue(resized.pixels.pixels == expected.pixels, name)
             checked += 1
         }

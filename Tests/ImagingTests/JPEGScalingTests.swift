@@ -79,7 +79,11 @@ final class JPEGScalingTests: XCTestCase {
         XCTAssertEqual(Resampler.boxReduction(for: scaledPlan), 1, "the case needs no box pre-shrink", file: file, line: line)
         let expected = try Resampler.lanczos(whole, plan: scaledPlan, budget: ImagingHelpers.farBudget)
 
-        let streamed = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingWith: plan, budget: ImagingHelpers.farBudget).pixels
+        XCTAssertEqual(RenderPlan.rowResize(plan, sourceWidth: probe.width, sourceHeight: probe.height,
+                                            decodedWidth: whole.width, decodedHeight: whole.height), scaledPlan,
+                       "the plan streams this resize", file: file, line: line)
+        let streamed = try JPEGDecoder.decode(bytes, scaleNumerator: numerator, resizingRowsWith: scaledPlan,
+                                              budget: ImagingHelpers.farBudget).pixels
         XCTAssertEqual(streamed.width, plan.outputWidth, file: file, line: line)
         XCTAssertEqual(streamed.height, plan.outputHeight, file: file, line: line)
         XCTAssertTrue(streamed.pixels == expected.pixels, "streamed pixels differ from decode-then-resize", file: file, line: line)
@@ -99,24 +103,29 @@ final class JPEGScalingTests: XCTestCase {
         try assertStreamingMatchesWholeDecode(try ImagingHelpers.data("imaging/cmyk.jpg"), box: (50, 50), fit: .contain)
     }
 
-    func testStreamingDecodeReturnsTheWholeImageWhenABoxPreShrinkIsNeeded() throws {
+    func testNoRowResizeIsPlannedWhenABoxPreShrinkIsNeeded() throws {
         // 1203 px into 100 px at 8/8 is a 12x reduction, so the resize starts with a box pre-shrink, which runs on
-        // the whole image after the decode. (The pipeline itself picks 1/8 here and streams.)
+        // the whole image after the decode: the plan keeps the rows whole. (The pipeline itself picks 1/8 here and
+        // streams.)
         let bytes = try photo(width: 1203, height: 917)
         let plan = ResizePlan.make(width: 1203, height: 917, swapsAxes: false, boxWidth: 100, boxHeight: 100, fit: .contain)
-        let decoded = try JPEGDecoder.decode(bytes, scaleNumerator: 8, resizingWith: plan, budget: ImagingHelpers.farBudget)
+        XCTAssertNil(RenderPlan.rowResize(plan, sourceWidth: 1203, sourceHeight: 917, decodedWidth: 1203, decodedHeight: 917))
+        XCTAssertNotNil(RenderPlan.rowResize(plan, sourceWidth: 1203, sourceHeight: 917, decodedWidth: 151, decodedHeight: 115))
+        let decoded = try JPEGDecoder.decode(bytes, scaleNumerator: 8, budget: ImagingHelpers.farBudget)
         XCTAssertEqual(decoded.pixels.width, 1203)
         XCTAssertEqual(decoded.pixels.height, 917)
         let rendered = try ImagingHelpers.render(bytes, ImageVariant(name: "small", width: 100, height: 100))
         XCTAssertEqual(rendered.width, 100)
+        XCTAssertTrue(rendered.plan.resizesRowsWhileDecoding)
     }
 
     func testTruncatedJPEGFailsOnTheStreamingPath() throws {
         // 2400x1800 into the attachment box: 4/8 (1200x900) streams into 1038x779; the cut is halfway down.
         let bytes = try photo(width: 2400, height: 1800)
         let plan = ResizePlan.make(width: 2400, height: 1800, swapsAxes: false, boxWidth: 1038, boxHeight: 1038, fit: .contain)
-        XCTAssertNoThrow(try JPEGDecoder.decode(bytes, scaleNumerator: 4, resizingWith: plan, budget: ImagingHelpers.farBudget))
-        XCTAssertThrowsError(try JPEGDecoder.decode(bytes.prefix(bytes.count / 2), scaleNumerator: 4, resizingWith: plan,
+        let rowResize = try XCTUnwrap(RenderPlan.rowResize(plan, sourceWidth: 2400, sourceHeight: 1800, decodedWidth: 1200, decodedHeight: 900))
+        XCTAssertNoThrow(try JPEGDecoder.decode(bytes, scaleNumerator: 4, resizingRowsWith: rowResize, budget: ImagingHelpers.farBudget))
+        XCTAssertThrowsError(try JPEGDecoder.decode(bytes.prefix(bytes.count / 2), scaleNumerator: 4, resizingRowsWith: rowResize,
                                                     budget: ImagingHelpers.farBudget)) { error in
             XCTAssertEqual((error as? ImageError)?.code, "corrupt_image", "\(error)")
         }

@@ -58,14 +58,16 @@ final class RenderPlanTests: XCTestCase {
         fullSize.resizesPNGWhileDecoding = false
 
         let shrunkPlan = shrinking.renderPlan(for: probe, as: Self.thumbnail)
-        guard case .png(let factor, true, _) = shrunkPlan.decode else { return XCTFail("\(shrunkPlan.decode)") }
+        guard case .png(let factor, _) = shrunkPlan.decode else { return XCTFail("\(shrunkPlan.decode)") }
         XCTAssertGreaterThan(factor, 1)
+        XCTAssertFalse(shrunkPlan.resizesRowsWhileDecoding, "a box shrink, then the resize on the shrunk image")
         let shrunk = try shrinking.renderSynchronously(bytes, as: Self.thumbnail, budget: ImagingHelpers.farBudget)
         XCTAssertEqual(shrunk.decodedWidth, (1200 + factor - 1) / factor)
         XCTAssertEqual(shrunk.plan, shrunkPlan)
 
         let fullPlan = fullSize.renderPlan(for: probe, as: Self.thumbnail)
-        XCTAssertEqual(fullPlan.decode, .png(shrinkFactor: 1, resizesWhileDecoding: false, inflatesWholeImage: true))
+        XCTAssertEqual(fullPlan.decode, .png(shrinkFactor: 1, inflatesWholeImage: true))
+        XCTAssertFalse(fullPlan.resizesRowsWhileDecoding)
         let whole = try fullSize.renderSynchronously(bytes, as: Self.thumbnail, budget: ImagingHelpers.farBudget)
         XCTAssertEqual([whole.decodedWidth, whole.decodedHeight], [1200, 900], "the decoder followed the changed plan")
         XCTAssertGreaterThanOrEqual(fullPlan.estimatedPeakBytes, 2 * 1200 * 900 * 3, "the reservation followed it too")
@@ -79,6 +81,7 @@ final class RenderPlanTests: XCTestCase {
         let plan = ImagePipeline().renderPlan(for: probe, as: Self.thumbnail)
         guard case .jpeg(let numerator) = plan.decode else { return XCTFail("\(plan.decode)") }
         XCTAssertLessThan(numerator, 8, "a thumbnail of \(probe.width)x\(probe.height) decodes scaled")
+        XCTAssertTrue(plan.resizesRowsWhileDecoding, "and resizes its rows as they arrive")
         let image = try ImagingHelpers.render(bytes, Self.thumbnail)
         XCTAssertEqual(image.decodedWidth, JPEGDecoder.scaledSize(probe.width, numerator: numerator))
         XCTAssertEqual(image.decodedHeight, JPEGDecoder.scaledSize(probe.height, numerator: numerator))
@@ -109,17 +112,17 @@ final class RenderPlanTests: XCTestCase {
         // 1200x900 RGB: 900 rows of a filter byte and 3600 bytes, inflated whole even while box-shrinking.
         let probe = try ImageProbe.probe(PNGBomb.trailingZeros(width: 1200, height: 900, trailingZeroBytes: 0, interlaced: false))
         let plan = ImagePipeline().renderPlan(for: probe, as: Self.thumbnail)
-        guard case .png(let factor, _, true) = plan.decode else { return XCTFail("\(plan.decode)") }
+        guard case .png(let factor, true) = plan.decode else { return XCTFail("\(plan.decode)") }
         XCTAssertGreaterThan(factor, 1)
         XCTAssertGreaterThan(plan.estimatedPeakBytes, 900 * 3601 + RenderPlan.libraryStateBytes)
         // Adam7 is libpng's alone: it streams, and nothing is reserved for an inflated image.
         let interlaced = try ImageProbe.probe(PNGBomb.trailingZeros(width: 1200, height: 900, trailingZeroBytes: 0, interlaced: true))
         let streamed = ImagePipeline().renderPlan(for: interlaced, as: Self.thumbnail)
-        guard case .png(_, _, false) = streamed.decode else { return XCTFail("\(streamed.decode)") }
+        guard case .png(_, false) = streamed.decode else { return XCTFail("\(streamed.decode)") }
         // Over the fast path's cap (48 MB of rows): streamed too.
         var huge = probe
         (huge.width, huge.height) = (5000, 4000)
-        guard case .png(_, _, false) = ImagePipeline().renderPlan(for: huge, as: Self.thumbnail).decode else {
+        guard case .png(_, false) = ImagePipeline().renderPlan(for: huge, as: Self.thumbnail).decode else {
             return XCTFail("a 60 MB filtered image takes the fast path")
         }
     }

@@ -32,7 +32,7 @@ extension RenderPlan {
             return width * height * 4
         case .jpeg:
             working = wholeImageCoefficientBytes
-        case .png(let reduction, let resizesWhileDecoding, let inflatesWholeImage):
+        case .png(let reduction, let inflatesWholeImage):
             // Without a box shrink the rows may be resized as they are decoded (`PNGDecoder.decodeResized`); the
             // full-size figure below stays the bound then.
             if inflatesWholeImage {
@@ -45,7 +45,7 @@ extension RenderPlan {
                 if probe.isInterlaced {
                     working += decoded.width * decoded.height * channels * (PNGDecoder.sumBytes(forReduction: reduction) - 1)
                 }
-            } else if resizesWhileDecoding, probe.isInterlaced, resize.outputWidth != width || resize.outputHeight != height {
+            } else if rowResize != nil, probe.isInterlaced {
                 // Resized as the last pass arrives (`PNGDecoder.decodeInterlacedResized`): the even rows kept through
                 // the first six passes, the resize's window of full-width rows and its intermediate, also at the
                 // source's width (the figure below counts one at the output's).

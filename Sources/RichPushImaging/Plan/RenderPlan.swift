@@ -1,7 +1,8 @@
 
 /// Every decision of one render, made once from the probe (the facts of the file), the variant and the pipeline's
-/// settings, before anything is decoded: the output size, how the decoder shrinks while decoding, and the peak
-/// pixel memory that follows from both.
+/// settings, before anything is decoded: the output size, how the decoder shrinks while decoding, whether it
+/// resizes its rows as they arrive, and the peak pixel memory that follows. The decoders and the memory estimate
+/// read these decisions; none of them makes one again.
 ///
 /// As in libvips' thumbnail, the shrink is decided once and feeds one pipeline: `ImagePipeline.render` reserves
 /// `estimatedPeakBytes` in its `RenderMemoryBudget`, and `renderSynchronously` decodes as `decode` says, so the
@@ -11,14 +12,12 @@ public struct RenderPlan: Sendable, Equatable {
     public enum Decode: Sendable, Equatable {
         /// A GIF: validated by giflib and passed through, never decoded to pixels here.
         case passThrough
-        /// libjpeg's DCT scaling at `scaleNumerator`/8 (`JPEGDecoder.scaleNumerators`), the resize run on the rows
-        /// as they arrive.
+        /// libjpeg's DCT scaling at `scaleNumerator`/8 (`JPEGDecoder.scaleNumerators`).
         case jpeg(scaleNumerator: Int)
-        /// A box shrink by `shrinkFactor` band by band while decoding (1: none), whether the rows (without a box
-        /// shrink) are resized as they arrive (`PNGDecoder.decodeResized`), and whether the libdeflate fast path
-        /// (`PNGInflatedRows`, which inflates the whole filtered image at once) may be taken; if not, libpng
+        /// A box shrink by `shrinkFactor` band by band while decoding (1: none), and whether the libdeflate fast
+        /// path (`PNGInflatedRows`, which inflates the whole filtered image at once) may be taken; if not, libpng
         /// streams the rows. A file whose chunks the fast path does not accept streams either way.
-        case png(shrinkFactor: Int, resizesWhileDecoding: Bool, inflatesWholeImage: Bool)
+        case png(shrinkFactor: Int, inflatesWholeImage: Bool)
         /// libwebp's own scaler to `scaledWidth`x`scaledHeight`, or nil for a full-size decode (an animation, or
         /// no downscale wanted).
         case webp(scaledWidth: Int?, scaledHeight: Int?)
@@ -39,6 +38,12 @@ public struct RenderPlan: Sendable, Equatable {
     public let heifCodedPixels: Int?
     /// The samples the decode produces (`ImageProbe.decodeWork`), behind `estimatedCost`.
     public let decodeWork: Int
+    /// The resize the decoder runs on its rows as they arrive (a JPEG at its DCT scale, a PNG without a box shrink;
+    /// an interlaced PNG as its last pass arrives), in the decoded rows' pixels; nil when the decoded rows are kept
+    /// whole (see ``rowResize(_:sourceWidth:sourceHeight:decodedWidth:decodedHeight:)``).
+    let rowResize: ResizePlan?
+    /// Whether the decoder resizes its rows as they arrive, so that the decoded image never exists whole.
+    public var resizesRowsWhileDecoding: Bool { rowResize != nil }
     /// The pixel memory the render holds at its peak: what `ImagePipeline.render` reserves (see
     /// `RenderPlan+MemoryEstimate.swift` for what is counted).
     public private(set) var estimatedPeakBytes = 0
@@ -62,6 +67,7 @@ public struct RenderPlan: Sendable, Equatable {
         resize = ResizePlan.make(width: width, height: height, swapsAxes: probe.orientation >= 5,
                                  boxWidth: boxWidth, boxHeight: boxHeight, fit: fit)
         var decoded = (width: width, height: height)
+        var resizesRows = false
         switch probe.format {
         case .gif:
             decode = .passThrough
@@ -71,11 +77,12 @@ public struct RenderPlan: Sendable, Equatable {
                                                        targetWidth: target.width, targetHeight: target.height)
             decode = .jpeg(scaleNumerator: numerator)
             decoded = (JPEGDecoder.scaledSize(width, numerator: numerator), JPEGDecoder.scaledSize(height, numerator: numerator))
+            resizesRows = true
         case .png:
             let reduction = resizesPNGWhileDecoding ? Resampler.boxReduction(for: resize) : 1
-            decode = .png(shrinkFactor: reduction, resizesWhileDecoding: resizesPNGWhileDecoding,
-                          inflatesWholeImage: Self.inflatesWholePNG(probe))
+            decode = .png(shrinkFactor: reduction, inflatesWholeImage: Self.inflatesWholePNG(probe))
             decoded = ((width + reduction - 1) / reduction, (height + reduction - 1) / reduction)
+            resizesRows = resizesPNGWhileDecoding && reduction == 1
         case .webp:
             // libwebp's own scaler is cheaper than decoding at full size when only a plain downscale is needed.
             let target = resize.fullScaledSize(sourceWidth: width, sourceHeight: height)
@@ -89,11 +96,25 @@ public struct RenderPlan: Sendable, Equatable {
             decode = .heif
         }
         (decodedWidth, decodedHeight) = decoded
+        rowResize = resizesRows
+            ? Self.rowResize(resize, sourceWidth: width, sourceHeight: height, decodedWidth: decoded.width, decodedHeight: decoded.height)
+            : nil
         wholeImageCoefficientBytes = probe.format == .jpeg && probe.isMultiScan
             ? JPEGHeader.coefficientBytes(width: width, height: height, sampling: probe.componentSampling) : 0
         heifCodedPixels = probe.format == .heic || probe.format == .avif ? probe.codedPixels ?? width * height : nil
         decodeWork = probe.decodeWork
         estimatedPeakBytes = peakBytes(of: probe, as: variant)
+    }
+
+    /// `resize` (in the stored source's pixels) as it runs on rows decoded at `decodedWidth`x`decodedHeight`, when
+    /// it can run as they arrive: nil when the decoded rows are already the output size, or when the resize starts
+    /// with a box pre-shrink (a reduction of over 4x), which needs the whole image. The one place this is decided.
+    static func rowResize(
+        _ resize: ResizePlan, sourceWidth: Int, sourceHeight: Int, decodedWidth: Int, decodedHeight: Int
+    ) -> ResizePlan? {
+        guard decodedWidth != resize.outputWidth || decodedHeight != resize.outputHeight else { return nil }
+        let scaled = resize.scaled(toSourceWidth: decodedWidth, height: decodedHeight, fromWidth: sourceWidth, height: sourceHeight)
+        return Resampler.boxReduction(for: scaled) == 1 ? scaled : nil
     }
 
     /// Whether a PNG render takes the libdeflate fast path: when the file's colour type and depth are ones it

@@ -27,10 +27,10 @@ enum JPEGDecoder {
         } ?? 8
     }
 
-    /// Decodes at `scaleNumerator`/8. With a `plan` (the resize, in the stored source's pixels) the rows are
-    /// resized as they arrive (`StreamingResampler`), so the result is already at the plan's output size and the
-    /// scaled source never exists whole; without one, or when the resize needs a box pre-shrink first, the result
-    /// is the whole scaled image.
+    /// Decodes at `scaleNumerator`/8. With a `rowResize` (the render plan's `rowResize`: the resize in the scaled
+    /// decode's pixels, which libjpeg produces at `scaledSize`) the rows are resized as they arrive
+    /// (`StreamingResampler`), so the result is already at its output size and the scaled source never exists
+    /// whole; without one the result is the whole scaled image.
     ///
     /// Cost: libjpeg's Huffman decoding of the whole file, IDCT and colour conversion at the scaled size, and with
     /// a plan the Lanczos3 resize; memory is the decoded image, or with a plan a window of rows plus the resize's
@@ -39,7 +39,7 @@ enum JPEGDecoder {
     /// `checkingIntegrity: false` is for our own encoder's output (the quality search's candidates): the header walk
     /// and the seam check look for damage in files from elsewhere, and a coarse candidate must never be refused as
     /// a corrupt origin image; libjpeg's own errors still throw.
-    static func decode(_ bytes: Data, scaleNumerator: Int = 8, resizingWith plan: ResizePlan? = nil,
+    static func decode(_ bytes: Data, scaleNumerator: Int = 8, resizingRowsWith rowResize: ResizePlan? = nil,
                        checkingIntegrity: Bool = true, budget: WorkBudget) throws(ImageError) -> DecodedImage {
         if checkingIntegrity {
             // The header walk names 12-bit and lossless files clearly; libjpeg would only say "bad precision".
@@ -53,7 +53,7 @@ enum JPEGDecoder {
                     throw .corrupt(reason: "JPEG decoder could not be created")
                 }
                 defer { richpush_jpeg_decoder_destroy(decoder) }
-                return try decode(decoder, scaleNumerator: scaleNumerator, plan: plan, checkingSeams: checkingIntegrity,
+                return try decode(decoder, scaleNumerator: scaleNumerator, rowResize: rowResize, checkingSeams: checkingIntegrity,
                                   stopCheck: stopCheck)
             }
         }
@@ -66,7 +66,7 @@ enum JPEGDecoder {
         return .corrupt(reason: "JPEG: " + String(cString: richpush_jpeg_decoder_message(decoder)))
     }
 
-    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, plan: ResizePlan?, checkingSeams: Bool,
+    private static func decode(_ decoder: OpaquePointer, scaleNumerator: Int, rowResize: ResizePlan?, checkingSeams: Bool,
                                stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
         let budget = stopCheck.budget
         var header = richpush_jpeg_header()
@@ -119,8 +119,9 @@ enum JPEGDecoder {
         }
 
         let pixels: PixelBuffer
-        if var resampler = streamingResampler(for: plan, sourceWidth: Int(header.width), sourceHeight: Int(header.height),
-                                              scaledWidth: Int(width), scaledHeight: Int(height)) {
+        if let rowResize {
+            var resampler = StreamingResampler(sourceWidth: Int(width), sourceHeight: Int(height), channels: 3,
+                                               plan: rowResize, bandRows: WorkBudget.bandRows)
             var row = 0
             while row < Int(height) {
                 // Every row is decoded, even below a crop, so damaged data anywhere still fails the decode.
@@ -148,18 +149,6 @@ enum JPEGDecoder {
         }
         return DecodedImage(pixels: pixels, iccProfile: iccProfile, warnings: keptWarnings(decoder),
                             decodedSize: (Int(width), Int(height)))
-    }
-
-    /// The resize of `plan` on the scaled decode, when it can run as rows arrive: nil without a plan, when the
-    /// scaled decode is already the output size, or when the resize would start with a box pre-shrink (a scale
-    /// far above the box, where 1/8 is still over 4x the output; the caller resizes the whole image then).
-    private static func streamingResampler(for plan: ResizePlan?, sourceWidth: Int, sourceHeight: Int,
-                                           scaledWidth: Int, scaledHeight: Int) -> StreamingResampler? {
-        guard let plan, scaledWidth != plan.outputWidth || scaledHeight != plan.outputHeight else { return nil }
-        let scaledPlan = plan.scaled(toSourceWidth: scaledWidth, height: scaledHeight, fromWidth: sourceWidth, height: sourceHeight)
-        guard Resampler.boxReduction(for: scaledPlan) == 1 else { return nil }
-        return StreamingResampler(sourceWidth: scaledWidth, sourceHeight: scaledHeight, channels: 3, plan: scaledPlan,
-                                  bandRows: WorkBudget.bandRows)
     }
 
     /// libjpeg's warnings that left the pixels whole (an unknown JFIF revision), as one note for the render's

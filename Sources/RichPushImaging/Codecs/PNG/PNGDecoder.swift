@@ -76,21 +76,22 @@ enum PNGDecoder {
     /// `truncatingSixteenBit` reproduces decoders that keep the high byte (the conformance answers for 16-bit
     /// colour files were made that way); rendering always rounds. With `shrinkingBy` over 1 a non-interlaced PNG is
     /// box-shrunk band by band as it is decoded (see `decodeShrunk`), an interlaced one pass by pass into running
-    /// sums (see `decodeInterlacedShrunk`). Otherwise, with a `plan` whose resize needs no box pre-shrink, a
-    /// non-interlaced PNG's rows are resized as they are decoded (see `decodeResized`), an interlaced one's as its
-    /// last pass arrives (see `decodeInterlacedResized`), so the result is already at the plan's output size.
+    /// sums (see `decodeInterlacedShrunk`). Otherwise, with a `rowResize` (the render plan's: it needs no box
+    /// pre-shrink and changes the size), a non-interlaced PNG's rows are resized as they are decoded (see
+    /// `decodeResized`), an interlaced one's as its last pass arrives (see `decodeInterlacedResized`), so the result
+    /// is already at its output size.
     ///
     /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA, or a palette of up to 8 bits, with only
     /// harmless chunks) takes the fast path (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give
     /// the same pixels and the same verdict.
     static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
-                       resizingWith plan: ResizePlan? = nil, allowsFastPath: Bool = true,
+                       resizingRowsWith rowResize: ResizePlan? = nil, allowsFastPath: Bool = true,
                        budget: WorkBudget) throws(ImageError) -> DecodedImage {
         let chunks = try checkChunks(bytes)
         try budget.check()
         if allowsFastPath, let rows = PNGInflatedRows(bytes, chunks: chunks, limits: limits) {
             return try decodeRows(.inflated(rows), width: rows.width, height: rows.height, channels: rows.channels,
-                                  reduction: reduction, plan: plan, iccProfile: nil, budget: budget)
+                                  reduction: reduction, rowResize: rowResize, iccProfile: nil, budget: budget)
         }
         let stopCheck = LibraryStopCheck(budget)
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
@@ -104,7 +105,7 @@ enum PNGDecoder {
                 }
                 defer { richpush_png_decoder_destroy(decoder) }
                 return try decode(decoder, limits: limits, truncatingSixteenBit: truncatingSixteenBit, reduction: reduction,
-                                  plan: plan, stopCheck: stopCheck)
+                                  rowResize: rowResize, stopCheck: stopCheck)
             }
         }
         withExtendedLifetime(stopCheck) {}   // the decoder held its address until destroyed
@@ -117,7 +118,7 @@ enum PNGDecoder {
     }
 
     private static func decode(_ decoder: OpaquePointer, limits: ImageLimits, truncatingSixteenBit: Bool, reduction: Int,
-                               plan: ResizePlan?, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
+                               rowResize: ResizePlan?, stopCheck: LibraryStopCheck) throws(ImageError) -> DecodedImage {
         let budget = stopCheck.budget
         var header = richpush_png_header()
         let status = richpush_png_read_info(decoder, &header, truncatingSixteenBit ? 1 : 0)
@@ -143,11 +144,10 @@ enum PNGDecoder {
         }
         if header.interlaced == 0 {
             return try decodeRows(.libpng(decoder, stopCheck), width: width, height: height, channels: channels,
-                                  reduction: reduction, plan: plan, iccProfile: iccProfile, budget: budget)
+                                  reduction: reduction, rowResize: rowResize, iccProfile: iccProfile, budget: budget)
         }
-        if header.passes == 7, let plan, plan.outputWidth != width || plan.outputHeight != height,
-           Resampler.boxReduction(for: plan) == 1 {
-            return try decodeInterlacedResized(decoder, width: width, height: height, channels: channels, plan: plan,
+        if header.passes == 7, let rowResize {
+            return try decodeInterlacedResized(decoder, width: width, height: height, channels: channels, plan: rowResize,
                                                iccProfile: iccProfile, stopCheck: stopCheck)
         }
         // Interlaced at full size: libpng fills every row once per pass.
@@ -166,13 +166,13 @@ enum PNGDecoder {
 
     /// A non-interlaced image's rows, in bands between budget checks: whole, or box-shrunk or resized as they arrive.
     private static func decodeRows(_ source: PNGRowSource, width: Int, height: Int, channels: Int, reduction: Int,
-                                   plan: ResizePlan?, iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
+                                   rowResize: ResizePlan?, iccProfile: [UInt8]?, budget: WorkBudget) throws(ImageError) -> DecodedImage {
         if reduction > 1 {
             return try decodeShrunk(source, width: width, height: height, channels: channels, by: reduction,
                                     iccProfile: iccProfile, budget: budget)
         }
-        if let plan, plan.outputWidth != width || plan.outputHeight != height, Resampler.boxReduction(for: plan) == 1 {
-            return try decodeResized(source, width: width, height: height, channels: channels, plan: plan,
+        if let rowResize {
+            return try decodeResized(source, width: width, height: height, channels: channels, plan: rowResize,
                                      iccProfile: iccProfile, budget: budget)
         }
         // Band of 16 rows of a 16k RGBA image is ~1 MB of inflate work: a few ms.
