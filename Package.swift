@@ -74,9 +74,15 @@ let package = Package(
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestSupport"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
-        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging", "CRichPushImage"]),
-        // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
-        .target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport"),
+        // Its differential PNG target compares the decode paths with TestSupport's `PNGDecodePathComparison`.
+        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging", "CRichPushImage", "TestSupport"]),
+        // What tests and benchmarks share and production never links: a loopback HTTP origin with fault modes, the
+        // servers' launchers, and the instruments (`RenderMemoryMeter` over `CTestInstruments`, the PNG decode-path
+        // comparison).
+        .target(name: "CTestInstruments", path: "Tests/CTestInstruments"),
+        .target(
+            name: "TestSupport", dependencies: ["CPNG", "CDeflate", "CTestInstruments", "RichPushImaging"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestSupport"]),

@@ -154,7 +154,7 @@ final class DeringingTests: XCTestCase {
     func testTheTransformStaysWithinTheMemoryItReserves() throws {
         let pixels = try textOnWhite()
         let meter = RenderMemoryMeter()
-        let metered = WorkBudget(deadline: .now + .seconds(120), meter: meter)
+        let metered = WorkBudget(deadline: .now + .seconds(120), onCheck: meter.sample)
         let transform = try JPEGTransform(pixels, chroma: .full, deringing: [.white, .black], budget: metered)
         _ = try JPEGEncoder.encode(transform, quality: 70, progressive: true, quantization: .perceptual, trellis: true, iccProfile: nil,
                                    budget: metered)

@@ -113,7 +113,7 @@ final class JPEGScanOptimizerTests: XCTestCase {
         let pixels = try textOnWhite()
         let jpeg = try baseline(pixels, chroma: .full)
         let meter = RenderMemoryMeter()
-        _ = try JPEGScanOptimizer.smallest(jpeg, iccProfile: nil, budget: WorkBudget(deadline: .now + .seconds(120), meter: meter))
+        _ = try JPEGScanOptimizer.smallest(jpeg, iccProfile: nil, budget: WorkBudget(deadline: .now + .seconds(120), onCheck: meter.sample))
         let coefficients = (pixels.width + 7) / 8 * ((pixels.height + 7) / 8) * 3 * 64 * MemoryLayout<Int16>.size
         XCTAssertLessThanOrEqual(meter.peakGrowth, JPEGTransform.workingBytes(width: pixels.width, height: pixels.height))
         XCTAssertGreaterThan(meter.peakGrowth, coefficients, "measured while the coefficients were held")

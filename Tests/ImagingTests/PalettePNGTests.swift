@@ -156,7 +156,7 @@ final class PalettePNGTests: XCTestCase {
         let plan = pipeline.renderPlan(for: probe, as: searched)
         let meter = RenderMemoryMeter()
         let rendered = try pipeline.renderSynchronously(source, as: searched, probe: probe, plan: plan,
-                                                        budget: WorkBudget(deadline: .now + .seconds(120), meter: meter))
+                                                        budget: WorkBudget(deadline: .now + .seconds(120), onCheck: meter.sample))
         XCTAssertEqual(rendered.format, .png)
         XCTAssertEqual(colourType(rendered.bytes), 3)
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(rendered.score), 80)

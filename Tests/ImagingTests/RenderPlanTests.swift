@@ -31,7 +31,7 @@ final class RenderPlanTests: XCTestCase {
             for variant in [ImageVariant.attachment, Self.thumbnail] {
                 let plan = pipeline.renderPlan(for: probe, as: variant)
                 let meter = RenderMemoryMeter()
-                let budget = WorkBudget(deadline: .now + .seconds(120), meter: meter)
+                let budget = WorkBudget(deadline: .now + .seconds(120), onCheck: meter.sample)
                 guard let image = try? pipeline.renderSynchronously(bytes, as: variant, probe: probe, plan: plan, budget: budget) else {
                     continue
                 }

@@ -162,8 +162,4 @@ void richpush_heif_release(uint8_t *pixels, size_t mapping_size);
 /// AddressSanitizer and LeakSanitizer see inside libheif and its decoders. Call before any decode.
 void richpush_heif_decode_in_process_for_fuzzing(int enabled);
 
-/// Bytes glibc's malloc has handed out and not had back, in every arena plus its own mappings (mallinfo2's
-/// uordblks + hblkhd): what `RenderMemoryMeter` samples. Cost: a walk of each arena's free lists under its lock.
-size_t richpush_heap_bytes_in_use(void);
-
 #endif

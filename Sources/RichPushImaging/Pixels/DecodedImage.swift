@@ -1,6 +1,6 @@
 /// Decoder output: pixels (straight alpha unless `isPremultiplied`) plus what must survive into the encoded file.
-struct DecodedImage: Sendable {
-    var pixels: PixelBuffer
+package struct DecodedImage: Sendable {
+    package var pixels: PixelBuffer
     /// An RGB ICC profile to embed in the output (CMYK and grey profiles are dropped).
     var iccProfile: [UInt8]?
     var warnings: [String] = []

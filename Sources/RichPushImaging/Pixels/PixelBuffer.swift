@@ -1,9 +1,9 @@
 /// Interleaved 8-bit pixels: 3 channels (RGB) or 4 (RGBA, straight or premultiplied as the stage says).
-struct PixelBuffer: Sendable {
-    var width: Int
-    var height: Int
-    var channels: Int
-    var pixels: [UInt8]
+package struct PixelBuffer: Sendable {
+    package var width: Int
+    package var height: Int
+    package var channels: Int
+    package var pixels: [UInt8]
 
     init(width: Int, height: Int, channels: Int) {
         self.width = width

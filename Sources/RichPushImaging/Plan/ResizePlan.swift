@@ -1,5 +1,5 @@
 /// Geometry of one render: the stored-image region to read and the size to produce (before orientation).
-struct ResizePlan: Equatable {
+package struct ResizePlan: Equatable {
     /// Output size in stored (pre-orientation) axes.
     var outputWidth: Int
     var outputHeight: Int

@@ -7,7 +7,7 @@ import RichPushCore
 
 /// PNG decoding to 8-bit RGB or RGBA (palette, tRNS, grey and 16-bit expanded/scaled), Adam7 included: libpng, or
 /// for the common case the libdeflate fast path (`PNGInflatedRows`).
-enum PNGDecoder {
+package enum PNGDecoder {
     /// Ancillary chunk count and per-chunk allocation caps against chunk floods and huge zTXt/iCCP bombs.
     static let chunkCacheMaximum: Int32 = 256
     static let chunkMallocMaximum = 4 * 1024 * 1024
@@ -46,7 +46,7 @@ enum PNGDecoder {
     }
 
     /// How a walk over a PNG's chunks ended.
-    enum ChunkWalkEnd {
+    package enum ChunkWalkEnd {
         /// The visitor asked to stop.
         case stopped
         /// Fewer bytes remain than a chunk's length and type.
@@ -59,7 +59,7 @@ enum PNGDecoder {
     /// after it), until `visit` returns false or a chunk does not fit in what is left. It reads lengths and types
     /// only; the CRCs and what a chunk may hold are for the visitor to check. The one walk behind `checkChunks`
     /// and the fuzz target's CRC repair.
-    static func walkChunks(_ bytes: UnsafeRawBufferPointer,
+    package static func walkChunks(_ bytes: UnsafeRawBufferPointer,
                            _ visit: (String, Range<Int>) throws(ImageError) -> Bool) throws(ImageError) -> ChunkWalkEnd {
         let reader = ByteReader(bytes: bytes)
         var offset = 8
@@ -84,7 +84,7 @@ enum PNGDecoder {
     /// The common case (non-interlaced 8-bit grey, grey+alpha, RGB or RGBA, or a palette of up to 8 bits, with only
     /// harmless chunks) takes the fast path (`PNGInflatedRows`) unless `allowsFastPath` is false; both paths give
     /// the same pixels and the same verdict.
-    static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
+    package static func decode(_ bytes: Data, limits: ImageLimits, truncatingSixteenBit: Bool = false, shrinkingBy reduction: Int = 1,
                        resizingRowsWith rowResize: ResizePlan? = nil, allowsFastPath: Bool = true,
                        budget: WorkBudget) throws(ImageError) -> DecodedImage {
         let chunks = try checkChunks(bytes)

@@ -32,7 +32,7 @@ enum PalettePNG {
         guard pixels.width >= 8, pixels.height >= 8 else { return nil }
         let start = ContinuousClock.now
         let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
-                                 cancellation: budget.cancellation, meter: budget.meter)
+                                 cancellation: budget.cancellation, onCheck: budget.onCheck)
         guard let indexed = try PaletteQuantizer.quantize(pixels, budget: budget) else { return nil }
         let bytes = try PNGEncoder.encode(indexed, iccProfile: iccProfile, budget: budget)
         guard bytes.count < truecolourBytes else { return nil }

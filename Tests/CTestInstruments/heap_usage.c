@@ -1,4 +1,4 @@
-#include "CRichPushImage.h"
+#include "CTestInstruments.h"
 #include <malloc.h>
 
 // Swift's Glibc module does not bring in malloc.h, where mallinfo2 is declared.

@@ -1,18 +1,19 @@
 import CDeflate
 import Foundation
+import RichPushImaging
 
 /// Decodes the same bytes through the libdeflate fast path (where the file qualifies) and through libpng alone,
 /// for the differential fuzz target (`richpush-fuzz png-paths`) and its regression tests.
-package enum PNGDecodePathComparison {
+public enum PNGDecodePathComparison {
     /// zlib's messages for the reserved codes of fixed-Huffman blocks (literal/length 286-287, distance 30-31),
     /// which libdeflate 1.14 decodes and zlib refuses. RFC 1951 says they never occur in compressed data, and no
     /// encoder writes them, so a stream with them is one a fuzzer made; the fast path renders it, libpng would
     /// refuse it, and neither answer is unsafe. This is the one disagreement the comparison allows.
-    static let zlibOnlyRejections = ["invalid literal/length code", "invalid distance code"]
+    public static let zlibOnlyRejections = ["invalid literal/length code", "invalid distance code"]
 
     /// The bytes with every whole chunk's CRC rewritten to match its type and data, so that mutated inputs get
     /// past the chunk walk and reach both decoders (without it nearly every mutation stops at a wrong CRC).
-    package static func repairingChunkCRCs(_ bytes: Data) -> Data {
+    public static func repairingChunkCRCs(_ bytes: Data) -> Data {
         var repaired = Array(bytes)
         repaired.withUnsafeMutableBytes { raw in
             _ = try? PNGDecoder.walkChunks(UnsafeRawBufferPointer(raw)) { _, data in
@@ -26,7 +27,7 @@ package enum PNGDecodePathComparison {
 
     /// nil when both paths give the same pixels, or both reject the file; otherwise what differs. The fuzz target
     /// passes its own small limits, which keep each run fast.
-    package static func difference(in bytes: Data, limits: ImageLimits = ImageLimits()) -> String? {
+    public static func difference(in bytes: Data, limits: ImageLimits = ImageLimits()) -> String? {
         let budget = WorkBudget(deadline: .now + .seconds(10))
         func decode(allowingFastPath: Bool) -> Result<PixelBuffer, ImageError> {
             Result { () throws(ImageError) in
