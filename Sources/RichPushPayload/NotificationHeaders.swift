@@ -2,8 +2,10 @@
 public struct NotificationHeaders: Sendable, Hashable {
     /// `apns-topic` from the input (envelope `topic`); the renderer falls back to `PayloadOptions.topic`.
     public var topic: String?
-    /// `apns-collapse-id`, at most 64 bytes (checked while parsing).
+    /// `apns-collapse-id`, at most ``maximumCollapseIDBytes`` (checked while parsing).
     public var collapseID: String?
+    /// APNs refuses a longer `apns-collapse-id` (Apple's "Sending notification requests to APNs", header fields).
+    public static let maximumCollapseIDBytes = 64
     /// An explicit `apns-priority` from the envelope (1, 5 or 10); background pushes always get 5.
     public var priority: Int?
     /// Absolute `apns-expiration`, UNIX seconds, from the envelope.

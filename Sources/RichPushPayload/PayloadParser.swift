@@ -202,9 +202,9 @@ public struct PayloadParser: Sendable {
         }
         var headers = adapted.headers
         headers.sendTime = SendTime.read(from: adapted.target, base: adapted.inputPointer, diagnostics: &diagnostics)
-        if let collapse = adapted.headers.collapseID, collapse.utf8.count > 64 {
+        if let collapse = adapted.headers.collapseID, collapse.utf8.count > NotificationHeaders.maximumCollapseIDBytes {
             diagnostics.reject(.collapseIDTooLong, "/collapse_id",
-                               "collapse id is \(collapse.utf8.count) bytes; APNs allows at most 64")
+                               "collapse id is \(collapse.utf8.count) bytes; APNs allows at most \(NotificationHeaders.maximumCollapseIDBytes)")
         }
         let story = StoryValidator(options: options).validate(&payload, diagnostics: &diagnostics)
         let isStory = story != nil
