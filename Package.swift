@@ -79,9 +79,9 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport"),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestSupport"]),
-        .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestSupport"]),
-        .testTarget(name: "QueueTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["RichPush", "TestSupport"]),
         // CLITests run the built binary; OptionSchemaTests also import it to check every option's declaration.
         .testTarget(name: "CLITests", dependencies: ["RichPush", "TestSupport", "richpush"]),
