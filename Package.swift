@@ -77,6 +77,9 @@ let package = Package(
         .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging", "CRichPushImage"]),
         // A loopback HTTP origin with fault modes, shared by the network-facing test targets.
         .target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport"),
+        // One test target per layer, named `<Layer>Tests` (ArchitectureTests holds the rule). CoreTests depends on Core
+        // alone, so what it tests cannot reach a layer above.
+        .testTarget(name: "CoreTests", dependencies: ["RichPushCore", "TestSupport"]),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "HTTPTests", dependencies: ["RichPush", "TestSupport"]),

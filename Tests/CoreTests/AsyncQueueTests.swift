@@ -1,7 +1,7 @@
 import Foundation
 import Synchronization
 import XCTest
-import RichPush
+import RichPushCore
 
 /// The consumer's hand-overs: reader to launcher (one entry at a time, refilled at a low-water mark) and job tasks
 /// to writer (everything queued at once).
