@@ -65,7 +65,7 @@ final class RenderStarvationTests: XCTestCase {
         XCTAssertEqual(results.map { $0["id"] as? String }, ["bomb-1", "bomb-2", "valid-1", "valid-2"])
         for result in results {
             let total = (result["timings"] as? [String: Any])?["total_ms"] as? Int ?? .max
-            XCTAssertLessThanOrEqual(total, 2_400, "\(result)")
+            XCTAssertLessThanOrEqual(total, 3_000, "\(result)")   // by the 2 s deadline, with a second of margin
         }
         for result in results.suffix(2) {
             XCTAssertEqual(result["status"] as? String, "enriched", "\(result)")
