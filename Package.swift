@@ -74,20 +74,25 @@ let package = Package(
         // The fetch benchmark starts nginx on a loopback port with the same helpers as the tests.
         .executableTarget(name: "richpush-bench", dependencies: ["RichPush", "TestSupport"]),
         // libFuzzer targets (scripts/fuzz.sh); a plain build replays saved inputs instead.
-        // Its differential PNG target compares the decode paths with TestSupport's `PNGDecodePathComparison`.
-        .executableTarget(name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging", "CRichPushImage", "TestSupport"]),
-        // What tests and benchmarks share and production never links: a loopback HTTP origin with fault modes, the
-        // servers' launchers, and the instruments (`RenderMemoryMeter` over `CTestInstruments`, the PNG decode-path
-        // comparison).
+        // Its differential PNG target compares the decode paths with ImagingTestSupport's `PNGDecodePathComparison`.
+        .executableTarget(
+            name: "richpush-fuzz", dependencies: ["RichPush", "RichPushImaging", "CRichPushImage", "ImagingTestSupport"]),
+        // What tests and benchmarks share and production never links (ArchitectureTests holds the rule):
+        // TestSupport, a loopback HTTP origin with fault modes and the servers' launchers; ImagingTestSupport, the
+        // render instruments (`RenderMemoryMeter` over CTestInstruments' mallinfo2, the PNG decode-path comparison).
+        .target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport"),
         .target(name: "CTestInstruments", path: "Tests/CTestInstruments"),
         .target(
-            name: "TestSupport", dependencies: ["CPNG", "CDeflate", "CTestInstruments", "RichPushImaging"],
-            path: "Tests/TestSupport"),
+            name: "ImagingTestSupport", dependencies: ["RichPushImaging", "CDeflate", "CTestInstruments"],
+            path: "Tests/ImagingTestSupport"),
+        // One test target per layer, named `<Layer>Tests` (ArchitectureTests holds the rule). CoreTests depends on Core
+        // alone, so what it tests cannot reach a layer above.
+        .testTarget(name: "CoreTests", dependencies: ["RichPushCore", "TestSupport"]),
         .testTarget(name: "PayloadTests", dependencies: ["RichPush", "TestSupport"]),
-        .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestSupport"]),
-        .testTarget(name: "FetchTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "ImagingTests", dependencies: ["RichPush", "TestSupport", "ImagingTestSupport"]),
+        .testTarget(name: "HTTPTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "CacheTests", dependencies: ["RichPush", "TestSupport"]),
-        .testTarget(name: "QueueTests", dependencies: ["RichPush", "TestSupport"]),
+        .testTarget(name: "RedisTests", dependencies: ["RichPush", "TestSupport"]),
         .testTarget(name: "PipelineTests", dependencies: ["RichPush", "TestSupport"]),
         // CLITests run the built binary; OptionSchemaTests also import it to check every option's declaration.
         .testTarget(name: "CLITests", dependencies: ["RichPush", "TestSupport", "richpush"]),

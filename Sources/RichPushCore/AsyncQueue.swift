@@ -29,6 +29,12 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
     /// Elements queued right now.
     public var count: Int { state.withLock { $0.elements.count } }
 
+    /// Whether the consumer waits for an element right now (tests wait for this instead of sleeping).
+    var isConsumerWaiting: Bool { state.withLock { $0.consumer != nil } }
+
+    /// Whether a producer waits for the queue to drain to its mark right now (tests wait for this instead of sleeping).
+    var isProducerWaiting: Bool { state.withLock { $0.producer != nil } }
+
     public func append(_ element: Element) {
         append(contentsOf: CollectionOfOne(element))
     }

@@ -108,6 +108,9 @@ public final class BlockingExecutor: Sendable {
         return try result.get()
     }
 
+    /// Work waiting for a thread right now, `complete`'s and `run`'s (tests wait for this instead of sleeping).
+    var pendingCounts: (urgent: Int, normal: Int) { pending.withLock { ($0.urgent.count, $0.normal.count) } }
+
     /// Whether the calling code runs on one of this pool's threads (and so not on the cooperative pool).
     public var isCurrentThreadInPool: Bool { threads.withLock { $0.contains(pthread_self()) } }
 

@@ -1,7 +1,7 @@
 import Foundation
 import RichPush
 import RichPushImaging
-import TestSupport
+import ImagingTestSupport
 
 /// One fuzzed entry point: bytes in, any outcome but a crash, hang or leak.
 enum FuzzTarget: String, CaseIterable {

@@ -147,7 +147,7 @@ final class ArchitectureTests: XCTestCase {
             let folder = packageRoot.appendingPathComponent("Sources/\(module)")
             for file in try swiftFiles(in: folder) {
                 let source = try String(contentsOf: file, encoding: .utf8)
-                for instrument in ["import TestSupport", "import CTestInstruments"] {
+                for instrument in Self.helperTargets.map({ "import \($0)" }) {
                     XCTAssertFalse(source.contains(instrument), "\(module)/\(file.lastPathComponent): \(instrument)")
                 }
             }
@@ -161,6 +161,36 @@ final class ArchitectureTests: XCTestCase {
                 }
             }
         }
+    }
+
+    /// What tests (and the benchmark and fuzz tools) share, under Tests/, and production never links.
+    private static let helperTargets = ["TestSupport", "ImagingTestSupport", "CTestInstruments"]
+
+    /// The test targets mirror the library: each is `<Layer>Tests` for a layer target (`RichPushCore`'s are
+    /// `CoreTests`), or `CLITests` for the `richpush` executable; the other folders under Tests/ are the helper
+    /// targets. `CoreTests` depends on Core alone, so a test there cannot reach a layer above.
+    func testTestTargetsAreNamedAfterTheLayersTheyTest() throws {
+        let manifest = try String(contentsOf: packageRoot.appendingPathComponent("Package.swift"), encoding: .utf8)
+        let pattern = try NSRegularExpression(pattern: #"\.testTarget\(\s*name: "(\w+)",\s*dependencies: \[([^\]]*)\]"#)
+        let layerTests = Set(allowed.keys.map { String($0.dropFirst("RichPush".count)) + "Tests" })
+        var dependencies: [String: Set<String>] = [:]
+        for match in pattern.matches(in: manifest, range: NSRange(manifest.startIndex..., in: manifest)) {
+            let name = String(manifest[Range(match.range(at: 1), in: manifest)!])
+            XCTAssertTrue(layerTests.contains(name) || name == "CLITests",
+                          "test target \(name) is neither <Layer>Tests for a layer (\(layerTests.sorted())) nor CLITests")
+            dependencies[name] = Set(manifest[Range(match.range(at: 2), in: manifest)!]
+                .split(separator: ",").map { $0.trimmingCharacters(in: CharacterSet(charactersIn: " \"\n")) })
+        }
+        XCTAssertTrue(dependencies.keys.contains("CLITests"), "the manifest's test targets were found")
+        XCTAssertEqual(dependencies["CoreTests"], ["RichPushCore", "TestSupport"], "CoreTests depends on Core alone")
+        XCTAssertTrue(manifest.contains(#".target(name: "TestSupport", dependencies: ["CPNG"], path: "Tests/TestSupport")"#),
+                      "TestSupport is a helper target, not a test target, and reaches no layer")
+        let tests = packageRoot.appendingPathComponent("Tests")
+        let folders = try FileManager.default.contentsOfDirectory(at: tests, includingPropertiesForKeys: [.isDirectoryKey])
+            .filter { (try? $0.resourceValues(forKeys: [.isDirectoryKey]).isDirectory) == true }
+            .map(\.lastPathComponent)
+        XCTAssertEqual(folders.sorted(), (dependencies.keys + Self.helperTargets).sorted(),
+                       "every folder under Tests/ is a test target or a helper")
     }
 
     private func swiftFiles(in folder: URL) throws -> [URL] {

@@ -43,11 +43,11 @@ struct CommandRunner {
         errorReader.start()
         let outputData = standardOutput.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errorData.isSet { usleep(1000) }
+        let errorBytes = try errorData.wait(for: "standard error of richpush \(arguments.first ?? "")")
         return Output(
             status: process.terminationStatus,
             standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.value, as: UTF8.self))
+            standardError: String(decoding: errorBytes, as: UTF8.self))
     }
 
     static func makeProcess(_ arguments: [String], environment: [String: String], workingDirectory: URL?) -> Process {
@@ -62,27 +62,33 @@ struct CommandRunner {
     }
 }
 
+/// What a reader thread read to the end of a pipe, handed to the test's thread.
 final class LockedData: @unchecked Sendable {
-    private let lock = NSLock()
+    private let condition = NSCondition()
     private var data = Data()
     private var done = false
 
     func set(_ value: Data) {
-        lock.lock()
+        condition.lock()
         data = value
         done = true
-        lock.unlock()
+        condition.broadcast()
+        condition.unlock()
     }
 
-    var isSet: Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        return done
-    }
-
-    var value: Data {
-        lock.lock()
-        defer { lock.unlock() }
+    /// Waits until `set` has been called and returns its data. The reader reaches the end of its pipe once every
+    /// process holding the write end has exited, so after the child's exit this is at once; if something (a
+    /// grandchild) still holds the pipe after `timeout`, it fails the test naming `what` instead of hanging it.
+    func wait(for what: String, timeout: Duration = .seconds(30), file: StaticString = #filePath, line: UInt = #line) throws -> Data {
+        let limit = Date().addingTimeInterval(Double(timeout.components.seconds))
+        condition.lock()
+        defer { condition.unlock() }
+        while !done, condition.wait(until: limit) {}
+        guard done else {
+            let error = WaitTimedOut(what: "the end of \(what)", timeout: timeout)
+            XCTFail(error.description, file: file, line: line)
+            throw error
+        }
         return data
     }
 }

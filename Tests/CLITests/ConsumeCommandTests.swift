@@ -25,7 +25,7 @@ final class ConsumeCommandTests: XCTestCase {
         process.standardOutput = FileHandle.nullDevice
         try process.run()
         server = process
-        for _ in 0..<100 { if (try? redis(["PING"]))?.contains("PONG") == true { break }; usleep(50_000) }
+        for _ in 0..<500 { if (try? redis(["PING"]))?.contains("PONG") == true { break }; usleep(10_000) }
         XCTAssertEqual(try redis(["PING"]).trimmingCharacters(in: .whitespacesAndNewlines), "PONG")
     }
 
@@ -74,10 +74,10 @@ final class ConsumeCommandTests: XCTestCase {
         Int(try redis(["XLEN", stream]).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
-    /// Polls `condition` every 50 ms until it holds or `seconds` have passed; the caller checks what it waited for.
+    /// Polls `condition` every 10 ms until it holds or `seconds` have passed; the caller checks what it waited for.
     private func wait(upTo seconds: TimeInterval, for condition: () throws -> Bool) throws {
         let deadline = Date().addingTimeInterval(seconds)
-        while try !condition() && Date() < deadline { usleep(50_000) }
+        while try !condition() && Date() < deadline { usleep(10_000) }
     }
 
     func testConsumerWritesOneResultPerJobAndStopsCleanlyOnSigterm() throws {

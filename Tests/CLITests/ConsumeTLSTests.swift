@@ -102,7 +102,7 @@ final class ConsumeTLSTests: XCTestCase {
             workers.append((worker, errors))
         }
         let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline, try length("results") < 200 { usleep(50_000) }
+        while Date() < deadline, try length("results") < 200 { usleep(10_000) }
         var logs = ""
         for (worker, errors) in workers {
             kill(worker.processIdentifier, SIGTERM)
@@ -157,7 +157,7 @@ final class ConsumeTLSTests: XCTestCase {
         try consumer.run()
         let deadline = Date().addingTimeInterval(20)
         while Date() < deadline, try redis(port: port, insecure: true, ["XLEN", "results"]).trimmingCharacters(in: .whitespacesAndNewlines) != "1" {
-            usleep(50_000)
+            usleep(10_000)
         }
         kill(consumer.processIdentifier, SIGTERM)
         consumer.waitUntilExit()

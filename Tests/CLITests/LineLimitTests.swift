@@ -24,6 +24,7 @@ final class LineLimitTests: XCTestCase {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
+        defer { if process.isRunning { process.terminate() } }
         let received = LockedData()
         let collected = Collector()
         let streamReader = Thread {
@@ -45,18 +46,17 @@ final class LineLimitTests: XCTestCase {
         writer.write(Data(#""}}}"#.utf8 + [0x0A]))
         writer.write(Data((silentJob.replacingOccurrences(of: "before", with: "after") + "\r\n").utf8))
 
-        let deadline = Date().addingTimeInterval(60)
-        while collected.lineCount < 3, Date() < deadline { usleep(20_000) }
+        try waitUntil(timeout: .seconds(60), "three results while standard input is still open") { collected.lineCount >= 3 }
         XCTAssertEqual(collected.lineCount, 3, "three lines in, three results out while standard input is still open")
         // Measured while the worker is still running, so the figure is this process's own peak.
         let peak = try peakResidentMegabytes(of: process)
         XCTAssertLessThan(peak, 64, "the 64 MB line must not be buffered (peak \(peak) MB)")
         try writer.close()
         process.waitUntilExit()
-        while !received.isSet { usleep(1000) }
+        let resultBytes = try received.wait(for: "the worker's standard output")
         XCTAssertEqual(process.terminationStatus, 0)
 
-        let results = try String(decoding: received.value, as: UTF8.self).split(separator: "\n").map { line in
+        let results = try String(decoding: resultBytes, as: UTF8.self).split(separator: "\n").map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
         XCTAssertEqual(results.count, 3)

@@ -6,7 +6,7 @@ import XCTest
 /// nothing reaches a denied address.
 final class PrewarmFaultTests: XCTestCase {
     func testEveryFaultIsReportedWithItsCode() throws {
-        // An origin of its own: the shared one's per-path counters belong to the fetch tests in this process.
+        // An origin of its own: the shared one's per-path counters belong to the HTTP tests in this process.
         let origin = try LoopbackOrigin()
         defer { origin.stop() }
         let cache = try makeTemporaryDirectory("prewarm")

@@ -278,13 +278,14 @@ final class ServeCommandTests: XCTestCase {
             let reply = try? Self.curl(port: port, "/v1/enrich", method: "POST", body: Data(stalled.utf8), contentType: "application/json")
             Self.firstReply.withLock { $0 = reply }
         }
+        let stallsBefore = loopback.count("/stall/serve-saturation")
         first.start()
-        var busy: Reply?
-        for _ in 0..<100 {
-            usleep(50_000)
-            let reply = try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json")
-            if reply.status == 503 { busy = reply; break }
+        // It holds the slot once its image fetch stalls at the origin.
+        try waitUntil(timeout: .seconds(10), "the first request's fetch to stall") {
+            loopback.count("/stall/serve-saturation") > stallsBefore
         }
+        let busy: Reply? = try curl(
+            "/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json")
         XCTAssertEqual(busy?.status, 503)
         XCTAssertEqual(busy?.headers["retry-after"], "1")
 
@@ -293,7 +294,7 @@ final class ServeCommandTests: XCTestCase {
         kill(server.processIdentifier, SIGTERM)
         server.waitUntilExit()
         XCTAssertEqual(server.terminationStatus, 0)
-        while first.isExecuting { usleep(10_000) }
+        try waitUntil(timeout: .seconds(10), "the first request's answer") { !first.isExecuting }
         for _ in 0..<200 { if Self.firstReply.withLock({ $0 != nil }) { break }; usleep(10_000) }
         let answered = Self.firstReply.withLock { $0 }
         XCTAssertEqual(answered?.status, 200)

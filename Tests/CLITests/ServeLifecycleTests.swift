@@ -48,17 +48,17 @@ extension ServeCommandTests {
 
         // The work stops: no fetch starts after the client left (two were running), and the slot is free again.
         var started = stallCount(loopback, prefix: "abort", count: 20)
-        for _ in 0..<40 {
-            usleep(100_000)
+        try waitUntil(timeout: .seconds(4), "the slot to be free again", interval: .milliseconds(10)) {
             started = stallCount(loopback, prefix: "abort", count: 20)
-            if try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json").status == 200 {
-                break
-            }
+            return try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json").status == 200
         }
         XCTAssertEqual(
             try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json").status,
             200, "the slot is released once the work has stopped")
-        sleep(4)   // past one more deadline: a job that was still being fed would have started its fetch by now
+        // What must not happen, watched for one more deadline (3 s) and a margin: a job that was still being fed
+        // would have started its fetch by then. Not a wait for a state: the window is the assertion.
+        let watchedUntil = ContinuousClock.now + .seconds(4)
+        while ContinuousClock.now < watchedUntil, stallCount(loopback, prefix: "abort", count: 20) == started { usleep(10_000) }
         XCTAssertEqual(stallCount(loopback, prefix: "abort", count: 20), started, "no new fetch after the client left")
         XCTAssertLessThanOrEqual(started, 4, "only the jobs running when the client left were fetched")
     }
@@ -155,7 +155,7 @@ extension ServeCommandTests {
         let started = ContinuousClock.now
         var closedAfter: [Int32: Duration] = [:]
         while closedAfter.count < 2, ContinuousClock.now - started < .seconds(10) {
-            usleep(200_000)
+            usleep(200_000)   // the slow clients' pace: the scenario, not a wait for a state
             for (socket, line) in [(slowHeaders, "X-Slow: 1\r\n"), (slowBody, " ")] as [(Int32, String)] where closedAfter[socket] == nil {
                 _ = line.withCString { send(socket, $0, strlen($0), Int32(MSG_NOSIGNAL)) }
                 var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)

@@ -67,7 +67,7 @@ final class SignalTests: XCTestCase {
             drainer.start()
             kill(process.processIdentifier, SIGTERM)
             let deadline = Date().addingTimeInterval(15)
-            while process.isRunning, Date() < deadline { usleep(20_000) }
+            while process.isRunning, Date() < deadline { usleep(10_000) }
             XCTAssertFalse(process.isRunning, "round \(round): SIGTERM was lost")
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()

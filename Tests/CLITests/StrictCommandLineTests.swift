@@ -99,10 +99,10 @@ final class StrictCommandLineTests: XCTestCase {
         errorReader.start()
         let outputData = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        while !errorData.isSet { usleep(1000) }
+        let errorBytes = try errorData.wait(for: "standard error of bash running richpush")
         return CommandRunner.Output(
             status: process.terminationStatus, standardOutput: String(decoding: outputData, as: UTF8.self),
-            standardError: String(decoding: errorData.value, as: UTF8.self))
+            standardError: String(decoding: errorBytes, as: UTF8.self))
     }
 
     func testFIFOsAreReadAsStreams() throws {

@@ -67,8 +67,10 @@ final class CrossProcessTests: XCTestCase {
                     output: work.appendingPathComponent("output-\(index).txt"), startSignal: startSignal,
                     log: work.appendingPathComponent("worker-\(index).log")))
         }
-        // Release all workers at once so they really race for the same keys.
-        try await Task.sleep(for: .milliseconds(300))
+        // Release all workers at once, once each waits for the signal, so they really race for the same keys.
+        try await waitUntil(timeout: .seconds(120), "the 8 workers to be ready", interval: .milliseconds(10)) {
+            workers.allSatisfy { FileManager.default.fileExists(atPath: CrossProcessWorker.readyPath(startSignal.path, pid: $0.processIdentifier)) }
+        }
         _ = FileManager.default.createFile(atPath: startSignal.path, contents: nil)
         for (index, worker) in workers.enumerated() {
             try await waitForExit(worker, timeout: .seconds(60))
@@ -122,6 +124,7 @@ final class CrossProcessTests: XCTestCase {
                 guard ContinuousClock.now < limit else { return XCTFail("round \(round): the writer never produced") }
                 try await Task.sleep(for: .milliseconds(2))
             }
+            // A random point of the writer's work to kill it at: the scenario, not a wait for a state.
             try await Task.sleep(for: .microseconds(Int.random(in: 0...60_000)))
             kill(worker.processIdentifier, SIGKILL)
             worker.waitUntilExit()

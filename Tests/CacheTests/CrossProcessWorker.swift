@@ -10,6 +10,7 @@ import RichPush
 #if canImport(Glibc)
 import Glibc
 #endif
+import TestSupport
 
 /// Entry point for child processes started by `CrossProcessTests`: the parent re-executes this test binary with
 /// this single test as its argument and `RICHPUSH_CACHE_WORKER_ROOT` set. In a normal test run the variable is
@@ -29,6 +30,9 @@ final class CrossProcessWorker: XCTestCase {
     static func sharedURL(_ index: Int) -> String { "https://origin.test/shared/\(index).jpg" }
     static func crashURL(_ index: Int) -> String { "https://origin.test/crash/\(index).jpg" }
 
+    /// The file a worker creates beside the start signal once it waits for it.
+    static func readyPath(_ startSignal: String, pid: Int32) -> String { "\(startSignal).ready-\(pid)" }
+
     func testWorkerEntryPoint() async throws {
         let environment = ProcessInfo.processInfo.environment
         guard let root = environment[Environment.root] else {
@@ -38,7 +42,11 @@ final class CrossProcessWorker: XCTestCase {
         let productionsPath = try XCTUnwrap(environment[Environment.productions])
         let keyCount = Int(environment[Environment.keyCount] ?? "") ?? 50
         if let start = environment[Environment.startSignal] {
-            while !FileManager.default.fileExists(atPath: start) { try await Task.sleep(for: .milliseconds(2)) }
+            // Ready: the parent gives the start signal once every worker has said so.
+            _ = FileManager.default.createFile(atPath: CrossProcessWorker.readyPath(start, pid: getpid()), contents: nil)
+            try await waitUntil(timeout: .seconds(120), "the start signal", interval: .milliseconds(2)) {
+                FileManager.default.fileExists(atPath: start)
+            }
         }
         switch environment[Environment.mode] {
         case "writer":
@@ -61,7 +69,9 @@ final class CrossProcessWorker: XCTestCase {
                         deadline: .now + .seconds(60),
                         produce: { _ in
                             Self.appendLine("\(index) \(getpid())", to: productionsPath)
-                            try await Task.sleep(for: .milliseconds(20))  // the fetch and render
+                            // The fetch and render: the scenario's slow work, holding the key's lock while the other
+                            // processes ask for the key (they race real processes, so no gate can stand in for it).
+                            try await Task.sleep(for: .milliseconds(20))
                             return jpegProduction("shared-\(index)-made-by-\(getpid())", size: 4096)
                         })
                     let object = try XCTUnwrap(outcome.object)

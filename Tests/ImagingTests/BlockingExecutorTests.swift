@@ -3,6 +3,7 @@ import Synchronization
 import XCTest
 import RichPush
 @testable import RichPushCore
+import TestSupport
 @testable import RichPushImaging
 
 /// Blocking work runs on the executor's threads; a cancelled render is answered at once even while its work is queued,
@@ -10,15 +11,19 @@ import RichPush
 final class BlockingExecutorTests: XCTestCase {
     func testCompleteRunsOnAnExecutorThreadAndOutlivesCancellation() async throws {
         let executor = BlockingExecutor(threadCount: 1)
+        let started = Atomic<Bool>(false)
         let finished = Atomic<Bool>(false)
         let task = Task { () -> Bool in
             await executor.complete { () -> Bool in
+                started.store(true, ordering: .relaxed)
+                // The work the caller must wait for, cancelled or not: long enough that a return at the
+                // cancellation, before the work's end, would show.
                 usleep(100_000)
                 finished.store(true, ordering: .relaxed)
                 return executor.isCurrentThreadInPool
             }
         }
-        try await Task.sleep(for: .milliseconds(10))
+        try await waitUntil(timeout: .seconds(10), "the work to start", interval: .milliseconds(1)) { started.load(ordering: .relaxed) }
         task.cancel()
         let ranInPool = await task.value
         XCTAssertTrue(finished.load(ordering: .relaxed), "complete returned before its work ended")
@@ -31,14 +36,22 @@ final class BlockingExecutorTests: XCTestCase {
         let executor = BlockingExecutor(threadCount: 1)
         let gate = DispatchSemaphore(value: 0)
         let order = OrderRecorder()
-        let blocker = Task { try await executor.run(cancelledError: ImageError.cancelled) { _ throws(ImageError) in gate.wait() } }
-        try await Task.sleep(for: .milliseconds(20))
+        let blocking = Atomic<Bool>(false)
+        let blocker = Task {
+            try await executor.run(cancelledError: ImageError.cancelled) { _ throws(ImageError) in
+                blocking.store(true, ordering: .relaxed)
+                gate.wait()
+            }
+        }
+        try await waitUntil(timeout: .seconds(10), "the blocker to hold the thread", interval: .milliseconds(1)) {
+            blocking.load(ordering: .relaxed)
+        }
         let queuedRun = Task {
             try await executor.run(cancelledError: ImageError.cancelled) { _ throws(ImageError) in order.append("run") }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the run to queue", interval: .milliseconds(1)) { executor.pendingCounts.normal == 1 }
         let publish = Task { await executor.complete { () -> Void in order.append("complete") } }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the publish to queue", interval: .milliseconds(1)) { executor.pendingCounts.urgent == 1 }
         gate.signal()
         try await blocker.value
         try await queuedRun.value
@@ -61,19 +74,30 @@ final class BlockingExecutorTests: XCTestCase {
         let deadline = ContinuousClock.now + .seconds(60)
         let variant = ImageVariant(name: "big", width: 1600, height: 1600, fit: .contain)
         // Fill every render thread, and then some, with real work.
+        let busyFinished = OrderRecorder()
         let busy = (0..<(4 * ProcessInfo.processInfo.activeProcessorCount)).map { _ in
-            Task { try await pipeline.render(bytes, as: variant, deadline: deadline) }
+            Task {
+                let rendered = try await pipeline.render(bytes, as: variant, deadline: deadline)
+                busyFinished.append("busy")
+                return rendered
+            }
         }
+        let asked = Atomic<Bool>(false)
         let queued = Task { () throws(ImageError) -> RenderedImage in
-            try await pipeline.render(bytes, as: variant, deadline: deadline)
+            asked.store(true, ordering: .relaxed)
+            return try await pipeline.render(bytes, as: variant, deadline: deadline)
         }
-        try await Task.sleep(for: .milliseconds(20))
-        let cancelled = ContinuousClock.now
+        try await waitUntil(timeout: .seconds(10), "the last render to queue behind busy threads", interval: .milliseconds(1)) {
+            asked.load(ordering: .relaxed) && BlockingExecutor.shared.pendingCounts.normal > 0
+        }
         queued.cancel()
         let result = await queued.result
-        let waited = ContinuousClock.now - cancelled
+        let finishedMeanwhile = busyFinished.names.count
         XCTAssertEqual(result.failureValue as? ImageError, .cancelled)
-        XCTAssertLessThan(waited, .milliseconds(100), "a queued render must not wait for a thread to report cancellation")
+        // Queued last, it would have a thread only once every busy render but the last few (one per thread) had
+        // finished.
+        XCTAssertLessThan(finishedMeanwhile, busy.count - BlockingExecutor.shared.threadCount,
+                          "a queued render must not wait for a thread to report cancellation")
         for task in busy {
             let rendered = try await task.value
             XCTAssertEqual(rendered.format, .jpeg)

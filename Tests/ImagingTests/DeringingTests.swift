@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import RichPushImaging
+import ImagingTestSupport
 import TestSupport
 
 /// Overshoot deringing through our own JPEG front end (`JPEGTransform`): the same file as libjpeg's without it, and

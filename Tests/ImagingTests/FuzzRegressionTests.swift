@@ -3,6 +3,7 @@ import XCTest
 import RichPush
 @testable import RichPushCore
 @testable import RichPushImaging
+import ImagingTestSupport
 import TestSupport
 
 /// Inputs the fuzzers found (Fixtures/fuzz/<target>/), each rejected cleanly and cheaply.

@@ -231,8 +231,8 @@ final class HEIFTests: XCTestCase {
         }
         let answered = ContinuousClock.now - start
         let killedCPU = ImagingHelpers.reapedChildrenCPUTime() - killedBefore
-        // Generous bounds on a shared machine: answered near its 20 ms deadline, not after the whole decode.
-        XCTAssertLessThan(answered, .milliseconds(250), "the whole decode takes \(fullTime)")
+        // Answered at its 20 ms deadline, not after the whole decode (a wall-clock bound would measure the machine).
+        XCTAssertLessThan(answered, fullTime, "the whole decode takes \(fullTime)")
         XCTAssertEqual(ImagingHelpers.childProcesses(), [], "the worker was reaped before the decode returned")
         XCTAssertLessThan(killedCPU, fullCPU / 2, "the killed worker used \(killedCPU) of a \(fullCPU) decode")
     }
@@ -249,7 +249,7 @@ final class HEIFTests: XCTestCase {
         let cancelled = ContinuousClock.now
         render.cancel()
         let result = await render.result
-        XCTAssertLessThan(ContinuousClock.now - cancelled, .milliseconds(100))
+        XCTAssertLessThan(ContinuousClock.now - cancelled, .seconds(1))
         XCTAssertThrowsError(try result.get()) { error in XCTAssertEqual(error as? ImageError, .cancelled) }
         try await waitUntil(timeout: .seconds(1), "the decode worker to be killed and reaped", interval: .milliseconds(5)) {
             ImagingHelpers.childProcesses().isEmpty
@@ -267,7 +267,10 @@ final class HEIFTests: XCTestCase {
         let bombs = (0..<threads).map { _ in
             Task { try await pipeline.render(bomb, as: .attachment, deadline: .now + .milliseconds(100)) }
         }
-        try await Task.sleep(for: .milliseconds(10))   // the bombs are on the render threads first
+        // The bombs are on the render threads first (the expensive lane lets one fewer than the threads decode).
+        try await waitUntil(timeout: .seconds(10), "a bomb's decode worker to start", interval: .milliseconds(1)) {
+            !ImagingHelpers.childProcesses().isEmpty
+        }
         let rendered = try await pipeline.render(valid, as: .attachment, deadline: .now + .milliseconds(300))
         XCTAssertEqual([rendered.width, rendered.height], [64, 48])
         for bomb in bombs {

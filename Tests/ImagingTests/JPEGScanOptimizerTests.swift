@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RichPushCore
 @testable import RichPushImaging
+import ImagingTestSupport
 import TestSupport
 
 /// The lossless scan-script rewrite of the quality search's files (`JPEGScanOptimizer`): the same pixels, fewer

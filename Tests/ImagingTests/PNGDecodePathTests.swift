@@ -1,4 +1,5 @@
 import Foundation
+import ImagingTestSupport
 import TestSupport
 import XCTest
 @testable import RichPushImaging

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import RichPushImaging
+import ImagingTestSupport
 import TestSupport
 
 /// Palette PNGs for alpha outputs with a SSIMULACRA2 target (issue 29): kept when they hold the target and are

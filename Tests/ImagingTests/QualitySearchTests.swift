@@ -101,6 +101,7 @@ final class QualitySearchTests: XCTestCase {
         var encodes = 0
         let search = QualitySearch(pixels: pixels, variant: variant(target: 99.5), target: 99.5, budget: budget) { quality, chroma, _, _ throws(ImageError) in
             encodes += 1
+            // The slow encode this test is about: the search measures it against the real deadline.
             Thread.sleep(forTimeInterval: 2)
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
         }
@@ -117,7 +118,7 @@ final class QualitySearchTests: XCTestCase {
         let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
         let budget = WorkBudget(deadline: .now + .seconds(3))
         let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, _, _ throws(ImageError) in
-            Thread.sleep(forTimeInterval: 1.8)
+            Thread.sleep(forTimeInterval: 1.8)   // the slow encode this test is about, against the real deadline
             return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, iccProfile: nil, budget: budget)
         }
         var warnings: [String] = []

@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 import RichPush
 @testable import RichPushCore
+import TestSupport
 @testable import RichPushImaging
 
 /// Issue 36 item 1: one job's expensive renders never hold every render thread or the memory budget, so another
@@ -60,8 +61,9 @@ final class RenderFairnessTests: XCTestCase {
     func testCheapRendersAreNotQueuedBehindExpensiveOnes() async throws {
         let grid = try ImagingHelpers.data("imaging/large_grid.heic")
         let photo = try ImagingHelpers.data("media/hero.jpg")
-        let pipeline = ImagePipeline(memoryBudget: RenderMemoryBudget(capacity: 128 << 20),
-                                     expensiveLane: ExpensiveRenderLane(width: max(1, BlockingExecutor.shared.threadCount - 1)))
+        let lane = ExpensiveRenderLane(width: max(1, BlockingExecutor.shared.threadCount - 1))
+        let budget = RenderMemoryBudget(capacity: 128 << 20)
+        let pipeline = ImagePipeline(memoryBudget: budget, expensiveLane: lane)
         let gridProbe = try ImageProbe.probe(grid)
         XCTAssertGreaterThan(pipeline.renderPlan(for: gridProbe, as: .attachment).estimatedPeakBytes, 128 << 20)
         let small = ImageVariant(name: "small", width: 320, height: 320, fit: .contain)
@@ -74,7 +76,10 @@ final class RenderFairnessTests: XCTestCase {
                     return "grid-\(index)"
                 }
             }
-            try await Task.sleep(for: .milliseconds(100))
+            // The grids take what the lane admits and their memory first.
+            try await waitUntil(timeout: .seconds(10), "the grids to start", interval: .milliseconds(1)) {
+                lane.running == min(2, lane.width) && budget.reservedBytes > 0
+            }
             for index in 0..<4 {
                 group.addTask {
                     _ = try await pipeline.render(photo, as: small, deadline: far)

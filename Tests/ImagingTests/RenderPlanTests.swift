@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import RichPushImaging
+import ImagingTestSupport
 import TestSupport
 
 /// `RenderPlan` is the one place a render's choices are made: the decoders do what it says, and its memory

@@ -52,7 +52,10 @@ final class PipelineAmplificationTests: PipelineTestCase {
         let stalls = (0..<10).map { #"{"content":"s\#($0)","ios_attachment":"\#(origin.url("/stall/\(run)-\($0)"))"}"# }
         let stalling = Data(#"{"request":{"notifications":[\#(stalls.joined(separator: ","))]}}"#.utf8)
         let stalled = Task { await enricher.enrich(document: stalling, deadline: .now + .seconds(8)) }
-        try await Task.sleep(for: .milliseconds(300))
+        // The stalling document asks first and gets the host's connections it may have.
+        try await waitUntil(timeout: .seconds(10), "the stalling document to hold its connections", interval: .milliseconds(5)) {
+            (0..<10).reduce(0) { $0 + origin.count("/stall/\(run)-\($1)") } >= fetcher.configuration.maximumConnectionsPerHostPerOwner
+        }
         // Audio passes through unrendered, so only the connections decide whether these make their deadline.
         let sounds = (0..<8).map { #"{"content":"a\#($0)","ios_attachment":"\#(origin.url("/typed/mp3/2000"))?n=\#(run)-\#($0)"}"# }
         let other = Data(#"{"request":{"notifications":[\#(sounds.joined(separator: ","))]}}"#.utf8)

@@ -242,7 +242,7 @@ public final class LoopbackOrigin: @unchecked Sendable {
             guard send(descriptor, head(200, [("Content-Type", "image/jpeg"), ("Content-Length", "\(total)")])) else { return false }
             for _ in 0..<total {
                 guard !isStopped.load(ordering: .sequentiallyConsistent), send(descriptor, [0x41]) else { return false }
-                usleep(UInt32(1_000_000 / rate))
+                usleep(UInt32(1_000_000 / rate))   // the fault itself: a body dripped at `rate` bytes a second
             }
             return false
         case "slow" where parts.count >= 2:
@@ -251,7 +251,7 @@ public final class LoopbackOrigin: @unchecked Sendable {
                 state.current += 1
                 state.peak = max(state.peak, state.current)
             }
-            usleep(UInt32(max(0, Int(parts[1]) ?? 0)) * 1000)
+            usleep(UInt32(max(0, Int(parts[1]) ?? 0)) * 1000)   // the fault itself: an answer that takes this long
             slowInFlight.withLock { $0.current -= 1 }
             return sendBody(descriptor, LoopbackOrigin.body(seed: 12, size: 100))
         case "file" where parts.count >= 2:

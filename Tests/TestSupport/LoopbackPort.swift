@@ -28,7 +28,7 @@ public enum LoopbackPort {
                 close(descriptor)
                 return
             }
-            usleep(20_000)
+            usleep(10_000)
         }
         throw POSIXError(.ETIMEDOUT)
     }

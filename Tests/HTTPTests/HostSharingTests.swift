@@ -36,7 +36,8 @@ final class HostSharingTests: XCTestCase {
         XCTAssertEqual(fetcher.configuration.maximumConnectionsPerHostPerOwner, 4)
         let run = UUID().uuidString
         let stalling = FetchOwner()
-        let stalledURLs = (0..<10).map { origin.url("/stall/\(run)-\($0)") }
+        let stalledPaths = (0..<10).map { "/stall/\(run)-\($0)" }
+        let stalledURLs = stalledPaths.map { origin.url($0) }
         let stalled = Task {
             await withTaskGroup(of: Bool.self) { group in
                 for url in stalledURLs {
@@ -46,7 +47,9 @@ final class HostSharingTests: XCTestCase {
             }
         }
         // The stalled job asks first and gets the host's connections it may have.
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil(timeout: .seconds(10), "the stalled job to hold its connections", interval: .milliseconds(5)) {
+            stalledPaths.reduce(0) { $0 + origin.count($1) } >= fetcher.configuration.maximumConnectionsPerHostPerOwner
+        }
         let other = FetchOwner()
         let deadline = ContinuousClock.now + .seconds(3)
         let finished = await withTaskGroup(of: Bool.self) { group in

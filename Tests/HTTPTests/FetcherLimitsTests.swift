@@ -5,8 +5,9 @@ import XCTest
 
 /// Deadlines, stalls, byte caps, concurrency and cancellation.
 final class FetcherLimitsTests: XCTestCase {
-    /// libcurl and the poll loop both watch the deadline; the fetch must end within 50 ms of it.
-    private let tolerance = Duration.milliseconds(50)
+    /// libcurl and the poll loop both watch the deadline; the fetch must end at it, not run on to the end of the body
+    /// (minutes away). A second of slack: the test asserts that, not how quickly a shared machine schedules the loop.
+    private let tolerance = Duration.seconds(1)
 
     func testDripFeedingOriginEndsAtTheDeadline() async throws {
         let origin = try origin(), fetcher = try makeFetcher()
@@ -97,14 +98,18 @@ final class FetcherLimitsTests: XCTestCase {
 
     func testCancellationAbortsPromptly() async throws {
         let origin = try origin(), fetcher = try makeFetcher { $0.stallTimeout = .seconds(30) }
+        let path = "/stall/cancel-\(UUID().uuidString)"
         let task = Task {
-            try await fetcher.fetch(FetchRequest(url: origin.url("/stall"), deadline: .now + .seconds(30)))
+            try await fetcher.fetch(FetchRequest(url: origin.url(path), deadline: .now + .seconds(30)))
         }
-        try await Task.sleep(for: .milliseconds(200))
+        try await waitUntil(timeout: .seconds(10), "the request to stall at the origin", interval: .milliseconds(5)) {
+            origin.count(path) > 0
+        }
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let result = await task.result
-        XCTAssertLessThan(ContinuousClock.now - cancelledAt, .milliseconds(200))
+        // The stall runs 30 s: a second is "promptly" on a shared machine.
+        XCTAssertLessThan(ContinuousClock.now - cancelledAt, .seconds(1))
         XCTAssertThrowsError(try result.get()) { error in
             XCTAssertEqual((error as? FetchError)?.code, "cancelled")
         }
@@ -112,7 +117,8 @@ final class FetcherLimitsTests: XCTestCase {
 
     func testCancellingManyRunningAndQueuedFetches() async throws {
         let origin = try origin(), fetcher = try makeFetcher { $0.stallTimeout = .seconds(30) }
-        let url = origin.url("/stall")
+        let path = "/stall/cancel-many-\(UUID().uuidString)"
+        let url = origin.url(path)
         let task = Task {
             await withTaskGroup(of: String?.self) { group in
                 for _ in 0..<100 {
@@ -130,19 +136,25 @@ final class FetcherLimitsTests: XCTestCase {
                 return codes
             }
         }
-        try await Task.sleep(for: .milliseconds(300))
+        // Every connection to the host stalls; the rest of the 100 are queued behind them.
+        try await waitUntil(timeout: .seconds(10), "the host's connections to stall", interval: .milliseconds(5)) {
+            origin.count(path) >= fetcher.configuration.maximumConnectionsPerHost
+        }
         let cancelledAt = ContinuousClock.now
         task.cancel()
         let codes = await task.value
-        XCTAssertLessThan(ContinuousClock.now - cancelledAt, .milliseconds(500))
+        XCTAssertLessThan(ContinuousClock.now - cancelledAt, .seconds(2))
         XCTAssertEqual(codes.count, 100)
         XCTAssertTrue(codes.allSatisfy { $0 == "cancelled" }, "\(Set(codes.map { $0 ?? "success" }))")
     }
 
     func testShutdownFailsInFlightAndLaterFetches() async throws {
         let origin = try origin(), fetcher = try makeFetcher { $0.stallTimeout = .seconds(30) }
-        let task = Task { try await fetcher.fetch(FetchRequest(url: origin.url("/stall"), deadline: .now + .seconds(30))) }
-        try await Task.sleep(for: .milliseconds(100))
+        let path = "/stall/shutdown-\(UUID().uuidString)"
+        let task = Task { try await fetcher.fetch(FetchRequest(url: origin.url(path), deadline: .now + .seconds(30))) }
+        try await waitUntil(timeout: .seconds(10), "the request to stall at the origin", interval: .milliseconds(5)) {
+            origin.count(path) > 0
+        }
         fetcher.shutdown()
         fetcher.shutdown()
         let result = await task.result

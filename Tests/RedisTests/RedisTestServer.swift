@@ -59,7 +59,11 @@ final class RedisTestServer {
         self.persistent = persistent
         self.extraArguments = extraArguments
         self.tls = tls
-        port = try Self.freePort()
+        // A cluster node also listens on its port + 10,000 (the cluster bus), so redis-server refuses a port above
+        // 55,535, and the kernel hands out ports up to 60,999: ask again until one fits.
+        var port = try Self.freePort()
+        for _ in 0..<100 where extraArguments.contains("--cluster-enabled") && port > 55_535 { port = try Self.freePort() }
+        self.port = port
         directory = try TemporaryDirectory.make("redis")
         try start()
     }
@@ -98,7 +102,7 @@ final class RedisTestServer {
                 throw RedisTestServerError.startFailed("exited with \(process.terminationStatus); see \(directory.path)/redis.log")
             }
             if answersPing() { return }
-            usleep(20_000)
+            usleep(10_000)
         }
         throw RedisTestServerError.startFailed("no PING answer on port \(port) within 10 s")
     }

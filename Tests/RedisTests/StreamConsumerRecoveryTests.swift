@@ -45,7 +45,8 @@ final class StreamConsumerRecoveryTests: XCTestCase {
                     blockTimeout: .milliseconds(200), log: log
                 )
             ) { job in
-                // Slow enough that the restart happens mid-run: ~200 jobs/s over both consumers.
+                // The scenario's slow work, not a wait: ~200 jobs/s over both consumers, so the kill lands mid-run
+                // with jobs in flight and writes under way (a gate would stop the writes the kill has to interrupt).
                 try? await Task.sleep(for: .milliseconds(20))
                 return FakeJobHandler.outcome(for: job)
             }
@@ -55,7 +56,13 @@ final class StreamConsumerRecoveryTests: XCTestCase {
             try await client.length("richpush:results") >= 100
         }
         server.kill()
-        try await Task.sleep(for: .milliseconds(700))  // consumers see refused connections and back off
+        // The outage lasts until both readers have lost the server and a finished job's result could not be written.
+        try await waitUntil(timeout: .seconds(10), "both readers and a writer to retry", interval: .milliseconds(5)) {
+            let lines = log.lines
+            return ["c1", "c2"].allSatisfy { consumer in
+                lines.contains { $0.hasPrefix("warning redis_retry consumer=\(consumer) message=reader: ") }
+            } && lines.contains { $0.hasPrefix("warning redis_retry") && $0.contains("writer: ") }
+        }
         try server.start()
         try await waitUntil(timeout: .seconds(60), "all 600 job ids in the results") {
             // The test client's own connection broke in the restart too; it reconnects on the next call.
@@ -147,6 +154,8 @@ extension StreamConsumerRecoveryTests {
         let client = RedisTestClient(server.endpoint)
         try await client.addJobs(2)
         let started = Mutex(0)
+        let jobsEnd = Gate()
+        defer { jobsEnd.open() }
         let consumer = try RedisStreamConsumer(
             configuration: StreamConsumerConfiguration(
                 endpoint: server.endpoint, consumer: "c1", blockTimeout: .milliseconds(100),
@@ -154,7 +163,7 @@ extension StreamConsumerRecoveryTests {
             )
         ) { job in
             started.withLock { $0 += 1 }
-            try? await Task.sleep(for: .milliseconds(300))
+            await jobsEnd.wait()
             return FakeJobHandler.outcome(for: job)
         }
         let run = Task { try await consumer.run() }
@@ -162,6 +171,7 @@ extension StreamConsumerRecoveryTests {
         server.kill()
         consumer.stop()
         let stoppedAt = ContinuousClock.now
+        jobsEnd.open()   // the jobs finish with Redis down: their results cannot be written
         do {
             _ = try await run.value
             XCTFail("results could not be written, so run() must not report success")

@@ -221,18 +221,21 @@ final class StreamConsumerTests: XCTestCase {
     func testStopDrainsJobsInFlightAndLeavesTheRestUnread() async throws {
         let jobIDs = try await client.addJobs(20)
         let started = Mutex(0)
+        let jobsEnd = Gate()
+        defer { jobsEnd.open() }
         var settings = configuration(consumer: "c1", concurrency: 4)
         settings.batchSize = 4  // at most 4 running + 4 prefetched + 1 in the launcher's hand, waiting for a slot
         let consumer = try RedisStreamConsumer(configuration: settings) { job in
             started.withLock { $0 += 1 }
-            try? await Task.sleep(for: .milliseconds(400))
+            await jobsEnd.wait()
             return FakeJobHandler.outcome(for: job)
         }
         let run = start(consumer)
         try await waitUntil(timeout: .seconds(10), "4 jobs in flight") { started.withLock { $0 } == 4 }
         let early = try await client.length("richpush:results")
-        XCTAssertEqual(early, 0, "jobs are still sleeping")
+        XCTAssertEqual(early, 0, "jobs are still running")
         consumer.stop()
+        jobsEnd.open()   // the jobs in flight end after the stop
         let summary = try await run.value
 
         // Everything read (running or prefetched) was finished, written and acked before run() returned.
@@ -278,7 +281,10 @@ final class StreamConsumerTests: XCTestCase {
     func testRunTwiceIsRefused() async throws {
         let consumer = try RedisStreamConsumer(configuration: configuration(consumer: "c1"), handler: Self.fakeHandler)
         let run = start(consumer)
-        try await Task.sleep(for: .milliseconds(100))
+        // run() marks the consumer running before it creates the group.
+        try await waitUntil(timeout: .seconds(10), "the first run to create the group", interval: .milliseconds(5)) {
+            (try? await client.command("XINFO", "GROUPS", "richpush:jobs"))?.elements?.isEmpty == false
+        }
         do {
             _ = try await consumer.run()
             XCTFail("a second run() must throw")

@@ -1,8 +1,6 @@
 import Foundation
 import XCTest
-import RichPush
 @testable import RichPushCore
-@testable import RichPushPayload
 
 final class JSONParserTests: XCTestCase {
     private func parse(_ text: String) throws -> JSONValue {
@@ -143,6 +141,18 @@ final class JSONParserTests: XCTestCase {
     func testWrongTopLevelTypesStillParse() throws {
         XCTAssertEqual(try parse(" 42 "), .number("42"))
         XCTAssertEqual(try parse("\u{FEFF}{}"), .object(JSONObject()))
+    }
+
+    func testLargeDocumentsParseInLinearTime() throws {
+        let members = (0..<20_000).map { #""key\#($0)":{"n":\#($0).5,"s":"välue \#($0)","a":[true,null]}"# }
+        let data = Data(("{" + members.joined(separator: ",") + "}").utf8)
+        let clock = ContinuousClock()
+        let start = clock.now
+        let value = try JSONParser.parse(data)
+        let output = value.serialized()
+        let elapsed = clock.now - start
+        XCTAssertEqual(output, data)
+        XCTAssertLessThan(elapsed, .seconds(5), "\(data.count) bytes took \(elapsed)")
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import Synchronization
+import TestSupport
 import XCTest
 @testable import RichPushHTTP
 
@@ -17,7 +18,7 @@ final class HTTPServerTests: XCTestCase {
                     writer.write(Data(currentThreadName().utf8))
                 })
             }
-            if request.path == "/wait" { try? await Task.sleep(for: .milliseconds(20)) }
+            if request.path == "/wait" { try? await Task.sleep(for: .milliseconds(1)) }   // any real suspension
             return HTTPResponse(status: 200, contentType: "text/plain", body: Data(currentThreadName().utf8))
         }
         let client = try KeepAliveClient(port: server.port)
@@ -63,9 +64,13 @@ final class HTTPServerTests: XCTestCase {
             }
         }
         clients.forEach { $0.start() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await waitUntil(timeout: .seconds(10), "the load to run", interval: .milliseconds(1)) {
+            statuses.withLock { $0[200] ?? 0 } > 100
+        }
         await server.shutdown(gracePeriod: .seconds(5))
-        while clients.contains(where: { $0.isExecuting }) { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil(timeout: .seconds(10), "every client to stop", interval: .milliseconds(5)) {
+            !clients.contains(where: { $0.isExecuting })
+        }
         XCTAssertEqual(broken.load(ordering: .relaxed), 0)
         XCTAssertGreaterThan(statuses.withLock { $0[200] ?? 0 }, 100, "the load ran: \(statuses.withLock { $0 })")
         XCTAssertEqual(Set(statuses.withLock { $0.keys }).subtracting([200, 503]), [], "only 200 and 503")
@@ -74,19 +79,22 @@ final class HTTPServerTests: XCTestCase {
     }
 
     func testARequestThatOverrunsTheGracePeriodIsAnswered503AndShutdownReturns() async throws {
+        // The handler's work ends only when it is cancelled or the test ends it, long after the grace period.
+        let workEnds = Gate()
+        defer { workEnds.open() }
         let server = try start { _ in
-            try? await Task.sleep(for: .seconds(30))
+            await withTaskCancellationHandler { await workEnds.wait() } onCancel: { workEnds.open() }
             return HTTPResponse(status: 200, contentType: "text/plain", body: Data("late".utf8))
         }
         let port = server.port
         let reply = Mutex<KeepAliveClient.Reply?>(nil)
         let client = Thread { reply.withLock { $0 = try? KeepAliveClient(port: port).send("GET", "/slow") } }
         client.start()
-        while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+        try await waitUntil(timeout: .seconds(10), "the request to arrive", interval: .milliseconds(5)) { server.requestsInFlight > 0 }
         let started = ContinuousClock.now
         await server.shutdown(gracePeriod: .milliseconds(200))
         XCTAssertLessThan(ContinuousClock.now - started, .seconds(5), "shutdown does not wait for the handler")
-        while client.isExecuting { try await Task.sleep(for: .milliseconds(10)) }
+        try await waitUntil(timeout: .seconds(15), "the client's answer", interval: .milliseconds(5)) { !client.isExecuting }
         XCTAssertEqual(reply.withLock { $0?.status }, 503)
     }
 }
@@ -114,11 +122,16 @@ extension HTTPServerTests {
     /// cancelled, and the request counts as in flight until that work has returned, not only until the client left.
     func testAClientThatLeavesCancelsItsWorkWhichCountsUntilItHasStopped() async throws {
         let ended = Mutex<Set<String>>([])
+        let windingDown = Mutex<Set<String>>([])
+        let windDownEnds = ["/stream": Gate(), "/wait": Gate()]
+        defer { windDownEnds.values.forEach { $0.open() } }
         let server = try start { request in
-            /// Runs until cancelled, then takes 300 ms more to wind down (as a job stopping its fetches would).
+            /// Runs until cancelled, then winds down until the test lets it end (as a job stopping its fetches would).
             @Sendable func workUntilCancelled() async {
-                while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(20)) }
-                await Task.detached { try? await Task.sleep(for: .milliseconds(300)) }.value
+                let cancelled = Gate()
+                await withTaskCancellationHandler { await cancelled.wait() } onCancel: { cancelled.open() }
+                windingDown.withLock { _ = $0.insert(request.path) }
+                await windDownEnds[request.path]?.wait()   // a gate ignores cancellation, as winding down does
                 ended.withLock { _ = $0.insert(request.path) }
             }
             guard request.path == "/stream" else {
@@ -138,9 +151,16 @@ extension HTTPServerTests {
                 var buffer = [UInt8](repeating: 0, count: 256)
                 XCTAssertGreaterThan(recv(socket, &buffer, buffer.count, 0), 0, "the stream began")
             } else {
-                while server.requestsInFlight == 0 { try await Task.sleep(for: .milliseconds(5)) }
+                try await waitUntil(timeout: .seconds(10), "the request to arrive", interval: .milliseconds(5)) {
+                    server.requestsInFlight > 0
+                }
             }
             close(socket)
+            try await waitUntil(timeout: .seconds(5), "\(path): the work to be cancelled", interval: .milliseconds(5)) {
+                windingDown.withLock { $0.contains(path) }
+            }
+            XCTAssertGreaterThan(server.requestsInFlight, 0, "\(path): counted while its work winds down")
+            windDownEnds[path]?.open()
             let left = ContinuousClock.now
             while server.requestsInFlight > 0 {
                 XCTAssertLessThan(ContinuousClock.now - left, .seconds(5), "\(path): the work was cancelled")

@@ -1,12 +1,6 @@
 import Foundation
 import XCTest
-import RichPush
 @testable import RichPushCore
-@testable import RichPushPayload
-@testable import RichPushImaging
-@testable import RichPushHTTP
-@testable import RichPushCache
-@testable import RichPushPipeline
 
 /// The one line rule of every input path, fed in every chunking.
 final class LineSplitterTests: XCTestCase {

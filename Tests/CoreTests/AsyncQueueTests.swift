@@ -1,7 +1,8 @@
 import Foundation
 import Synchronization
+import TestSupport
 import XCTest
-import RichPush
+@testable import RichPushCore
 
 /// The consumer's hand-overs: reader to launcher (one entry at a time, refilled at a low-water mark) and job tasks
 /// to writer (everything queued at once).
@@ -24,7 +25,7 @@ final class AsyncQueueTests: XCTestCase {
         let first = await queue.nextBatch()
         XCTAssertEqual(first, [1, 2, 3])
         let waiting = Task { await queue.nextBatch() }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the consumer to wait", interval: .milliseconds(1)) { queue.isConsumerWaiting }
         queue.append(4)
         let second = await waiting.value
         XCTAssertEqual(second, [4])
@@ -40,9 +41,10 @@ final class AsyncQueueTests: XCTestCase {
         let atOnce = await queue.waitUntilCount(atMost: 6)
         XCTAssertEqual(atOnce, 6, "at the mark already: no wait")
         let producer = Task { await queue.waitUntilCount(atMost: 3) }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the producer to wait", interval: .milliseconds(1)) { queue.isProducerWaiting }
         for _ in 0..<2 { _ = await queue.next() }
-        try await Task.sleep(for: .milliseconds(20))
+        // A take wakes the producer inside the take itself, so a wrong wake would already show here.
+        XCTAssertTrue(queue.isProducerWaiting, "two taken, the producer still waits")
         XCTAssertEqual(queue.count, 4, "two taken, the producer still waits")
         _ = await queue.next()
         let count = await producer.value
@@ -85,13 +87,16 @@ final class AsyncSemaphoreTests: XCTestCase {
             await order.append("large")
             semaphore.release(10)
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the large one to wait", interval: .milliseconds(1)) { semaphore.waitingCount == 1 }
         let small = Task {
             _ = try await semaphore.acquire(1)
             await order.append("small")
             semaphore.release(1)
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the small one to wait or be served", interval: .milliseconds(1)) {
+            let served = await order.names.contains("small")
+            return served || semaphore.waitingCount == 2
+        }
         XCTAssertEqual(semaphore.waitingCount, 2, "the small one fits but must not overtake the large one")
         semaphore.release(held)
         _ = try await large.value
@@ -118,7 +123,7 @@ final class AsyncSemaphoreTests: XCTestCase {
                 return error
             }
         }
-        try await Task.sleep(for: .milliseconds(20))
+        try await waitUntil(timeout: .seconds(10), "the waiter to queue", interval: .milliseconds(1)) { semaphore.waitingCount == 1 }
         cancelled.cancel()
         let failure = await cancelled.value
         XCTAssertEqual(failure, .cancelled)
