@@ -39,25 +39,17 @@ final class RedisSocket {
     }
 
     func close() {
-        if let tls {
-            askedForMissingClientCertificate = SSL_get_ex_data(tls, 0) != nil
-            SSL_free(tls)
-        }
+        if let tls { SSL_free(tls) }
         tls = nil
         if descriptor >= 0 { Glibc.close(descriptor) }
         descriptor = -1
     }
 
-    /// Whether the server asked, during the TLS handshake, for a client certificate that this worker does not have.
-    /// A server that requires one refuses the session only after the handshake (TLS 1.3), often by resetting the
-    /// connection, so the refusal itself may not say why.
-    var serverAskedForMissingClientCertificate: Bool {
-        guard let tls else { return askedForMissingClientCertificate }
-        return SSL_get_ex_data(tls, 0) != nil
-    }
-
-    /// ``serverAskedForMissingClientCertificate``, kept when the connection closes.
-    private var askedForMissingClientCertificate = false
+    /// Whether the server asked, during the TLS handshake, for a client certificate that this worker does not have
+    /// (noted by `TLSClientContext`'s certificate callback, read once the handshake is done). A server that requires
+    /// one refuses the session only after the handshake (TLS 1.3), often by resetting the connection, so the refusal
+    /// itself may not say why.
+    private(set) var serverAskedForMissingClientCertificate = false
 
     /// Sets the read and write timeout, e.g. longer than `BLOCK` for `XREADGROUP`.
     func setTimeout(_ duration: Duration) {
@@ -184,6 +176,7 @@ final class RedisSocket {
         }
         let result = SSL_connect(tls)
         guard result == 1 else { throw handshakeFailure(of: tls, result: result, host: host, port: port, timeout: timeout) }
+        serverAskedForMissingClientCertificate = SSL_get_ex_data(tls, 0) != nil
     }
 
     /// Why the handshake failed, in words the operator can act on: the certificate's own fault first, then a server
@@ -191,6 +184,7 @@ final class RedisSocket {
     private func handshakeFailure(
         of tls: OpaquePointer, result: Int32, host: String, port: Int, timeout: Duration
     ) -> QueueError {
+        let savedErrno = errno
         let verification = SSL_get_verify_result(tls)
         if verification != X509_V_OK {
             return .tlsHandshake(endpoint: address, reason: Self.describeVerification(verification, host: host))
@@ -211,7 +205,7 @@ final class RedisSocket {
         }
         if kind == SSL_ERROR_SYSCALL && queued.reason == 0 {
             return .connection(reason: "\(address): the connection closed during the TLS handshake "
-                + "(\(errno == 0 ? "end of file" : String(cString: strerror(errno)))); is this a TLS port?")
+                + "(\(savedErrno == 0 ? "end of file" : String(cString: strerror(savedErrno)))); is this a TLS port?")
         }
         return .tlsHandshake(endpoint: address, reason: "TLS handshake failed: \(queued.text)")
     }
