@@ -25,4 +25,12 @@ public struct RedisTLSSettings: Sendable, Hashable {
         self.clientKeyFile = clientKeyFile
         self.verifiesServer = verifiesServer
     }
+
+    /// Throws `.tlsSetup` when the settings contradict themselves, before any file is read: a client key without
+    /// the certificate it belongs to.
+    public func check() throws(QueueError) {
+        if let key = clientKeyFile, clientCertificateFile == nil {
+            throw .tlsSetup(reason: "a client key (\(key)) needs its client certificate")
+        }
+    }
 }

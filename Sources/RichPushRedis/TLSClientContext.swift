@@ -12,6 +12,7 @@ final class TLSClientContext: @unchecked Sendable {
 
     /// Throws `.tlsSetup` naming the file that cannot be used and why.
     init(settings: RedisTLSSettings) throws(QueueError) {
+        try settings.check()
         ERR_clear_error()
         guard let context = SSL_CTX_new(TLS_client_method()) else {
             throw .tlsSetup(reason: "cannot create a TLS context: \(TLSErrorQueue.drain().text)")
@@ -53,8 +54,6 @@ final class TLSClientContext: @unchecked Sendable {
                 }
                 throw .tlsSetup(reason: "cannot load the client key \(key): \(failure.text)")
             }
-        } else if let key = settings.clientKeyFile {
-            throw .tlsSetup(reason: "a client key (\(key)) needs its client certificate")
         } else {
             // Called only when the server asks for a certificate and none is loaded: note it, send none (the
             // server may take that), and let a refusal on the first reply name the missing certificate.

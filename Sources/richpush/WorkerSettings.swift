@@ -77,8 +77,10 @@ struct WorkerSettings {
             clientCertificateFile: try options.value(of: WorkerOption.redisClientCertificate),
             clientKeyFile: try options.value(of: WorkerOption.redisClientKey),
             verifiesServer: !(try options.value(of: WorkerOption.redisTLSInsecure)))
-        if redisTLS.clientKeyFile != nil && redisTLS.clientCertificateFile == nil {
-            throw .missingArgument("--\(WorkerOption.redisClientCertificate.name) FILE (--\(WorkerOption.redisClientKey.name) is its key)")
+        do {
+            try redisTLS.check()
+        } catch {
+            throw .missingArgument("--\(WorkerOption.redisClientCertificate.name) FILE (\(error))")
         }
         let tls = redisTLS
         leaseRedis = try options.value(of: WorkerOption.leaseRedis).map { url throws(UsageError) in

@@ -141,6 +141,11 @@ final class ConsumeTLSTests: XCTestCase {
             XCTAssertTrue(output.standardError.contains(cause), "\(cause): \(output.standardError)")
             XCTAssertTrue(output.standardError.contains("127.0.0.1:") || cause.hasPrefix("/"), output.standardError)
         }
+        // A client key without its certificate: a usage mistake, named before anything connects.
+        let keyOnly = try CommandRunner.run(consume(port: good, trusted + ["--redis-tls-key", "/etc/richpush/worker.key"]))
+        XCTAssertEqual(keyOnly.status, 2, keyOnly.standardError)
+        XCTAssertTrue(keyOnly.standardError.contains("--redis-tls-certificate"), keyOnly.standardError)
+        XCTAssertTrue(keyOnly.standardError.contains("needs its client certificate"), keyOnly.standardError)
         // The TLS options with a plain URL: the connection they were meant to protect is not TLS.
         let mistaken = try CommandRunner.run(consume(port: plain, scheme: "redis", trusted))
         XCTAssertEqual(mistaken.status, 2, mistaken.standardError)

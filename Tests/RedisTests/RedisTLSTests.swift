@@ -175,6 +175,7 @@ final class RedisTLSTests: XCTestCase {
              "/nonexistent/key.pem"),
             (RedisTLSSettings(clientCertificateFile: setup.authority.certificatePath, clientKeyFile: other.keyPath),
              "does not belong to the certificate"),
+            (RedisTLSSettings(clientKeyFile: other.keyPath), "needs its client certificate"),
         ]
         for (settings, named) in cases {
             XCTAssertThrowsError(try TLSClientContext(settings: settings)) { error in
