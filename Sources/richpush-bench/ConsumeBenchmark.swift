@@ -48,10 +48,8 @@ enum ConsumeBenchmark {
         let tlsPort = try LoopbackPort.free()
         let redis = try launch(
             "redis-server",
-            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", work.path,
-             "--tls-port", String(tlsPort), "--tls-cert-file", certificate.certificatePath,
-             "--tls-key-file", certificate.keyPath, "--tls-ca-cert-file", authority.certificatePath,
-             "--tls-auth-clients", "no"])
+            ["--port", String(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", work.path]
+                + authority.redisServerArguments(tlsPort: Int(tlsPort), certificate: certificate))
         defer {
             // A throwaway server with nothing to save: no need for its shutdown sequence.
             kill(redis.processIdentifier, SIGKILL)

@@ -32,9 +32,8 @@ final class ConsumeTLSTests: XCTestCase {
         process.executableURL = URL(fileURLWithPath: try TestTool.redisServer.path())
         var arguments = ["--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--dir", directory.path]
         if let certificate {
-            arguments += ["--port", "0", "--tls-port", String(port), "--tls-cert-file", certificate.certificatePath,
-                          "--tls-key-file", certificate.keyPath, "--tls-ca-cert-file", authority.certificatePath,
-                          "--tls-auth-clients", requiringClientCertificates ? "yes" : "no"]
+            arguments += ["--port", "0"] + authority.redisServerArguments(
+                tlsPort: Int(port), certificate: certificate, requiringClientCertificates: requiringClientCertificates)
         } else {
             arguments += ["--port", String(port)]
         }

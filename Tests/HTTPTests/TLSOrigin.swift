@@ -3,14 +3,16 @@ import TestSupport
 import Glibc
 import XCTest
 
-/// nginx serving HTTPS + HTTP/2 on a loopback port with a throwaway self-signed certificate, for the TLS and
-/// multiplexing tests. A missing nginx or openssl fails the test (`TestTool.Missing`); it is never skipped.
+/// nginx serving HTTPS + HTTP/2 on a loopback port with a certificate for 127.0.0.1 from a throwaway CA, for the
+/// TLS and multiplexing tests. A missing nginx or openssl fails the test (`TestTool.Missing`); it is never skipped.
 final class TLSOrigin {
     let port: UInt16
     let directory: URL
     private let process: Process
+    private let authority: TestCertificateAuthority
 
-    var certificatePath: String { directory.appendingPathComponent("cert.pem").path }
+    /// The CA a client trusts to reach this origin.
+    var certificatePath: String { authority.certificatePath }
 
     func url(_ path: String) -> String { "https://127.0.0.1:\(port)\(path)" }
 
@@ -21,16 +23,13 @@ final class TLSOrigin {
     }
 
     init(files: [String: Data]) throws {
-        let openssl = try TestTool.openssl.path()
+        authority = try TestCertificateAuthority()
+        let certificate = try authority.issue(commonName: "127.0.0.1", alternativeNames: ["IP:127.0.0.1"])
         directory = try TemporaryDirectory.make("tls")
         let root = directory.appendingPathComponent("root")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
         for (name, data) in files { try data.write(to: root.appendingPathComponent(name)) }
 
-        try Self.run(openssl, ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes",
-                               "-keyout", directory.appendingPathComponent("key.pem").path,
-                               "-out", directory.appendingPathComponent("cert.pem").path, "-days", "2",
-                               "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"])
         port = try LoopbackPort.free()
         let prefix = directory.path
         _ = try NginxConfiguration.write(in: directory, main: "worker_processes 1; user root;", events: "worker_connections 256;", http: """
@@ -38,8 +37,8 @@ final class TLSOrigin {
             access_log \(prefix)/access.log proto;
             server {
                 listen 127.0.0.1:\(port) ssl http2;
-                ssl_certificate \(prefix)/cert.pem;
-                ssl_certificate_key \(prefix)/key.pem;
+                ssl_certificate \(certificate.certificatePath);
+                ssl_certificate_key \(certificate.keyPath);
                 root \(root.path);
             }
             """)
@@ -52,22 +51,4 @@ final class TLSOrigin {
         process.terminate(waitingAtMost: .seconds(5))
         TemporaryDirectory.remove(directory)
     }
-
-    private static func run(_ tool: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
-        process.standardError = FileHandle(forWritingAtPath: "/dev/null")
-        try process.run()
-        let deadline = ContinuousClock.now + .seconds(20)
-        while process.isRunning, ContinuousClock.now < deadline { usleep(10_000) }
-        guard !process.isRunning, process.terminationStatus == 0 else {
-            throw TLSOriginError(description: "\(tool) failed (\(process.terminationStatus))")
-        }
-    }
-}
-
-struct TLSOriginError: Error, CustomStringConvertible {
-    let description: String
 }

@@ -82,11 +82,8 @@ final class RedisTestServer {
         // appendfsync always: a SIGKILLed server keeps every write it acknowledged.
         arguments += persistent ? ["--appendonly", "yes", "--appendfsync", "always"] : ["--appendonly", "no"]
         if let tls {
-            arguments += [
-                "--port", "0", "--tls-port", String(port), "--tls-cert-file", tls.server.certificatePath,
-                "--tls-key-file", tls.server.keyPath, "--tls-ca-cert-file", tls.authority.certificatePath,
-                "--tls-auth-clients", tls.client == nil ? "no" : "yes",
-            ]
+            arguments += ["--port", "0"] + tls.authority.redisServerArguments(
+                tlsPort: port, certificate: tls.server, requiringClientCertificates: tls.client != nil)
         } else {
             arguments += ["--port", String(port)]
         }

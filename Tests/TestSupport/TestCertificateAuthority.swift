@@ -60,6 +60,15 @@ public final class TestCertificateAuthority {
         return Issued(certificatePath: base + ".pem", keyPath: base + ".key")
     }
 
+    /// redis-server's TLS arguments for a `--tls-port` serving `certificate`, trusting this CA for the clients'
+    /// certificates, which it requires when `requiringClientCertificates`. The caller adds `--port` (0 for TLS only).
+    public func redisServerArguments(
+        tlsPort: Int, certificate: Issued, requiringClientCertificates: Bool = false
+    ) -> [String] {
+        ["--tls-port", String(tlsPort), "--tls-cert-file", certificate.certificatePath, "--tls-key-file", certificate.keyPath,
+         "--tls-ca-cert-file", certificatePath, "--tls-auth-clients", requiringClientCertificates ? "yes" : "no"]
+    }
+
     private func run(_ arguments: [String]) throws {
         let result = try runTool(openssl, arguments, in: directory)
         guard result.status == 0 else {
