@@ -1,3 +1,4 @@
 #include <webp/decode.h>
 #include <webp/encode.h>
 #include <webp/demux.h>
+#include <webp/mux.h>

@@ -58,7 +58,8 @@ public struct APNsRenderer: Sendable {
             if isStory && (aps["category"]?.stringValue ?? "").isEmpty {
                 aps["category"] = .string(options.storyCategory)
             }
-            let hadRichContent = !job.media.isEmpty || job.isStory
+            // Android's own image fields are shown by Android whatever the APNs payload holds.
+            let hadRichContent = job.media.contains { $0.role != .androidImage } || job.isStory
             let visible = settleAlert(&aps, root: root, story: job.story, hadRichContent: hadRichContent,
                                       diagnostics: &diagnostics)
             if hadRichContent && !visible {
@@ -103,22 +104,14 @@ public struct APNsRenderer: Sendable {
                 continue
             }
             let outcome = media[reference.pointer]
-            switch outcome {
-            case .published?, .notFetched?:
+            if let missing = Diagnostic.mediaNotShown(outcome, at: reference.pointer) {
+                removals.append(reference.pointer)
+                diagnostics.items.append(missing)
+            } else {
                 let publicURL = outcome?.publicURL(writtenAs: reference.url) ?? reference.url
                 tree.setValue(.string(publicURL), at: reference.pointer)
                 rewrites.media.append(.init(pointer: reference.pointer, cachedURL: publicURL, originalURL: reference.url))
                 rendered += 1
-            case .failed(let error)?:
-                removals.append(reference.pointer)
-                diagnostics.add(.warning, .mediaFailed, reference.pointer,
-                                "media failed (\(error.code.rawValue)): \(error.description); the push is sent without it")
-            case .skipped(let reason)?:
-                removals.append(reference.pointer)
-                diagnostics.add(.warning, .mediaSkipped, reference.pointer, "media skipped: \(reason); the push is sent without it")
-            case nil:
-                removals.append(reference.pointer)
-                diagnostics.add(.warning, .mediaMissing, reference.pointer, "no media result was supplied; the push is sent without it")
             }
             if options.includesSourceKeys {
                 keepOriginal(reference.url, tokens: tokens, tree: &tree, rewrites: &rewrites, diagnostics: &diagnostics)

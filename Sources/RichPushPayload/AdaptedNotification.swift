@@ -14,4 +14,9 @@ struct AdaptedNotification {
     var inputPointer = ""
     /// Where the payload's parts came from in the document, to hand the sender its own request back.
     var requestMap = SenderRequestMap()
+    /// The request's image fields that Android reads besides the APNs payload (`AndroidImageFields`).
+    var androidImages: [AndroidImage] = []
+    /// Device-payload pointers of media whose field in the request Android reads too (FCM's
+    /// `notification.image`, a Pushfa `image_url` for both platforms): their references are `MediaPlatform.all`.
+    var sharedMediaPointers: Set<String> = []
 }

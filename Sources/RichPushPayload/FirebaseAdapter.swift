@@ -70,9 +70,19 @@ struct FirebaseAdapter {
                 for (key, value) in notification where InputKeyMapping.firebaseNotification[key] == nil { rest[key] = value }
                 if !rest.isEmpty { result.target["notification"] = .object(rest) }
                 for key in fillAlert(&aps, from: notification) { map.map("/aps/alert/" + key, to: "/message/notification/" + key) }
-                if fcmOptions["image"] == nil, let image = notification["image"] {
-                    fcmOptions["image"] = image
-                    if !payloadHasImage { map.map("/fcm_options/image", to: "/message/notification/image") }
+                if let image = notification["image"] {
+                    if fcmOptions["image"] == nil, !payloadHasImage {
+                        // iOS and Android (unless `android.notification.image` overrides it) read this one field.
+                        fcmOptions["image"] = image
+                        map.map("/fcm_options/image", to: "/message/notification/image")
+                        result.sharedMediaPointers.insert("/fcm_options/image")
+                    } else {
+                        // iOS reads its own image; Android and the web read this one.
+                        if fcmOptions["image"] == nil { fcmOptions["image"] = image }
+                        result.androidImages.append(AndroidImage(
+                            pointer: "/message/notification/image", value: image, variantName: VariantName.attachment,
+                            platform: .all))
+                    }
                 }
             } else {
                 diagnostics.add(.warning, .wrongType, "/message/notification", "message.notification must be an object; it was kept in target")

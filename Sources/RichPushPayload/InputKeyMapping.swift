@@ -61,7 +61,7 @@ public enum InputKeyMapping {
         "clickAckUrl": "the payload's clickAckUrl",
         "messageId": "the payload's messageId",
         "get_delivery_status": "aps.mutable-content = 1, so the extension runs and reports delivery",
-        "platform": "checked: must be \"ios\"",
+        "platform": "checked: \"ios\", \"android\" (image_url is then an Android big picture) or absent (both)",
         "id": "the result's id",
         "token": "the device token (and target, verbatim)",
         "device_token": "the device token (and target, verbatim)",

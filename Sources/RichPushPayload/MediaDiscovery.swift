@@ -84,6 +84,31 @@ struct MediaDiscovery {
         return found
     }
 
+    /// The references of the request's Android image fields: an http(s) URL is rendered as the field's variant;
+    /// an unfetchable URL (`ftp:`, `data:`) is removed like an iOS one, with `media_url_invalid`; a value without a
+    /// scheme (an app resource name, OneSignal's `ic_stat_logo`) and our own cached URL are left as they are, and a
+    /// value that is not a string is left with a warning.
+    func references(in images: [AndroidImage], diagnostics: inout DiagnosticCollector) -> [MediaReference] {
+        var found: [MediaReference] = []
+        for image in images where !found.contains(where: { $0.pointer == image.pointer }) {
+            guard let url = image.value.stringValue else {
+                diagnostics.add(.warning, .mediaURLInvalid, image.pointer,
+                                "an Android image field holds \(image.value.typeDescription); write a URL string (it was left as it is)")
+                continue
+            }
+            if options.isOwnMedia(url) { continue }
+            var invalidReason: String?
+            if !PayloadOptions.isHTTPURL(url) {
+                guard PayloadOptions.scheme(of: url) != nil else { continue }
+                invalidReason = "\"\(URLRedaction.redact(url))\" is not an absolute http(s) URL, so no phone can fetch it; it was removed from the request (write an absolute https:// URL)"
+                diagnostics.add(.warning, .mediaURLInvalid, image.pointer, invalidReason ?? "")
+            }
+            found.append(MediaReference(pointer: image.pointer, url: url, role: .androidImage, variantName: image.variantName,
+                                        platform: image.platform, invalidReason: invalidReason))
+        }
+        return found
+    }
+
     private func walk(_ value: JSONValue, _ segments: ArraySlice<String>, tokens: [String], keyPath: String,
                       visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
         guard let segment = segments.first else {

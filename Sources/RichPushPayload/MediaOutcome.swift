@@ -89,3 +89,21 @@ extension MediaOutcome {
         return url
     }
 }
+
+extension Diagnostic {
+    /// The finding for media the push goes without (failed, skipped, or no result), at the field it was removed
+    /// from; nil when the field keeps a URL (published, or not fetched on purpose).
+    package static func mediaNotShown(_ outcome: MediaOutcome?, at pointer: String) -> Diagnostic? {
+        switch outcome {
+        case .published?, .notFetched?:
+            nil
+        case .failed(let error)?:
+            Diagnostic(.warning, .mediaFailed, pointer,
+                       "media failed (\(error.code.rawValue)): \(error.description); the push is sent without it")
+        case .skipped(let reason)?:
+            Diagnostic(.warning, .mediaSkipped, pointer, "media skipped: \(reason); the push is sent without it")
+        case nil:
+            Diagnostic(.warning, .mediaMissing, pointer, "no media result was supplied; the push is sent without it")
+        }
+    }
+}

@@ -3,25 +3,45 @@ public struct MediaReference: Sendable, Hashable {
     public enum Role: Sendable, Hashable {
         case attachment
         case storyPage(index: Int)
+        /// An image field only Android phones read (`AndroidImageFields`): `pointer` is into the sender's request,
+        /// not the APNs payload, and the request gets the rendered URL there.
+        case androidImage
     }
 
-    /// RFC 6901 pointer into the *output APNs payload* (before rendering drops anything) where the URL lives; a story
-    /// page is numbered as the sender numbered it (`role` holds its index after invalid pages were dropped).
-    /// It is also the key of `APNsRenderer.render`'s media map.
+    /// RFC 6901 pointer to the URL: into the *output APNs payload* (before rendering drops anything) for an
+    /// attachment or a story page, into the sender's request for an `androidImage`. A story page is numbered as the
+    /// sender numbered it (`role` holds its index after invalid pages were dropped). It is also the key of
+    /// `APNsRenderer.render`'s media map.
     public var pointer: String
     public var url: String
     public var role: Role
-    /// "attachment", "story", or the variant the job named in its envelope (`variant`).
+    /// "attachment", "story", "big_picture", "large_icon", or the variant the job named in its envelope (`variant`).
     public var variantName: String
+    /// Which phones read the field.
+    public var platform: MediaPlatform
     /// Why the URL cannot be fetched (`ftp:`, `data:`, relative, control characters, ...), or nil. Such a reference
     /// is never fetched: it fails with `media_url_invalid` and is removed from the device payload.
     public var invalidReason: String?
 
-    public init(pointer: String, url: String, role: Role, variantName: String, invalidReason: String? = nil) {
+    public init(pointer: String, url: String, role: Role, variantName: String, platform: MediaPlatform = .ios,
+                invalidReason: String? = nil) {
         self.pointer = pointer
         self.url = url
         self.role = role
         self.variantName = variantName
+        self.platform = platform
         self.invalidReason = invalidReason
     }
+}
+
+/// The phones that read a media field of the sender's request.
+public enum MediaPlatform: String, Sendable, Hashable, Codable {
+    /// Only iPhones: the APNs payload's attachments and story pages.
+    case ios
+    /// Only Android phones (`message.android.notification.image`, OneSignal's `big_picture`, Pushwoosh's
+    /// `android_banner`, ...): rendered as `big_picture` or `large_icon`.
+    case android
+    /// Every platform the request reaches (FCM's `message.notification.image`, a Pushfa `image_url` sent to iOS and
+    /// Android): rendered as the attachment, which every one of them decodes.
+    case all
 }

@@ -127,7 +127,9 @@ public struct PayloadParser: Sendable {
         case .firebase: adapted = FirebaseAdapter().adapt(root, diagnostics: &diagnostics)
         case .oneSignal: adapted = OneSignalAdapter(options: options).adapt(root, diagnostics: &diagnostics)
         }
-        guard let adapted, var job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
+        guard var adapted else { return .rejected(diagnostics.items) }
+        adapted.androidImages += AndroidImageFields.images(in: root, shape: shape, base: "")
+        guard var job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
             return .rejected(diagnostics.items)
         }
         job.document = value
@@ -165,6 +167,7 @@ public struct PayloadParser: Sendable {
                 continue
             }
             var adapted = PushwooshAdapter(options: options).adapt(notification, at: base, diagnostics: &diagnostics)
+            adapted.androidImages += AndroidImageFields.images(in: notification, shape: .pushwoosh, base: base)
             for (key, value) in requestExtras where adapted.target[key] == nil { adapted.target[key] = value }
             let job = makeJob(adapted, shape: .pushwoosh, diagnostics: &diagnostics)
             allDiagnostics.append(contentsOf: diagnostics)
@@ -221,11 +224,17 @@ public struct PayloadParser: Sendable {
         case nil: isSilent = adapted.explicitSilent || (contentAvailable && !isUserVisible)
         }
         let pushType: PushType = adapted.explicitPushType == .voip ? .voip : (isSilent ? .background : .alert)
+        let discovery = MediaDiscovery(options: options)
         var media: [MediaReference] = []
         if pushType == .alert {
-            media = MediaDiscovery(options: options).references(
+            media = discovery.references(
                 in: payload, story: story, attachmentVariant: adapted.variantName ?? VariantName.attachment, diagnostics: &diagnostics)
+            for index in media.indices where adapted.sharedMediaPointers.contains(media[index].pointer) {
+                media[index].platform = .all
+            }
         }
+        // Android shows its own fields whatever the APNs push type is.
+        media += discovery.references(in: adapted.androidImages, diagnostics: &diagnostics)
         var job = NotificationJob(id: adapted.id, shape: shape, pushType: pushType, isSilent: isSilent,
                                   isStory: isStory && pushType == .alert, media: media, diagnostics: diagnostics.items,
                                   payload: payload, headers: headers, deviceToken: adapted.deviceToken,

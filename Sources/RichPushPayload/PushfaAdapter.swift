@@ -5,7 +5,8 @@ import RichPushCore
 /// names the Pushfa SDK's device table reads; `actions`, `ackUrl`, `clickAckUrl`, `messageId` stay as root custom
 /// keys; `additional_data` stays one object under `additional_data`; `api_private_key` (backend only) is kept in the
 /// sender's request alone, never in the payload or `target`; `collapse_id`, `ttl` and `silent` become headers; `get_delivery_status: true` sets
-/// `mutable-content`; `platform` must be "ios" or absent; `id` becomes the job id. `token`/`device_token` becomes
+/// `mutable-content`; `platform` is "ios", "android" (then `image_url` is rendered as an Android big picture, not
+/// an iOS attachment) or absent (both: the attachment, which Android shows too); `id` becomes the job id. `token`/`device_token` becomes
 /// the device token and is kept in `target`. Everything else (`sendTime`, `subscriber_ids`, `label`, `values`,
 /// `only_last_device`, `topic`, aliases, ...) goes to `target`. `InputKeyMapping.pushfa` lists every mapped key.
 struct PushfaAdapter {
@@ -20,10 +21,15 @@ struct PushfaAdapter {
         for (key, value) in request where !PushfaAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
             result.target[key] = value
         }
+        // Which phones the request goes to: an absent platform sends to both, so `image_url` must suit both.
+        var platforms: Set<MediaPlatform> = [.ios, .android]
         if let platform = request["platform"] {
-            if platform.stringValue?.lowercased() != "ios" {
-                diagnostics.reject(.platformNotIOS, "/platform",
-                                   "platform is \(platform.stringValue.map { "\"\($0)\"" } ?? platform.typeDescription); this service sends to iOS only, so write \"ios\" or leave it out")
+            switch platform.stringValue?.lowercased() {
+            case "ios"?: platforms = [.ios]
+            case "android"?: platforms = [.android]
+            default:
+                diagnostics.reject(.platformUnknown, "/platform",
+                                   "platform is \(platform.stringValue.map { "\"\($0)\"" } ?? platform.typeDescription); write \"ios\" or \"android\", or leave it out to send to both")
             }
         }
         for (key, limit) in [("title", options.maximumPushfaTitleLength), ("body", options.maximumPushfaBodyLength)] {
@@ -60,11 +66,20 @@ struct PushfaAdapter {
                 if root[device] == nil {
                     root[device] = value
                     result.requestMap.map("/" + device, to: "/" + key)
+                    if device == "image", platforms.contains(.android) {
+                        if platforms.contains(.ios) {
+                            result.sharedMediaPointers.insert("/image")
+                        } else {
+                            // Only Android reads it: rendered for Android, and not an iOS attachment.
+                            result.androidImages.append(AndroidImage(pointer: "/" + key, value: value, variantName: VariantName.bigPicture))
+                        }
+                    }
                 } else {
                     diagnostics.add(.warning, .duplicateKey, "/" + key, "\(key) names the same field as \(keys[0]); \(keys[0]) was used")
                 }
             }
         }
+        if platforms == [.android] { root.remove("image") }
         if let actions = request["actions"] {
             root["actions"] = .array(validActions(actions, diagnostics: &diagnostics))
             result.requestMap.map("/actions", to: "/actions")

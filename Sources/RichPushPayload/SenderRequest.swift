@@ -19,13 +19,30 @@ public enum SenderRequest {
     /// Values are read and written inside JSON strings, which stay strings, and missing objects are created.
     private static let walk: JSONValue.PointerWalk = [.throughJSONText, .creatingObjects]
 
-    /// `document` with the changes each job's rendered device payload made, at the places `job.requestMap` names.
-    /// A job without a payload (rejected) changes nothing.
-    public static func rewrite(_ document: JSONValue, rendered: [(job: NotificationJob, payload: JSONValue?)],
-                               storyKey: String) -> JSONValue {
+    /// One job's part in its document: its rendered device payload (nil when the job was rejected) and what became
+    /// of its Android image fields (`MediaReference.Role.androidImage`), by pointer.
+    public struct RenderedJob: Sendable {
+        public var job: NotificationJob
+        public var payload: JSONValue?
+        public var androidMedia: [String: MediaOutcome]
+
+        public init(job: NotificationJob, payload: JSONValue?, androidMedia: [String: MediaOutcome] = [:]) {
+            self.job = job
+            self.payload = payload
+            self.androidMedia = androidMedia
+        }
+    }
+
+    /// `document` with the changes each job's rendered device payload made, at the places `job.requestMap` names,
+    /// and each Android image field rendered: its cached URL, or removed when its media failed or was skipped (the
+    /// phone could not have shown it either; the job's findings say why, `Diagnostic.mediaNotShown`). A job
+    /// without a payload (rejected) changes nothing.
+    public static func rewrite(_ document: JSONValue, rendered: [RenderedJob], storyKey: String) -> JSONValue {
         var document = document
-        for (job, payload) in rendered {
-            guard let payload else { continue }
+        for rendering in rendered {
+            let job = rendering.job
+            guard let payload = rendering.payload else { continue }
+            rewriteAndroidImages(of: job, media: rendering.androidMedia, in: &document)
             let map = job.requestMap
             if let pointer = map.payloadPointer, let tokens = JSONPointer.tokens(pointer) {
                 document.setValue(payload, at: tokens[...], walk: walk)
@@ -45,6 +62,20 @@ public enum SenderRequest {
             }
         }
         return document
+    }
+
+    /// Each Android image field that still holds the URL it was found with gets its media's cached URL, or goes.
+    private static func rewriteAndroidImages(of job: NotificationJob, media: [String: MediaOutcome], in document: inout JSONValue) {
+        // Removals from the end, so that no removal moves another field (no field of the table is in an array).
+        for reference in job.media.reversed() where reference.role == .androidImage {
+            guard document.value(at: reference.pointer)?.stringValue == reference.url else { continue }
+            let outcome = media[reference.pointer]
+            if reference.invalidReason != nil || Diagnostic.mediaNotShown(outcome, at: reference.pointer) != nil {
+                document.setValue(nil, at: reference.pointer)
+            } else if let outcome {
+                document.setValue(.string(outcome.publicURL(writtenAs: reference.url)), at: reference.pointer)
+            }
+        }
     }
 
     /// `value` as the sender's field holds it.

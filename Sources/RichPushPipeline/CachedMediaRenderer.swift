@@ -39,12 +39,14 @@ struct CachedMediaRenderer: MediaStage {
         let pointer: String
         let variant: ImageVariant
         let key: CacheKey
-        /// What the source may be: a story page shows still images, so it accepts images only.
+        /// What the source may be: a story page and an Android picture or icon show still images, so they accept
+        /// images only.
         var acceptedKinds: Set<AttachmentKind> { Self.acceptedKinds(forVariantNamed: variant.name) }
 
-        /// Images only for the story variant (the story screen draws its page as an image); every kind elsewhere.
+        /// Images only for the story variant (the story screen draws its page as an image) and the Android ones
+        /// (`BitmapFactory` decodes images only); every kind elsewhere.
         static func acceptedKinds(forVariantNamed name: String) -> Set<AttachmentKind> {
-            name == ImageVariant.story.name ? [.image] : Set(AttachmentKind.allCases)
+            [VariantName.story, VariantName.bigPicture, VariantName.largeIcon].contains(name) ? [.image] : Set(AttachmentKind.allCases)
         }
     }
 

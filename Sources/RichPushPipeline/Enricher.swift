@@ -85,7 +85,9 @@ public struct Enricher: Sendable {
     private func withSenderRequest(_ jobs: [NotificationJob], _ results: [JobResult]) -> [JobResult] {
         guard let document = jobs.first?.document else { return results }
         let request = SenderRequest.rewrite(
-            document, rendered: zip(jobs, results).map { ($0, $1.apns?.payload) }, storyKey: configuration.payload.storyKey)
+            document, rendered: zip(jobs, results).map { job, result in
+                SenderRequest.RenderedJob(job: job, payload: result.apns?.payload, androidMedia: result.androidOutcomes)
+            }, storyKey: configuration.payload.storyKey)
         return results.map { result in
             var result = result
             result.request = request
@@ -107,13 +109,26 @@ public struct Enricher: Sendable {
                 ("message", .string(media.errorMessage ?? "")),
             ])
         }
-        var outcomes: [String: MediaOutcome] = [:]
-        for result in results { outcomes[result.pointer] = result.outcome }
+        // One result per reference, in order (`results(of:finished:started:)`).
+        var outcomes: [String: MediaOutcome] = [:], androidOutcomes: [String: MediaOutcome] = [:]
+        for (reference, result) in zip(job.media, results) {
+            if reference.role == .androidImage {
+                androidOutcomes[reference.pointer] = result.outcome
+            } else {
+                outcomes[reference.pointer] = result.outcome
+            }
+        }
 
         // Media that was not fetched leaves the job as written: nothing was enriched.
         var jobResult = JobResult(
             job: job, media: results, rendering: renderer.render(job, media: outcomes),
             status: media.fetchesMedia ? Self.status(of: results) : .passthrough)
+        jobResult.androidOutcomes = androidOutcomes
+        // An Android field whose media failed leaves the request (`SenderRequest`); the parser already reported the
+        // ones that were never fetchable.
+        for (reference, result) in zip(job.media, results) where reference.role == .androidImage && reference.invalidReason == nil {
+            if let missing = Diagnostic.mediaNotShown(result.outcome, at: reference.pointer) { jobResult.diagnostics.append(missing) }
+        }
         // A push that lost anything the author wrote (cut text, a dropped page, a removed link, media that kept its
         // original URL so the payload fits) was not fully enriched, whatever its media did.
         if jobResult.status == .enriched, jobResult.diagnostics.contains(where: {
@@ -219,10 +234,10 @@ public struct Enricher: Sendable {
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
             if let result = finished[work] {
-                results.append(result.at(pointer: reference.pointer))
+                results.append(result.at(reference))
             } else {
                 results.append(MediaResult(
-                    pointer: reference.pointer, source: reference.url, variant: reference.variantName,
+                    pointer: reference.pointer, source: reference.url, variant: reference.variantName, platform: reference.platform,
                     outcome: .skipped(reason: "\(URLRedaction.redact(reference.url)) did not finish before the job's deadline"),
                     milliseconds: milliseconds(since: started)))
             }

@@ -35,9 +35,10 @@ public struct EnricherConfiguration: Sendable {
     /// What each result line carries besides its id, line, status, target and timings (`--result`).
     public var resultParts = ResultParts.all
 
-    /// The variants a configuration has unless given others: `attachment` and `story`, at a fixed JPEG quality
-    /// (the command-line tools add `--quality-target` to them).
-    public static let defaultVariants: [String: ImageVariant] = [VariantName.attachment: .attachment, VariantName.story: .story]
+    /// The variants a configuration has unless given others: `attachment` and `story` for iOS, `big_picture` and
+    /// `large_icon` for Android, at a fixed quality (the command-line tools add `--quality-target` to them).
+    public static let defaultVariants: [String: ImageVariant] = Dictionary(
+        uniqueKeysWithValues: [ImageVariant.attachment, .story, .bigPicture, .largeIcon].map { ($0.name, $0) })
 
     public init(
         jobDeadline: Duration = .seconds(25),

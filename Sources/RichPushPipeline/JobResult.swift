@@ -34,6 +34,9 @@ public struct JobResult: Sendable {
     /// The request to send to APNs; absent when the job is rejected.
     public var apns: APNsRequest?
     public var media: [MediaResult] = []
+    /// What became of the job's Android image fields (`MediaReference.Role.androidImage`), by their pointer in the
+    /// request, for `SenderRequest`.
+    var androidOutcomes: [String: MediaOutcome] = [:]
     public var diagnostics: [Diagnostic]
     public var timings = Timings()
 
@@ -114,6 +117,7 @@ extension MediaResult {
         object["pointer"] = .string(pointer)
         object["source"] = .string(source)
         object["variant"] = .string(variant)
+        object["platform"] = .string(platform.rawValue)
         object["status"] = .string(status.rawValue)
         if let published {
             object["cached_url"] = .string(published.publicURL)

@@ -19,17 +19,22 @@ public struct MediaResult: Sendable, Hashable {
         case skipped
     }
 
-    /// RFC 6901 pointer to the URL in the output payload.
+    /// RFC 6901 pointer to the URL: in the output APNs payload, or in the sender's `request` for an Android field
+    /// (`platform` `android`).
     public var pointer: String
     public var source: String
     public var variant: String
+    /// Which phones read the field (`MediaReference.platform`).
+    public var platform: MediaPlatform
     public var outcome: MediaOutcome
     public var milliseconds: Int
 
-    public init(pointer: String, source: String, variant: String, outcome: MediaOutcome, milliseconds: Int) {
+    public init(pointer: String, source: String, variant: String, platform: MediaPlatform = .ios, outcome: MediaOutcome,
+                milliseconds: Int) {
         self.pointer = pointer
         self.source = source
         self.variant = variant
+        self.platform = platform
         self.outcome = outcome
         self.milliseconds = milliseconds
     }
@@ -83,14 +88,14 @@ public struct MediaResult: Sendable, Hashable {
     /// The failure of a reference whose URL cannot be fetched (`MediaReference.invalidReason`); nothing is fetched.
     init(invalid reference: MediaReference, reason: String) {
         self.init(pointer: reference.pointer, source: URLRedaction.redact(reference.url), variant: reference.variantName,
-                  outcome: .failed(InvalidMediaURLError(reason: reason)),
-                  milliseconds: 0)
+                  platform: reference.platform, outcome: .failed(InvalidMediaURLError(reason: reason)), milliseconds: 0)
     }
 
-    /// The same result for another reference to the same source, so each pointer gets its own entry.
-    func at(pointer: String) -> MediaResult {
+    /// The same result for another reference to the same source and variant, so each field gets its own entry.
+    func at(_ reference: MediaReference) -> MediaResult {
         var copy = self
-        copy.pointer = pointer
+        copy.pointer = reference.pointer
+        copy.platform = reference.platform
         return copy
     }
 }

@@ -6,20 +6,22 @@ import RichPush
 /// bytes and median render times, the searched quality and score, and the ratios; then the geometric means.
 /// `--output DIR` writes the searched renditions, for `scripts/quality_peers.py` to compare with Pillow and libvips.
 /// `--variant attachment|story` renders as the service's variant (its box, fit and byte budget) instead of a
-/// fit within `--width` x `--height`; the medians of both outputs' bytes are printed too.
+/// fit within `--width` x `--height`; the medians of both outputs' bytes are printed too. `--format webp` encodes
+/// WebP (the Android variants' format) instead of JPEG.
 enum QualityBenchmark {
     static let usage = "usage: richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] "
         + "[--variant attachment|story] [--output DIR] FILE..."
 
     static func run(_ arguments: [String]) async -> Int32 {
         var arguments = arguments
-        var outputDirectory: String?, variantName: String?
-        for name in ["--output", "--variant"] {
+        var named: [String: String] = [:]
+        for name in ["--output", "--variant", "--format"] {
             guard let index = arguments.firstIndex(of: name) else { continue }
             guard index + 1 < arguments.count else { return fail() }
-            if name == "--output" { outputDirectory = arguments[index + 1] } else { variantName = arguments[index + 1] }
+            named[name] = arguments[index + 1]
             arguments.removeSubrange(index...(index + 1))
         }
+        let outputDirectory = named["--output"]
         let optionNames: Set<String> = ["--width", "--height", "--repeat", "--quality-target"]
         var options: [String] = [], files: [String] = []
         var index = 0
@@ -37,11 +39,17 @@ enum QualityBenchmark {
         else { return fail() }
         let width = values["--width"] ?? 1038, height = values["--height"] ?? 1038, repeats = values["--repeat"] ?? 5
         let target = Double(values["--quality-target"] ?? 80)
-        let fixed: ImageVariant
-        switch variantName {
+        var fixed: ImageVariant
+        switch named["--variant"] {
         case nil: fixed = ImageVariant(name: "bench", width: width, height: height, fit: .contain)
-        case "attachment": fixed = .attachment
-        case "story": fixed = .story
+        case let name?:
+            guard let variant = EnricherConfiguration.defaultVariants[name] else { return fail() }
+            fixed = variant
+        }
+        switch named["--format"] {
+        case nil: break
+        case "jpeg": fixed.format = .jpeg
+        case "webp": fixed.format = .webp
         default: return fail()
         }
         var searched = fixed

@@ -51,7 +51,7 @@ final class OptionStrictnessTests: XCTestCase {
         assertUsageError(try process(["--public-base-url", "cdn.example.com/richpush"]), mentions: ["--public-base-url"])
         assertUsageError(try process(["--public-base-url", "https://cdn.example.com/x?sig=1"]), mentions: ["query"])
         let prewarm = try CommandRunner.run(["prewarm", "--urls", "--variant", "thumbnail", "-"], input: "")
-        assertUsageError(prewarm, mentions: ["--variant", "thumbnail", "attachment or story"])
+        assertUsageError(prewarm, mentions: ["--variant", "thumbnail", "attachment or big_picture or large_icon or story"])
     }
 
     func testValuesFromTheEnvironmentAndTheFileAreNamedBySource() throws {

@@ -47,7 +47,7 @@ final class AttachmentFormatTests: XCTestCase {
         // Format, extension, media type, kind, decoded, published, attached.
         let expected: [(AttachmentFormat, String, String, AttachmentKind, Bool, Bool, Bool)] = [
             (.jpeg, "jpg", "image/jpeg", .image, true, true, true), (.png, "png", "image/png", .image, true, true, true),
-            (.gif, "gif", "image/gif", .image, true, true, true), (.webp, "webp", "image/webp", .image, true, false, false),
+            (.gif, "gif", "image/gif", .image, true, true, true), (.webp, "webp", "image/webp", .image, true, true, false),
             (.heic, "heic", "image/heic", .image, true, false, false), (.avif, "avif", "image/avif", .image, true, false, false),
             (.mp3, "mp3", "audio/mpeg", .audio, false, true, true), (.m4a, "m4a", "audio/mp4", .audio, false, true, true),
             (.aiff, "aiff", "audio/aiff", .audio, false, true, true), (.wav, "wav", "audio/wav", .audio, false, true, true),

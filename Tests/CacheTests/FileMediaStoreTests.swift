@@ -104,12 +104,12 @@ final class FileMediaStoreTests: XCTestCase {
             for: cacheKey, sourceURL: "https://origin.test/bad", variant: "attachment", retainUntil: nil,
             deadline: farDeadline(),
             produce: { _ in
-                .object(bytes: Data("RIFF\0\0\0\0WEBPVP8 ".utf8), format: .webp, width: 1, height: 1,
+                .object(bytes: Data("\0\0\0\u{18}ftypheic".utf8), format: .heic, width: 1, height: 1,
                     etag: nil, lastModified: nil, maxAge: nil)
             })
         guard case .failed(let failure, cached: false) = outcome else { return XCTFail("got \(outcome.kind)") }
         XCTAssertEqual(failure.code, "invalid_output")
-        XCTAssertEqual(failure.message, "webp is decoded, never published")
+        XCTAssertEqual(failure.message, "heic is decoded, never published")
         let lookedUp = try await store.lookup(cacheKey)
         XCTAssertNil(lookedUp)
         // An extension naming another format cannot be expressed: the production carries a typed

@@ -162,15 +162,15 @@ final class StoreContract {
         (store as? FileMediaStore)?.callersWaiting ?? (store as? ObjectStorageMediaStore)?.callersWaiting ?? 0
     }
 
-    /// A format the store decodes but never publishes (WebP, HEIC, AVIF: iOS attachments and the CDN types list
-    /// take the rendered JPEG or PNG) is refused: an `invalid_output` failure, and nothing stored. The bytes' own
+    /// A format the store decodes but never publishes (HEIC, AVIF: devices and the CDN types list take the
+    /// rendered JPEG, PNG or WebP) is refused: an `invalid_output` failure, and nothing stored. The bytes' own
     /// format was settled before (the fetcher's sniff, the encoder's output check).
     func invalidOutputIsNotPublished() async throws {
         let store = try makeStore(Settings())
         let counter = CallCounter()
         let target = key("https://a.test/invalid")
         let outcome = try await Self.resolve(store, target, counter: counter) { _ in
-            .object(bytes: Data("RIFF\0\0\0\0WEBPVP8 ".utf8), format: .webp, width: 1, height: 1, etag: nil,
+            .object(bytes: Data("\0\0\0\u{18}ftypheic".utf8), format: .heic, width: 1, height: 1, etag: nil,
                     lastModified: nil, maxAge: nil)
         }
         guard case .failed(let failure, cached: false) = outcome else { return XCTFail("\(outcome.kind)") }

@@ -23,7 +23,11 @@ final class FirebaseAdapterTests: XCTestCase {
         XCTAssertEqual(PayloadHelpers.text(.object(job.target)),
                        #"{"validate_only":false,"token":"fcm-token-1","topic":"news","android":{"priority":"high"},"apns":{"live_activity_token":"lat","headers":{"x-custom":"v"}},"data":{"aps":"ignored"}}"#)
         XCTAssertEqual(job.headers, NotificationHeaders(topic: "com.example.app", collapseID: "c1", priority: 5))
-        XCTAssertEqual(job.media.map(\.pointer), ["/fcm_options/image"])
+        // iOS reads apns.fcm_options.image; Android and the web read notification.image, rendered as the attachment.
+        XCTAssertEqual(job.media.map(\.pointer), ["/fcm_options/image", "/message/notification/image"])
+        XCTAssertEqual(job.media.map(\.platform), [.ios, .all])
+        XCTAssertEqual(job.media.map(\.variantName), [VariantName.attachment, VariantName.attachment])
+        XCTAssertEqual(job.media.last?.role, .androidImage)
         XCTAssertEqual(job.diagnostics, [])
     }
 

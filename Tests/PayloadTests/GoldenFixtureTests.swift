@@ -111,9 +111,12 @@ final class GoldenFixtureTests: XCTestCase {
             switch reference.role {
             case .attachment: role = "attachment"
             case .storyPage(let index): role = "story_page_\(index)"
+            case .androidImage: role = "android_image"
             }
-            return .object(["pointer": .string(reference.pointer), "url": .string(reference.url), "role": .string(role),
-                            "variant": .string(reference.variantName)])
+            var entry: JSONObject = ["pointer": .string(reference.pointer), "url": .string(reference.url), "role": .string(role),
+                                     "variant": .string(reference.variantName)]
+            if reference.platform != .ios { entry["platform"] = .string(reference.platform.rawValue) }
+            return .object(entry)
         })
         report["parse_diagnostics"] = diagnosticsValue(job.diagnostics)
         switch APNsRenderer(options: options).render(job, media: fakeMedia(for: job), now: PayloadHelpers.fixedNow) {

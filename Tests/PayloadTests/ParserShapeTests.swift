@@ -50,7 +50,8 @@ final class ParserShapeTests: XCTestCase {
             (#"{"aps":"hello"}"#, "wrong_type"),
             (#"{"id":"1","payload":"x"}"#, "wrong_type"),
             (#"{"id":"1","token":"t","push_type":"liveactivity","payload":{"aps":{}}}"#, "invalid_push_type"),
-            (#"{"title":"t","platform":"android"}"#, "platform_not_ios"),
+            (#"{"title":"t","platform":"web"}"#, "platform_unknown"),
+            (#"{"title":"t","platform":["ios"]}"#, "platform_unknown"),
             (#"{"request":{"notifications":[]}}"#, "empty_notification_list"),
             (#"{"request":{"notifications":[{"content":"a"},7]}}"#, "wrong_type"),
         ]

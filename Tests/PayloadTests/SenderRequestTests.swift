@@ -34,10 +34,11 @@ final class SenderRequestTests: XCTestCase {
     private func request(for document: String) throws -> (request: JSONValue, jobs: [NotificationJob]) {
         let jobs = PayloadHelpers.jobs(document)
         XCTAssertFalse(jobs.isEmpty, document)
-        var rendered: [(job: NotificationJob, payload: JSONValue?)] = []
+        var rendered: [SenderRequest.RenderedJob] = []
         for job in jobs {
-            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: PayloadHelpers.renderedMedia(for: job)))
-            rendered.append((job, request.payload))
+            let media = PayloadHelpers.renderedMedia(for: job)
+            let (request, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
+            rendered.append(SenderRequest.RenderedJob(job: job, payload: request.payload, androidMedia: media))
         }
         return (SenderRequest.rewrite(try XCTUnwrap(jobs.first).document, rendered: rendered, storyKey: "pw_stories"), jobs)
     }
@@ -97,7 +98,7 @@ final class SenderRequestTests: XCTestCase {
         media["/attachment"] = .failed(RememberedFailure(code: "corrupt_image", message: "bad"))
         media["/u/pw_stories/pages/1/image"] = .failed(RememberedFailure(code: "corrupt_image", message: "bad"))
         let (rendered, _) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
-        let request = SenderRequest.rewrite(job.document, rendered: [(job, rendered.payload)], storyKey: "pw_stories")
+        let request = SenderRequest.rewrite(job.document, rendered: [SenderRequest.RenderedJob(job: job, payload: rendered.payload)], storyKey: "pw_stories")
         XCTAssertNil(request.value(at: "/ios_attachment"))
         XCTAssertEqual(request.value(at: "/data/pw_stories/pages"), PayloadHelpers.parse(#"[{"image":"https://cdn.example.com/m/1.jpg"}]"#))
     }

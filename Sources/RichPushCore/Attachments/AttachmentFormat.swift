@@ -5,8 +5,9 @@ import Foundation
 /// documentation (docs/deploy.md, `deploy/nginx-richpush.conf`) follow: kind (and so byte cap), file extension, media type,
 /// signature, and whether it is decoded, published and attached.
 ///
-/// JPEG and PNG are what the renderer writes. GIF, audio and video are published as the origin sent them, never
-/// re-encoded. WebP, HEIC and AVIF are decoded but never published (not every extension accepts them).
+/// JPEG and PNG are what the renderer writes, and WebP for fields only Android reads. GIF, audio and video are
+/// published as the origin sent them, never re-encoded. HEIC and AVIF are decoded but never published (not every
+/// device decodes them).
 public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable {
     case jpeg, png, gif, webp, heic, avif
     case mp3, m4a, aiff, wav
@@ -70,22 +71,22 @@ public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable 
     public var isDecodable: Bool { kind == .image }
 
     /// True for the formats the cache stores and the CDN serves (its `types` list): everything but the formats
-    /// that are only decoded (WebP, HEIC, AVIF), which are rendered to JPEG or PNG instead.
+    /// that are only decoded (HEIC, AVIF), which are rendered to JPEG, PNG or WebP instead.
     public var isPublished: Bool {
         switch self {
-        case .webp, .heic, .avif: false
+        case .heic, .avif: false
         default: true
         }
     }
 
-    /// True for the formats a device's service extension attaches: the published ones but QuickTime movies that
-    /// are not also MP4 (`ISOMediaBrands`). Neither Apple's documented attachment types nor OneSignal's take
-    /// `.mov`, so the device would drop it; such movies are sniffed (for the video byte cap) and refused with
-    /// `unsupported_format`.
-    public var isAttachable: Bool { isPublished && self != .mov }
+    /// True for the formats a device's service extension attaches: the published ones but WebP (the renderer
+    /// writes it for Android fields only) and QuickTime movies that are not also MP4 (`ISOMediaBrands`). Neither
+    /// Apple's documented attachment types nor OneSignal's take `.mov`, so the device would drop it; such movies are
+    /// sniffed (for the video byte cap) and refused with `unsupported_format`.
+    public var isAttachable: Bool { isPublished && self != .mov && self != .webp }
 
     /// True for formats published exactly as fetched (media status `passed_through`); false for the renderer's
-    /// JPEG and PNG (and for the formats that are never published).
+    /// JPEG, PNG and WebP (and for the formats that are never published).
     public var passesThrough: Bool {
         switch self {
         case .jpeg, .png, .webp, .heic, .avif: false

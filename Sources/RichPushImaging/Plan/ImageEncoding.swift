@@ -45,6 +45,18 @@ enum ImageEncoding {
         case .automatic: wantsPNG = pixels.channels == 4
         case .png: wantsPNG = true
         case .jpeg: wantsPNG = false
+        case .webp: return try encodeWebP(pixels, variant: variant, iccProfile: iccProfile, budget: budget, warnings: &warnings)
+        case .webpWhenSmaller:
+            var automatic = variant
+            automatic.format = .automatic
+            let first = try encode(pixels, variant: automatic, iccProfile: iccProfile, budget: budget, warnings: &warnings)
+            guard variant.qualityTarget != nil else { return first }
+            // The first file is finished: a WebP search that runs out of time or budget leaves it in place.
+            var webpWarnings: [String] = []
+            guard let webp = try? encodeWebP(pixels, variant: variant, iccProfile: iccProfile, budget: budget,
+                                             warnings: &webpWarnings),
+                  webp.bytes.count < first.bytes.count, webpWarnings.isEmpty else { return first }
+            return webp
         }
         if wantsPNG {
             var encoded = Encoded(bytes: try PNGEncoder.encode(pixels, iccProfile: iccProfile, budget: budget), format: .png, quality: nil)
@@ -96,6 +108,28 @@ enum ImageEncoding {
             guard let limit = variant.maximumBytes, bytes.count > limit else {
                 if quality != variant.quality { warnings.append("quality lowered to \(quality) to meet the byte budget") }
                 return Encoded(bytes: bytes, format: .jpeg, quality: quality, chroma: .halved)
+            }
+            smallest = bytes
+        }
+        throw .outputTooLarge(bytes: smallest.count, limit: variant.maximumBytes ?? 0)
+    }
+
+    /// WebP, with alpha when the image has any: at the variant's fixed quality, stepping down for the byte budget,
+    /// or, with a target, the lowest quality that reaches it (`WebPQualitySearch`).
+    private static func encodeWebP(_ pixels: PixelBuffer, variant: ImageVariant, iccProfile: [UInt8]?, budget: WorkBudget,
+                                   warnings: inout [String]) throws(ImageError) -> Encoded {
+        let pixels = pixels.channels == 4 && !pixels.hasTranslucentPixels ? pixels.droppingAlpha() : pixels
+        if let target = variant.qualityTarget {
+            let found = try WebPQualitySearch(pixels: pixels, variant: variant, target: target, iccProfile: iccProfile,
+                                              budget: budget).run(warnings: &warnings)
+            return Encoded(bytes: found.bytes, format: .webp, quality: found.quality, score: found.score)
+        }
+        var smallest = Data()
+        for quality in qualityLadder(from: variant.quality, minimum: variant.minimumQuality) {
+            let bytes = try WebPEncoder.encode(pixels, quality: quality, iccProfile: iccProfile, budget: budget)
+            guard let limit = variant.maximumBytes, bytes.count > limit else {
+                if quality != variant.quality { warnings.append("quality lowered to \(quality) to meet the byte budget") }
+                return Encoded(bytes: bytes, format: .webp, quality: quality)
             }
             smallest = bytes
         }

@@ -12,6 +12,14 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     public enum OutputFormat: String, Sendable, Codable {
         /// PNG when the image has real (non-opaque) alpha, JPEG otherwise.
         case automatic, jpeg, png
+        /// Lossy WebP, with alpha when the image has any: for fields only Android reads (`BitmapFactory` decodes it;
+        /// an iOS service extension does not attach it).
+        case webp
+        /// What `automatic` writes, or WebP when that is smaller at the same SSIMULACRA2 target: both are searched to
+        /// the variant's `qualityTarget` and the smaller file is kept. Without a target there is no score to compare
+        /// at, so it writes what `automatic` does. For fields only Android reads.
+        case webpWhenSmaller = "webp_when_smaller"
+
     }
 
     /// An opaque colour that alpha is flattened onto when JPEG output is forced.
@@ -74,6 +82,14 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     /// Story page: fill 1080x1620, at most 350 KB.
     public static let story = ImageVariant(name: VariantName.story, width: 1080, height: 1620, fit: .cover,
                                            maximumBytes: 350_000)
+
+    /// Android big picture: fit (never crop) within 1440x1440, at most 400 KB, well under the 1 MiB that Firebase's
+    /// SDK refuses (`AndroidDeviceLimits`); WebP when it is smaller at the quality target.
+    public static let bigPicture = ImageVariant(name: VariantName.bigPicture, width: 1440, height: 1440, fit: .contain,
+                                                format: .webpWhenSmaller, maximumBytes: 400_000)
+    /// Android large icon: fit within 256x256, at most 100 KB; WebP when it is smaller at the quality target.
+    public static let largeIcon = ImageVariant(name: VariantName.largeIcon, width: 256, height: 256, fit: .contain,
+                                               format: .webpWhenSmaller, maximumBytes: 100_000)
 
     /// A stable canonical string of every field that changes the output bytes (for cache keys).
     public var cacheDescription: String {

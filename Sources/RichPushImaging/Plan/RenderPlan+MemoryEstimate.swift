@@ -68,7 +68,9 @@ extension RenderPlan {
         let search = variant.qualityTarget == nil ? 0 : max(
             QualitySearch.workingBytes(width: resize.outputWidth, height: resize.outputHeight),
             channels == 4 && variant.format != .jpeg ? PalettePNG.workingBytes(width: resize.outputWidth, height: resize.outputHeight) : 0)
-        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes + search
+        // libwebp's encoder converts the output to its own YUV and alpha planes and keeps its tokens beside them.
+        let webpEncoder = [.webp, .webpWhenSmaller].contains(variant.format) ? WebPEncoder.workingBytes(width: resize.outputWidth, height: resize.outputHeight) : 0
+        return 2 * decodedBytes + working + intermediateBytes + 3 * outputBytes + search + webpEncoder
     }
 
     /// What libwebp holds while decoding a `width`x`height` still coded as `coding` into rows `decodedWidth` wide
