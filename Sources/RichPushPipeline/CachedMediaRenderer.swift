@@ -64,7 +64,19 @@ struct CachedMediaRenderer: MediaStage {
         return result(for: outcome, item: item, milliseconds: 0)
     }
 
-    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult {
+    /// The sources of `items` that more than one variant renders, each fetched for every kind its variants accept.
+    func sharedFetches(for items: [Item]) -> SourceFetches? {
+        var variants: [String: Int] = [:], kinds: [String: Set<AttachmentKind>] = [:]
+        for item in items {
+            variants[item.source, default: 0] += 1
+            kinds[item.source, default: []].formUnion(item.acceptedKinds)
+        }
+        let shared = kinds.filter { variants[$0.key, default: 0] > 1 }
+        return shared.isEmpty ? nil : SourceFetches(acceptedKinds: shared)
+    }
+
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner,
+                fetches: SourceFetches?) async -> MediaResult {
         let started = ContinuousClock.now
         func elapsed() -> Int { Int((ContinuousClock.now - started) / .milliseconds(1)) }
         let fetcher = self.fetcher
@@ -77,7 +89,7 @@ struct CachedMediaRenderer: MediaStage {
             ) { stale in
                 try await Self.produce(
                     source: source, variant: variant, acceptedKinds: acceptedKinds, stale: stale, deadline: deadline,
-                    owner: owner, fetcher: fetcher, imaging: imaging)
+                    owner: owner, fetcher: fetcher, fetches: fetches, imaging: imaging)
             }
             return result(for: outcome, item: item, milliseconds: elapsed())
         } catch {
@@ -130,15 +142,25 @@ struct CachedMediaRenderer: MediaStage {
     /// and passes through too). Nothing here sniffs the body again.
     private static func produce(
         source: String, variant: ImageVariant, acceptedKinds: Set<AttachmentKind>, stale: CachedObject?,
-        deadline: ContinuousClock.Instant, owner: FetchOwner, fetcher: Fetcher, imaging: ImagePipeline
+        deadline: ContinuousClock.Instant, owner: FetchOwner, fetcher: Fetcher, fetches: SourceFetches?,
+        imaging: ImagePipeline
     ) async throws -> CacheProduction {
-        let fetched: FetchedMedia
-        do {
-            fetched = try await fetcher.fetch(FetchRequest(
+        let fetch = { @Sendable (kinds: Set<AttachmentKind>) async throws(FetchError) -> FetchedMedia in
+            try await fetcher.fetch(FetchRequest(
                 url: source, deadline: deadline, ifNoneMatch: stale?.etag, ifModifiedSince: stale?.lastModified,
-                acceptedKinds: acceptedKinds, owner: owner))
-        } catch {
-            return .failure(error)
+                acceptedKinds: kinds, owner: owner))
+        }
+        // A revalidation asks about this key's own object, so it is never the shared fetch.
+        let outcome: Result<FetchedMedia, FetchError>
+        if stale == nil, let shared = await fetches?.fetched(source, fetch: fetch) {
+            outcome = shared
+        } else {
+            do throws(FetchError) { outcome = .success(try await fetch(acceptedKinds)) } catch { outcome = .failure(error) }
+        }
+        let fetched: FetchedMedia
+        switch outcome {
+        case .success(let media): fetched = media
+        case .failure(let error): return .failure(error)
         }
         return try await production(
             from: fetched, source: source, variant: variant, acceptedKinds: acceptedKinds, deadline: deadline,

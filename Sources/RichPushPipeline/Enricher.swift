@@ -175,7 +175,7 @@ public struct Enricher: Sendable {
     ) async -> MediaResult {
         let item = media.item(source: source, pointer: "", variantName: variant)
         if let result = await media.immediateResult(for: item, retainUntil: retainUntil) { return result }
-        return await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: FetchOwner())
+        return await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: FetchOwner(), fetches: nil)
     }
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
@@ -203,9 +203,13 @@ public struct Enricher: Sendable {
         }
         guard !pending.isEmpty else { return results(of: job, finished: finished, started: started) }
 
+        // A source several variants render is fetched once for all of them.
+        let fetches = media.sharedFetches(for: pending.map(\.1))
         await withTaskGroup(of: (Work, MediaResult)?.self) { group in
             for (work, item) in pending {
-                group.addTask { (work, await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: owner)) }
+                group.addTask {
+                    (work, await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: owner, fetches: fetches))
+                }
             }
             group.addTask {
                 try? await Task.sleep(until: deadline, clock: .continuous)

@@ -18,9 +18,15 @@ protocol MediaStage: Sendable {
     /// The result available without a task or a wait (a warm cache); nil when the item must be rendered.
     func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult?
 
+    /// The one-fetch-per-source memo for a job's items still to render (`SourceFetches`), or nil when no source is
+    /// rendered in more than one variant.
+    func sharedFetches(for items: [Item]) -> SourceFetches?
+
     /// Renders `item`, whose `immediateResult` was nil (the cache was just read for it, so this does not read it
-    /// again before its lock); its fetches count against `owner`'s connections to the source's host.
-    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult
+    /// again before its lock); its fetches count against `owner`'s connections to the source's host, and a source
+    /// `fetches` shares is fetched once for all its variants.
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner,
+                fetches: SourceFetches?) async -> MediaResult
 }
 
 /// The media stage of a structure check: every reference answers at once that it was not fetched, so the payload
@@ -40,7 +46,10 @@ struct UnfetchedMedia: MediaStage {
 
     func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? { result(for: item) }
 
-    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner) async -> MediaResult {
+    func sharedFetches(for items: [Item]) -> SourceFetches? { nil }
+
+    func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner,
+                fetches: SourceFetches?) async -> MediaResult {
         result(for: item)
     }
 

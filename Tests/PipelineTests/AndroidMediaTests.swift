@@ -7,6 +7,7 @@ import RichPush
 @testable import RichPushHTTP
 @testable import RichPushCache
 @testable import RichPushPipeline
+import TestSupport
 
 /// Each provider shape with an iOS image, an Android image and a shared one: every Android field of the request
 /// points at the cache, at a rendition Android's SDKs take (`AndroidDeviceLimits`), and the iOS half is what it was.
@@ -132,6 +133,22 @@ final class AndroidMediaTests: PipelineTestCase {
         XCTAssertEqual(result.request?.value(at: "/big_picture"), .string("\(Self.origin)hero.jpg"))
         XCTAssertNil(result.request?.value(at: "/large_icon"))
         XCTAssertEqual(result.media.map(\.variant), [VariantName.bigPicture, VariantName.largeIcon])
+    }
+
+    func testOneSourceInThreeVariantsIsFetchedOnce() async throws {
+        let origin = try LoopbackOrigin()
+        defer { origin.stop() }
+        origin.fileRoot = Self.mediaDirectory
+        let (enricher, fetcher, _) = try makeEnricher(allowNetworks: ["127.0.0.0/8"])
+        defer { fetcher.shutdown() }
+        let url = origin.url("/file/once/hero.jpg")
+        let result = try await enrichOne(enricher, """
+            {"app_id":"a","contents":{"en":"Hello"},"ios_attachments":{"p":"\(url)"},"big_picture":"\(url)","large_icon":"\(url)"}
+            """)
+        XCTAssertEqual(result.status, .enriched)
+        XCTAssertEqual(Set(result.media.map(\.variant)), [VariantName.attachment, VariantName.bigPicture, VariantName.largeIcon])
+        XCTAssertEqual(Set(result.media.compactMap(\.published?.publicURL)).count, 3, "three renditions")
+        XCTAssertEqual(origin.count("/file/once/hero.jpg"), 1, "one fetch for the three")
     }
 
     /// `value` is a cached URL whose file is a rendition of `variant` that every Android SDK shows: within the
