@@ -107,6 +107,8 @@ public struct ImagePipeline: Sendable {
             decoded = try WebPDecoder.decode(bytes, layout: probe.hasAlpha ? .rgba : .rgb, scaledTo: scaledSize, budget: budget)
         case .heif:
             decoded = try HEIFDecoder.decode(bytes, format: probe.format, limits: limits, budget: budget)
+        case .gifFirstFrame:
+            decoded = try GIFDecoder.firstFrame(bytes, limits: limits, budget: budget)
         }
         let resize = plan.resize(forDecodedWidth: decoded.pixels.width, height: decoded.pixels.height)
 

@@ -63,7 +63,9 @@ final class AndroidRenditionTests: XCTestCase {
         XCTAssertLessThan(rendered.bytes.count, AndroidDeviceLimits.maximumImageBytes, file: file, line: line)
         XCTAssertLessThanOrEqual(rendered.width, variant.width, file: file, line: line)
         XCTAssertLessThanOrEqual(rendered.height, variant.height, file: file, line: line)
-        XCTAssertTrue(rendered.width == variant.width || rendered.height == variant.height, "fits its box", file: file, line: line)
+        let larger = rendered.source.orientedWidth > variant.width || rendered.source.orientedHeight > variant.height
+        XCTAssertTrue(!larger || rendered.width == variant.width || rendered.height == variant.height,
+                      "a larger source fills its box on one side", file: file, line: line)
         let decoded = try ImagingHelpers.decodeRGBA(rendered.bytes)
         XCTAssertEqual([decoded.width, decoded.height], [rendered.width, rendered.height], file: file, line: line)
     }
@@ -152,5 +154,29 @@ final class AndroidRenditionTests: XCTestCase {
         let lower = try WebPEncoder.encode(photo, quality: found.quality - 1, iccProfile: nil, budget: ImagingHelpers.farBudget)
         XCTAssertLessThanOrEqual(found.bytes.count, lower.count + found.bytes.count / 5,
                                  "one quality lower is not much smaller: the search did not stop far above its target")
+    }
+
+    func testAnimatedGIFBecomesItsFirstFrameForAStillVariant() throws {
+        let animation = MediaSamples.animatedGIF(side: 600, frames: 8)   // black, red, green, blue, ...
+        XCTAssertEqual(try ImagingHelpers.render(animation, .attachment).format, .gif, "iOS plays it: passed through")
+        for variant in [ImageVariant.bigPicture, .largeIcon] {
+            let still = try ImagingHelpers.render(animation, variant)
+            XCTAssertNotEqual(still.format, .gif, variant.name)
+            try assertAndroidRendition(still, of: variant)
+            let pixels = try ImagingHelpers.decodeRGBA(still.bytes)
+            let centre = ImagingHelpers.pixel(pixels, pixels.width / 2, pixels.height / 2)
+            XCTAssertLessThan(centre[0] + centre[1] + centre[2], 30, "the first frame is black: \(centre)")
+        }
+    }
+
+    func testGIFFirstFrameIsPlacedOnATransparentScreen() throws {
+        let bytes = Data(ImagingHelpers.gif(screenWidth: 8, screenHeight: 8, frames: [(4, 4, 4, 4), (0, 0, 8, 8)]))
+        let decoded = try GIFDecoder.firstFrame(bytes, limits: ImageLimits(), budget: ImagingHelpers.farBudget).pixels
+        XCTAssertEqual([decoded.width, decoded.height, decoded.channels], [8, 8, 4])
+        XCTAssertEqual(ImagingHelpers.pixel(decoded, 1, 1), [0, 0, 0, 0], "outside the frame: transparent")
+        XCTAssertEqual(ImagingHelpers.pixel(decoded, 4, 4), [0, 0, 0, 255], "the frame's first pixel: index 0")
+        XCTAssertEqual(ImagingHelpers.pixel(decoded, 5, 4), [255, 255, 255, 255], "its second: index 1")
+        let truncated = Data(ImagingHelpers.gif(screenWidth: 8, screenHeight: 8, frames: [(0, 0, 8, 8)], pixelCount: 10))
+        XCTAssertThrowsError(try GIFDecoder.firstFrame(truncated, limits: ImageLimits(), budget: ImagingHelpers.farBudget))
     }
 }

@@ -56,6 +56,9 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     /// is searched per image for the smallest file at or above it, within `minimumQuality...100`, the byte budget
     /// and the deadline (`QualitySearch`). Nil encodes at `quality`, stepping down only for the byte budget.
     public var qualityTarget: Double?
+    /// Whether an animated GIF source is published as it came (the device plays it); false renders its first
+    /// frame as a still, for a field whose device shows only that (Android's `BitmapFactory`).
+    public var keepsAnimation = true
 
     public init(name: String, width: Int, height: Int, fit: Fit = .contain, format: OutputFormat = .automatic,
                 quality: Int = defaultQuality, minimumQuality: Int = 60, maximumBytes: Int? = nil, progressive: Bool = false,
@@ -85,11 +88,18 @@ public struct ImageVariant: Sendable, Hashable, Codable {
 
     /// Android big picture: fit (never crop) within 1440x1440, at most 400 KB, well under the 1 MiB that Firebase's
     /// SDK refuses (`AndroidDeviceLimits`); WebP when it is smaller at the quality target.
-    public static let bigPicture = ImageVariant(name: VariantName.bigPicture, width: 1440, height: 1440, fit: .contain,
-                                                format: .webpWhenSmaller, maximumBytes: 400_000)
+    public static let bigPicture = ImageVariant.still(ImageVariant(
+        name: VariantName.bigPicture, width: 1440, height: 1440, fit: .contain, format: .webpWhenSmaller, maximumBytes: 400_000))
     /// Android large icon: fit within 256x256, at most 100 KB; WebP when it is smaller at the quality target.
-    public static let largeIcon = ImageVariant(name: VariantName.largeIcon, width: 256, height: 256, fit: .contain,
-                                               format: .webpWhenSmaller, maximumBytes: 100_000)
+    public static let largeIcon = ImageVariant.still(ImageVariant(
+        name: VariantName.largeIcon, width: 256, height: 256, fit: .contain, format: .webpWhenSmaller, maximumBytes: 100_000))
+
+    /// `variant` rendering an animated GIF's first frame (`keepsAnimation` false): Android shows no more of it.
+    private static func still(_ variant: ImageVariant) -> ImageVariant {
+        var still = variant
+        still.keepsAnimation = false
+        return still
+    }
 
     /// A stable canonical string of every field that changes the output bytes (for cache keys).
     public var cacheDescription: String {
@@ -99,5 +109,6 @@ public struct ImageVariant: Sendable, Hashable, Codable {
             + "bg=\(background.red),\(background.green),\(background.blue)"
             // Appended only when set, so the keys of fixed-quality variants stay what they were.
             + (qualityTarget.map { ";target=\($0)" } ?? "")
+            + (keepsAnimation ? "" : ";still")
     }
 }

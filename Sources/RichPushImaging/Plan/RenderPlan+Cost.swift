@@ -17,7 +17,7 @@ extension RenderPlan {
         case .png: 8
         case .webp: 4
         case .heif: 25
-        case .passThrough: 2
+        case .passThrough, .gifFirstFrame: 2
         }
     }
 

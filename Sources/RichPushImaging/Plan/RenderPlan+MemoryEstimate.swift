@@ -12,7 +12,7 @@ extension RenderPlan {
     /// (`webpDecoderBytes`). Not counted: the source and encoded bytes (the fetcher's cap bounds those).
     /// With a quality target, the search's working memory is added (`QualitySearch.workingBytes`), or for an output
     /// with alpha the palette PNG's (`PalettePNG.workingBytes`) when larger.
-    /// GIFs are validated with one frame buffer of the screen size. Every render adds `libraryStateBytes`.
+    /// GIFs are validated with one frame buffer of the screen size; a still's first frame is decoded as RGBA. Every render adds `libraryStateBytes`.
     func peakBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
         Self.libraryStateBytes + pixelBytes(of: probe, as: variant)
     }
@@ -24,12 +24,14 @@ extension RenderPlan {
 
     private func pixelBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {
         let width = sourceWidth, height = sourceHeight
-        let channels = probe.hasAlpha || decode == .heif ? 4 : 3
+        let channels = probe.hasAlpha || decode == .heif || decode == .gifFirstFrame ? 4 : 3
         var decoded = (width: decodedWidth, height: decodedHeight)
         var working = 0
         switch decode {
         case .passThrough:
             return width * height * 4
+        case .gifFirstFrame:
+            working = width   // one row of palette indices; the screen is the decoded image
         case .jpeg:
             working = wholeImageCoefficientBytes
         case .png(let reduction, let inflatesWholeImage):

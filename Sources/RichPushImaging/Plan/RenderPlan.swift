@@ -12,6 +12,8 @@ public struct RenderPlan: Sendable, Equatable {
     public enum Decode: Sendable, Equatable {
         /// A GIF: validated by giflib and passed through, never decoded to pixels here.
         case passThrough
+        /// A GIF's first frame on its screen, for a variant that shows a still (`ImageVariant.keepsAnimation`).
+        case gifFirstFrame
         /// libjpeg's DCT scaling at `scaleNumerator`/8 (`JPEGDecoder.scaleNumerators`).
         case jpeg(scaleNumerator: Int)
         /// A box shrink by `shrinkFactor` band by band while decoding (1: none), and whether the libdeflate fast
@@ -70,7 +72,7 @@ public struct RenderPlan: Sendable, Equatable {
         var resizesRows = false
         switch probe.format {
         case .gif:
-            decode = .passThrough
+            decode = variant.keepsAnimation ? .passThrough : .gifFirstFrame
         case .jpeg:
             let target = resize.fullScaledSize(sourceWidth: width, sourceHeight: height)
             let numerator = JPEGDecoder.scaleNumerator(width: width, height: height,

@@ -98,17 +98,17 @@ enum GIFValidator {
         }
     }
 
-    private static func failure(_ file: UnsafeMutablePointer<GifFileType>) -> ImageError {
+    static func failure(_ file: UnsafeMutablePointer<GifFileType>) -> ImageError {
         .corrupt(reason: "GIF: \(message(file.pointee.Error))")
     }
 
-    private static func message(_ code: Int32) -> String {
+    static func message(_ code: Int32) -> String {
         GifErrorString(code).map { String(cString: $0) } ?? "giflib error \(code)"
     }
 }
 
 /// giflib's input: the bytes in memory, read through a callback (DGifOpen), not a file.
-private final class GIFInput {
+final class GIFInput {
     let bytes: UnsafeRawBufferPointer
     var offset = 0
 
