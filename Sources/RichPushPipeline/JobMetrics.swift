@@ -15,6 +15,8 @@ public final class JobMetrics: Sendable {
         var rejections: [String: Int] = [:]
         var media: [MediaResult.Status: Int] = [:]
         var failures: [String: Int] = [:]
+        /// Renders (fetched and rendered or passed through) by variant name: the configured variants only.
+        var renders: [String: Int] = [:]
         var localFaults: [String: Int] = [:]
         var publishedBytes = 0
         var documentsInFlight = 0
@@ -63,6 +65,7 @@ public final class JobMetrics: Sendable {
                 let seconds = Double(media.milliseconds) / 1000
                 switch media.status {
                 case .rendered, .passedThrough:
+                    state.renders[media.variant, default: 0] += 1
                     state.renderLatency.observe(seconds: seconds)
                     state.publishedBytes += media.published?.bytes ?? 0
                 case .cached: state.cachedLatency.observe(seconds: seconds)
@@ -101,6 +104,9 @@ public final class JobMetrics: Sendable {
             text += "richpush_media_total{outcome=\"\(status.rawValue)\"} \(snapshot.media[status] ?? 0)\n"
         }
         text += Self.countersText(
+            "richpush_renders_total", "Media fetched and rendered or passed through, by variant (attachment, story, big_picture, ...).",
+            snapshot.renders, label: "variant")
+        text += Self.countersText(
             "richpush_media_failures_total", "Media failed or skipped, by error code.", snapshot.failures)
         text += Self.countersText(
             "richpush_local_faults_total", "Media failed by a fault of this process, not of its origin, by code.",
@@ -128,10 +134,10 @@ public final class JobMetrics: Sendable {
         return text
     }
 
-    private static func countersText(_ name: String, _ help: String, _ counts: [String: Int]) -> String {
+    private static func countersText(_ name: String, _ help: String, _ counts: [String: Int], label: String = "code") -> String {
         var text = "# HELP \(name) \(help)\n# TYPE \(name) counter\n"
-        for (code, count) in counts.sorted(by: { $0.key < $1.key }) {
-            text += "\(name){code=\"\(code)\"} \(count)\n"
+        for (value, count) in counts.sorted(by: { $0.key < $1.key }) {
+            text += "\(name){\(label)=\"\(value)\"} \(count)\n"
         }
         return text
     }

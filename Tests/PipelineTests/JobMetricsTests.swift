@@ -75,6 +75,26 @@ extension JobMetricsTests {
         XCTAssertEqual(Self.value(text, #"richpush_media_total{outcome="passed_through"}"#), 1)
         XCTAssertEqual(Self.value(text, "richpush_cache_misses_total"), 2)
         XCTAssertEqual(Self.value(text, "richpush_published_bytes_total"), 5_000)
+        XCTAssertEqual(Self.value(text, #"richpush_renders_total{variant="attachment"}"#), 2)
+    }
+
+    /// Renders are counted per variant, so the Android renditions show beside the iOS ones; a cache hit is no render.
+    func testRendersAreCountedPerVariant() throws {
+        let metrics = JobMetrics()
+        func media(_ variant: String, _ publication: MediaOutcome.Publication) -> MediaResult {
+            MediaResult(pointer: "/p", source: "https://a.example/b.jpg", variant: variant, platform: .android,
+                        outcome: .published(PublishedMedia(publicURL: "https://cdn.test/b.webp", format: .webp, bytes: 10,
+                                                           size: PixelSize(width: 1, height: 1)), publication),
+                        milliseconds: 1)
+        }
+        var result = JobResult(id: "v", status: .enriched)
+        result.media = [media(VariantName.bigPicture, .rendered), media(VariantName.bigPicture, .rendered),
+                        media(VariantName.largeIcon, .rendered), media(VariantName.largeIcon, .cached)]
+        metrics.record(result)
+        let text = metrics.prometheusText()
+        XCTAssertEqual(Self.value(text, #"richpush_renders_total{variant="big_picture"}"#), 2)
+        XCTAssertEqual(Self.value(text, #"richpush_renders_total{variant="large_icon"}"#), 1)
+        XCTAssertNil(Self.value(text, #"richpush_renders_total{variant="story"}"#))
     }
 }
 
