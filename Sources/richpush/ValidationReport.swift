@@ -32,7 +32,9 @@ enum ValidationReport {
                     + "\(pointer): \(diagnostic.message) [\(diagnostic.code)]")
             }
             for media in result.media {
-                add("    media   \(media.pointer): \(URLRedaction.redact(media.source))")
+                // Which phones read the field, and the rendition it gets: an Android field's pointer is into the
+                // sender's request, not the APNs payload below.
+                add("    media   \(media.pointer) (\(media.platform.rawValue) \(media.variant)): \(URLRedaction.redact(media.source))")
                 if let published = media.published {
                     let size = String(format: "%.1f KB", Double(published.bytes) / 1024)
                     let dimensions = published.size.map { " \($0.width)x\($0.height)" } ?? ""

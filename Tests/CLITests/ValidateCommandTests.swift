@@ -36,6 +36,26 @@ final class ValidateCommandTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try XCTUnwrap(Double(output.standardOutput[score].dropFirst("SSIMULACRA2 ".count))), 80)
     }
 
+    /// A cross-platform request: validate reports each Android field with its platform, rendition and size, and a
+    /// failing one by its pointer in the request.
+    func testAndroidFieldsAreReportedWithTheirRendition() throws {
+        let file = try write("onesignal.json", """
+            {"app_id":"a","contents":{"en":"Hi"},"ios_attachments":{"p":"https://media.example.com/hero.jpg"},
+             "big_picture":"https://media.example.com/hero.jpg","large_icon":"https://media.example.com/gone.png"}
+            """)
+        let origin = "https://media.example.com/=" + packageRoot.appendingPathComponent("Fixtures/media").path
+        let output = try CommandRunner.run([
+            "validate", "--local-origin", origin, "--cache-dir", temporaryDirectory.appendingPathComponent("cache").path, file,
+        ])
+        XCTAssertEqual(output.status, 1, "a failed image fails validation: " + output.standardOutput)
+        XCTAssertTrue(output.standardOutput.contains("media   /att/p (ios attachment): https://media.example.com/hero.jpg"),
+                      output.standardOutput)
+        XCTAssertTrue(output.standardOutput.contains("media   /big_picture (android big_picture): https://media.example.com/hero.jpg"),
+                      output.standardOutput)
+        XCTAssertTrue(output.standardOutput.contains("1440x1080"), output.standardOutput)
+        XCTAssertTrue(output.standardOutput.contains("/large_icon: media failed"), output.standardOutput)
+    }
+
     /// The author warnings (issue 28, item 7) reach validate's report with their figures, warn without failing, and
     /// fail with --strict as every warning does.
     func testCropAndUpscaleWarningsNameTheirFigures() throws {
