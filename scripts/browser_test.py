@@ -10,7 +10,8 @@ checks the phone-sized story viewer (the pages the phone shows, at 1080x1620, th
 the lock-screen notification and the byte count; then the same story uploaded as a Pushwoosh request file, a URL
 list, an image push's thumbnail, and the self-contained file of `validate --html` opened from disk; then the viewer
 itself: progress bars that advance with each page's duration, taps on the left and right half, a button that shows
-its link and does not navigate, a 300-character title that stays inside its card, the fallback alert card, and the
+its link and does not navigate, a 300-character title that stays inside its card, the Android card (large icon
+collapsed, big picture expanded) beside the iPhone one, the fallback alert card, and the
 not-JSON and rejected states. Screenshots go to --artifacts (.build/artifacts). Prints `N passed, N failed`; exits 1
 on any failure.
 Needs chromium and chromium-driver (Debian) and selenium (PyPI); .ci/run installs them.
@@ -235,6 +236,23 @@ def test_image_push_thumbnail():
     screenshot('image-push-preview')
 
 
+def test_android_notification_beside_the_iphone_one():
+    submit(json.dumps({'app_id': 'a', 'headings': {'en': 'Back in stock'}, 'contents': {'en': 'The jacket'},
+                       'ios_attachments': {'p': 'https://media.example.com/hero.jpg'},
+                       'big_picture': 'https://media.example.com/hero.jpg',
+                       'large_icon': 'https://media.example.com/logo.png'}))
+    assert loaded_images('.phone .lock .notification img.thumbnail'), 'the iPhone card keeps its attachment'
+    android = driver.find_element(By.CSS_SELECTOR, '.android')
+    assert 'Back in stock' in android.text
+    icons = loaded_images('.android .android-collapsed img.large-icon')
+    pictures = loaded_images('.android .android-expanded img.big-picture')
+    assert icons == [(256, 256)], icons
+    assert pictures == [(1440, 1080)], pictures
+    platforms = [cell.text for cell in driver.find_elements(By.CSS_SELECTOR, 'table.media tr td:nth-child(2)')]
+    assert platforms == ['ios', 'android', 'android'], platforms
+    screenshot('android-preview')
+
+
 def test_validate_html_file_is_self_contained():
     document = os.path.join(work, 'story.json')
     with open(document, 'w') as out:
@@ -378,6 +396,7 @@ try:
     check('url_list', test_url_list)
     check('upload_a_pushwoosh_payload_file', test_upload_a_pushwoosh_payload_file)
     check('image_push_thumbnail', test_image_push_thumbnail)
+    check('android_notification_beside_the_iphone_one', test_android_notification_beside_the_iphone_one)
     check('validate_html_file_is_self_contained', test_validate_html_file_is_self_contained)
     check('progress_advances_with_each_pages_duration', test_progress_advances_with_each_pages_duration)
     check('tap_left_and_right_and_the_sdk_default_duration', test_tap_left_and_right_and_the_sdk_default_duration)

@@ -64,6 +64,40 @@ extension PreviewPage {
             }
             return card;
           }
+          // The same push on an Android phone, collapsed and expanded, from the rendered Android fields (or a field
+          // every platform reads): the large icon beside the text, the big picture below it. Firebase's SDK shows
+          // its one image as both, which is what a lone big picture gives here too. Null when no Android image.
+          function androidCard(alert, result, images) {
+            var pictures = (result.media || []).filter(function (media) {
+              return media.platform !== "ios" && imageFor(images, media.cached_url);
+            });
+            var picture = pictures.filter(function (media) { return media.variant !== "large_icon"; })[0];
+            var icon = pictures.filter(function (media) { return media.variant === "large_icon"; })[0] || picture;
+            if (!picture && !icon) return null;
+            var box = element("div", "android");
+            [["collapsed", false], ["expanded", true]].forEach(function (state) {
+              var card = element("div", "notification android-" + state[0]);
+              var text = element("div", "text");
+              text.appendChild(element("div", "app", "Your app · now · " + state[0]));
+              if (alert.title) text.appendChild(element("div", "title", alert.title));
+              if (alert.body) text.appendChild(element("div", "body", alert.body));
+              card.appendChild(text);
+              if (icon && !(state[1] && picture)) {
+                var small = element("img", "large-icon");
+                small.alt = "large icon";
+                small.src = imageFor(images, icon.cached_url);
+                card.appendChild(small);
+              }
+              if (state[1] && picture) {
+                var big = element("img", "big-picture");
+                big.alt = "big picture";
+                big.src = imageFor(images, picture.cached_url);
+                card.appendChild(big);
+              }
+              box.appendChild(card);
+            });
+            return box;
+          }
           function lockScreen(content, note) {
             var screen = element("div", "lock");
             screen.appendChild(element("div", "clock", "9:41"));
@@ -196,13 +230,13 @@ extension PreviewPage {
           function mediaTable(result) {
             var table = element("table", "media");
             var head = element("tr");
-            ["media", "variant", "status", "size", "source size", "ms", "source"].forEach(function (name) { head.appendChild(element("th", "", name)); });
+            ["media", "platform", "variant", "status", "size", "source size", "ms", "source"].forEach(function (name) { head.appendChild(element("th", "", name)); });
             table.appendChild(head);
             (result.media || []).forEach(function (media) {
               var row = element("tr");
               var size = media.width ? media.width + "×" + media.height + " " + media.format + " " + kilobytes(media.bytes) : (media.error ? media.error.code : "");
               var source = media.source_width ? media.source_width + "×" + media.source_height : "";
-              [media.pointer, media.variant, media.status, size, source, media.ms, media.source].forEach(function (value) { row.appendChild(element("td", "", value)); });
+              [media.pointer, media.platform, media.variant, media.status, size, source, media.ms, media.source].forEach(function (value) { row.appendChild(element("td", "", value)); });
               table.appendChild(row);
             });
             return table;
@@ -244,6 +278,11 @@ extension PreviewPage {
               phone.appendChild(stateScreen("rejected", "Rejected: nothing is sent", screen.reason));
             }
             row.appendChild(phone);
+            var android = screen.alert ? androidCard(screen.alert, result, document_.images) : null;
+            if (android) {
+              summary.appendChild(element("h3", "", "On an Android phone"));
+              summary.appendChild(android);
+            }
             var findings = (result.diagnostics || []).concat((result.media || []).map(mediaFinding).filter(Boolean));
             summary.appendChild(element("h3", "", "All findings"));
             if (findings.length) summary.appendChild(findingList(findings));

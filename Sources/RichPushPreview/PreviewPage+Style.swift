@@ -37,6 +37,10 @@ extension PreviewPage {
         .notification .title, .notification .subtitle { -webkit-line-clamp: 2; }
         .notification .body { font-size: 14px; -webkit-line-clamp: 4; }
         .notification .thumbnail { width: 44px; height: 44px; border-radius: 6px; object-fit: cover; flex: none; }
+        .android { display: flex; flex-direction: column; gap: 8px; max-width: 360px; padding: 10px; border-radius: 14px; background: #202124; }
+        .android .notification { flex-wrap: wrap; background: #f1f3f4; border-radius: 20px; }
+        .android .large-icon { width: 40px; height: 40px; border-radius: 50%; object-fit: cover; flex: none; }
+        .android .big-picture { width: 100%; max-height: 180px; object-fit: cover; border-radius: 12px; }
         .notification.none { background: rgba(255,255,255,.2); color: #fff; font-style: italic; }
         .state { display: flex; flex-direction: column; justify-content: center; padding: 28px; gap: 12px; background: #fbe9e7; color: var(--error); }
         .state .state-title { font-size: 22px; font-weight: 700; }
