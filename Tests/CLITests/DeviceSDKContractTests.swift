@@ -116,6 +116,41 @@ final class DeviceSDKContractTests: XCTestCase {
         XCTAssertFalse(output.standardError.contains("SECRET"), "the API token never reaches the log")
     }
 
+    /// Android fields beside each shape's iOS image change nothing the iOS SDKs read: the same documents with and
+    /// without them give the same reads, field for field (issue 38: the iOS half is what it was).
+    func testAndroidFieldsLeaveWhatTheIOSSDKsReadUnchanged() throws {
+        guard FileManager.default.isExecutableFile(atPath: Self.contractRunner.path) else {
+            throw XCTSkip("the device SDK contract runner is not at \(Self.contractRunner.path)")
+        }
+        let image = "https://media.example.com/hero.jpg", android = "https://media.example.com/story2.jpg"
+        let iOSOnly = [
+            #"{"content":"Hi","ios_attachment":"\#(image)"}"#,
+            #"{"message":{"token":"fcm","notification":{"title":"T","body":"B"},"apns":{"fcm_options":{"image":"\#(image)"}}}}"#,
+            #"{"app_id":"a","contents":{"en":"Hi"},"ios_attachments":{"p":"\#(image)"}}"#,
+        ]
+        let crossPlatform = [
+            #"{"content":"Hi","ios_attachment":"\#(image)","android_banner":"\#(android)","android_custom_icon":"\#(image)"}"#,
+            #"{"message":{"token":"fcm","notification":{"title":"T","body":"B","image":"\#(android)"},"apns":{"fcm_options":{"image":"\#(image)"}},"android":{"notification":{"image":"\#(android)"}}}}"#,
+            #"{"app_id":"a","contents":{"en":"Hi"},"ios_attachments":{"p":"\#(image)"},"big_picture":"\#(android)","large_icon":"\#(image)"}"#,
+        ]
+        let directory = try makeTemporaryDirectory("sdk-contract")
+        func reads(_ documents: [String]) throws -> [NSDictionary] {
+            let output = try CommandRunner.run(
+                ["process", "--local-origin", "https://media.example.com/=" + fixture("media").path,
+                 "--cache-dir", directory.appendingPathComponent("cache").path, "--public-base-url", Self.publicBase],
+                input: documents.joined(separator: "\n") + "\n")
+            XCTAssertEqual(output.status, 0, output.standardError)
+            return try readBySDKs(output.standardOutput).map { read in
+                var read = read
+                read["status"] = nil   // the cross-platform jobs render more media; the device reads are what count
+                return read as NSDictionary
+            }
+        }
+        let before = try reads(iOSOnly), after = try reads(crossPlatform)
+        XCTAssertEqual(before.count, 3)
+        XCTAssertEqual(after, before)
+    }
+
     /// Runs the contract reader on result lines; one JSON object per device payload.
     private func readBySDKs(_ results: String) throws -> [[String: Any]] {
         let process = Process()
