@@ -2,7 +2,7 @@
 """Bytes at equal SSIMULACRA2: our searched JPEG against Pillow's and libvips', each peer at its smallest file that
 scores at least what ours scores. The Python counterpart of `richpush-bench quality`.
 
-usage: quality_peers.py --bench PATH/richpush-bench [--target 80] [--generated 50] [--format jpeg|webp] [--workdir DIR]
+usage: quality_peers.py --bench PATH/richpush-bench [--target 80] [--generated 50] [--format jpeg|webp|webp_when_smaller] [--workdir DIR]
                         CORPUS_FILE...
 
 Every tool encodes the same pixels: each corpus file fitted within 1038x1038 by Pillow (Lanczos; alpha flattened
@@ -11,8 +11,9 @@ flat colour, gradients, noise, line art). Ours is `richpush-bench quality` on th
 exactly these pixels). Peers: Pillow `save(quality=q, optimize=True)` and libvips `jpegsave(Q=q,
 optimize_coding=True)`, with their default chroma subsampling, q in 30...100; a peer that cannot reach our score
 at any q is tried at 4:4:4 too. All scores are ours (`richpush-bench score`, checked against the ssimulacra2
-package by scripts/ssimulacra2_check.py). `--format webp` searches ours as WebP (the Android variants' format
-when it is smaller), still against the peers' JPEGs: the question is what an Android field saves over the best JPEG. Needs `pip install pillow numpy pyvips` and `apt-get install libvips42`;
+package by scripts/ssimulacra2_check.py). `--format webp` searches ours as WebP, and `--format webp_when_smaller`
+as the Android variants do (both searched, the smaller kept), still against the peers' JPEGs: what an Android
+field saves over the best JPEG. Needs `pip install pillow numpy pyvips` and `apt-get install libvips42`;
 without pyvips, libvips is skipped and the report says so.
 """
 import argparse
@@ -88,7 +89,7 @@ def main():
     parser.add_argument("--bench", required=True)
     parser.add_argument("--target", type=int, default=80)
     parser.add_argument("--generated", type=int, default=50)
-    parser.add_argument("--format", choices=["jpeg", "webp"], default="jpeg")
+    parser.add_argument("--format", choices=["jpeg", "webp", "webp_when_smaller"], default="jpeg")
     parser.add_argument("--workdir", default="/tmp/quality_peers")
     parser.add_argument("files", nargs="*")
     arguments = parser.parse_args()

@@ -6,8 +6,8 @@ import RichPush
 /// bytes and median render times, the searched quality and score, and the ratios; then the geometric means.
 /// `--output DIR` writes the searched renditions, for `scripts/quality_peers.py` to compare with Pillow and libvips.
 /// `--variant attachment|story` renders as the service's variant (its box, fit and byte budget) instead of a
-/// fit within `--width` x `--height`; the medians of both outputs' bytes are printed too. `--format webp` encodes
-/// WebP (the Android variants' format) instead of JPEG.
+/// fit within `--width` x `--height`; the medians of both outputs' bytes are printed too. `--format` sets the
+/// output format (`webp`, or `webp_when_smaller`, the Android variants' choice of the smaller at the target).
 enum QualityBenchmark {
     static let usage = "usage: richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] "
         + "[--variant attachment|story] [--output DIR] FILE..."
@@ -46,11 +46,9 @@ enum QualityBenchmark {
             guard let variant = EnricherConfiguration.defaultVariants[name] else { return fail() }
             fixed = variant
         }
-        switch named["--format"] {
-        case nil: break
-        case "jpeg": fixed.format = .jpeg
-        case "webp": fixed.format = .webp
-        default: return fail()
+        if let name = named["--format"] {
+            guard let format = ImageVariant.OutputFormat(rawValue: name) else { return fail() }
+            fixed.format = format
         }
         var searched = fixed
         searched.qualityTarget = target
