@@ -1,7 +1,7 @@
 import RichPushCore
 
 /// The image fields of each provider's request that only Android phones read, and the variant each is rendered as,
-/// cited from the provider's own API reference. The request gets each one back rendered (`SenderRequest`); a value
+/// cited from the provider's own API reference; each shape's list is its row of `ShapeRegistry`. The request gets each one back rendered (`SenderRequest`); a value
 /// that is not an http(s) URL (an app resource name such as OneSignal's `ic_stat_logo`) is never touched.
 ///
 /// - FCM HTTP v1 `message.android.notification.image` (firebase.google.com, REST `projects.messages`,
@@ -23,23 +23,16 @@ package enum AndroidImageFields {
         package var variantName: String
     }
 
-    package static func fields(of shape: InputShape) -> [Field] {
-        switch shape {
-        case .firebase: [Field(keyPath: ["message", "android", "notification", "image"], variantName: VariantName.bigPicture)]
-        case .oneSignal:
-            ["big_picture", "huawei_big_picture", "adm_big_picture"].map { Field(keyPath: [$0], variantName: VariantName.bigPicture) }
-                + ["large_icon", "huawei_large_icon", "adm_large_icon"].map { Field(keyPath: [$0], variantName: VariantName.largeIcon) }
-        case .pushwoosh:
-            ["android_banner", "adm_banner"].map { Field(keyPath: [$0], variantName: VariantName.bigPicture) }
-                + ["android_custom_icon", "adm_custom_icon"].map { Field(keyPath: [$0], variantName: VariantName.largeIcon) }
-        case .apns, .envelope, .pushfa: []
-        }
+    /// Big-picture fields, then large-icon fields, each a key of the notification object.
+    static func fields(bigPicture: [String], largeIcon: [String]) -> [Field] {
+        bigPicture.map { Field(keyPath: [$0], variantName: VariantName.bigPicture) }
+            + largeIcon.map { Field(keyPath: [$0], variantName: VariantName.largeIcon) }
     }
 
     /// The fields of `shape` present in `object` (the notification object at `base` in the document), as images
     /// to find media in.
     package static func images(in object: JSONObject, shape: InputShape, base: String) -> [AndroidImage] {
-        fields(of: shape).compactMap { field in
+        ShapeRegistry.definition(of: shape).androidImageFields.compactMap { field in
             guard let value = JSONValue.object(object).value(at: field.keyPath[...]) else { return nil }
             return AndroidImage(pointer: base + JSONPointer.make(field.keyPath), value: value, variantName: field.variantName)
         }

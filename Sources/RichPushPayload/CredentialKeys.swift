@@ -19,14 +19,9 @@ import RichPushCore
 /// envelope), and none of these names is an addressing field of any shape. Keys match case-insensitively, since
 /// header names do.
 package enum CredentialKeys {
-    package static let byShape: [InputShape: Set<String>] = [
-        .pushwoosh: ["auth"],
-        .pushfa: ["api_private_key"],
-        .oneSignal: ["rest_api_key", "api_key", "authorization"],
-        .firebase: ["access_token", "authorization"],
-        .envelope: ["auth", "authorization"],
-        .apns: [],
-    ]
+    /// Each shape's row of `ShapeRegistry`.
+    package static let byShape: [InputShape: Set<String>] = Dictionary(
+        uniqueKeysWithValues: ShapeRegistry.definitions.map { ($0.shape, $0.credentialKeys) })
 
     /// Every shape's credential keys, lower-cased.
     package static let all: Set<String> = byShape.values.reduce(into: []) { $0.formUnion($1) }

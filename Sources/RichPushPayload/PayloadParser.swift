@@ -3,7 +3,7 @@ import RichPushCore
 
 /// Turns any supported input document into normalized notification jobs. Pure; never throws.
 ///
-/// Shape detection (unless `PayloadOptions.forcedShape` is set), in this order:
+/// Shape detection (unless `PayloadOptions.forcedShape` is set), in this order (`ShapeRegistry.definitions` after the first):
 /// 1. `{"request": {"notifications": [...]}}` → Pushwoosh, one job per notification;
 /// 2. a root `aps` → raw APNs payload;
 /// 3. a `message` object → FCM HTTP v1 body;
@@ -28,21 +28,6 @@ public struct PayloadParser: Sendable {
     public init(options: PayloadOptions = PayloadOptions()) {
         self.options = options
     }
-
-    static let pushwooshKeys: Set<String> = [
-        "content", "ios_title", "ios_subtitle", "ios_root_params", "platforms", "ios_badges", "ios_sound",
-        "ios_category_custom", "ios_ttl", "send_date", "ios_attachment", "ios_silent", "ignore_user_timezone",
-    ]
-    static let pushfaKeys: Set<String> = [
-        "title", "body", "image_url", "link_url", "platform", "additional_data", "actions", "silent", "sendTime",
-        "ackUrl", "clickAckUrl", "collapse_id", "ttl", "get_delivery_status", "subscriber_ids", "only_last_device",
-    ]
-    static let envelopeMarkers = ["token", "device_token", "tokens", "id", "topic"]
-    /// Keys only a OneSignal create-notification body has.
-    static let oneSignalKeys: Set<String> = [
-        "app_id", "contents", "headings", "ios_attachments", "include_subscription_ids", "include_player_ids",
-        "include_aliases", "included_segments", "include_external_user_ids",
-    ]
 
     /// Parses bytes (one JSON document).
     public func parse(_ data: Data) -> ParseOutcome {
@@ -86,18 +71,7 @@ public struct PayloadParser: Sendable {
 
     /// Which shape a document would be read as, without parsing it further; nil when it is not recognized.
     public func detectShape(_ root: JSONObject) -> InputShape? {
-        if let forced = options.forcedShape { return forced }
-        if root["aps"] != nil { return .apns }
-        if root["message"]?.objectValue != nil { return .firebase }
-        if root["payload"] != nil, PayloadParser.envelopeMarkers.contains(where: { root[$0] != nil }) {
-            return .envelope
-        }
-        // A payload object holding `aps` is an envelope even without addressing keys.
-        if root["payload"]?.objectValue?["aps"] != nil { return .envelope }
-        if root.keys.contains(where: PayloadParser.oneSignalKeys.contains) { return .oneSignal }
-        if root.keys.contains(where: PayloadParser.pushwooshKeys.contains) { return .pushwoosh }
-        if root.keys.contains(where: PayloadParser.pushfaKeys.contains) { return .pushfa }
-        return nil
+        options.forcedShape ?? ShapeRegistry.definitions.first { $0.recognizes(root) }?.shape
     }
 
     private func parse(_ value: JSONValue, leading: [Diagnostic]) -> ParseOutcome {
@@ -116,17 +90,7 @@ public struct PayloadParser: Sendable {
                                "no aps, FCM message, envelope, OneSignal, Pushwoosh or Pushfa keys found, so what this push means is unknown; add \"aps\", or force the shape with --shape")
             return .rejected(diagnostics.items)
         }
-        let adapted: AdaptedNotification?
-        switch shape {
-        // A custom "silent" key inside an APNs payload is the app's own data: APNs has no such key, so it changes
-        // nothing (only the envelope's own `silent`, beside `payload`, asks for a background push).
-        case .apns: adapted = AdaptedNotification(payload: root, requestMap: SenderRequestMap(payloadPointer: ""))
-        case .envelope: adapted = EnvelopeAdapter().adapt(root, diagnostics: &diagnostics)
-        case .pushwoosh: adapted = PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics)
-        case .pushfa: adapted = PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics)
-        case .firebase: adapted = FirebaseAdapter().adapt(root, diagnostics: &diagnostics)
-        case .oneSignal: adapted = OneSignalAdapter(options: options).adapt(root, diagnostics: &diagnostics)
-        }
+        let adapted = ShapeRegistry.definition(of: shape).adapt(root, options, &diagnostics)
         guard var adapted else { return .rejected(diagnostics.items) }
         adapted.androidImages += AndroidImageFields.images(in: root, shape: shape, base: "")
         guard var job = makeJob(adapted, shape: shape, diagnostics: &diagnostics), !diagnostics.rejects else {
