@@ -10,19 +10,7 @@ import Foundation
 /// band of rows.
 enum GIFDecoder {
     static func firstFrame(_ bytes: Data, limits: ImageLimits, budget: WorkBudget) throws(ImageError) -> DecodedImage {
-        let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
-            Result { () throws(ImageError) -> DecodedImage in
-                let input = GIFInput(raw)
-                defer { withExtendedLifetime(input) {} }   // giflib reads through it until DGifCloseFile (below)
-                var status: Int32 = 0
-                guard let file = DGifOpen(input.context, GIFInput.read, &status) else {
-                    throw .corrupt(reason: "GIF: \(GIFValidator.message(status))")
-                }
-                defer { DGifCloseFile(file, nil) }
-                return try firstFrame(file, limits: limits, budget: budget)
-            }
-        }
-        return try result.get()
+        try GIFInput.reading(bytes) { file, _ throws(ImageError) in try firstFrame(file, limits: limits, budget: budget) }
     }
 
     private static func firstFrame(_ file: UnsafeMutablePointer<GifFileType>, limits: ImageLimits,

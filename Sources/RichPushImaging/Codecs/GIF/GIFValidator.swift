@@ -19,19 +19,7 @@ enum GIFValidator {
 
     /// Returns the number of frames.
     static func validate(_ bytes: Data, limits: ImageLimits, budget: WorkBudget) throws(ImageError) -> Int {
-        let result: Result<Int, ImageError> = bytes.withUnsafeBytes { raw in
-            Result { () throws(ImageError) -> Int in
-                let input = GIFInput(raw)
-                defer { withExtendedLifetime(input) {} }   // giflib reads through it until DGifCloseFile (below)
-                var status: Int32 = 0
-                guard let file = DGifOpen(input.context, GIFInput.read, &status) else {
-                    throw .corrupt(reason: "GIF: \(message(status))")
-                }
-                defer { DGifCloseFile(file, nil) }
-                return try validate(file, input: input, limits: limits, budget: budget)
-            }
-        }
-        return try result.get()
+        try GIFInput.reading(bytes) { file, input throws(ImageError) in try validate(file, input: input, limits: limits, budget: budget) }
     }
 
     private static func validate(_ file: UnsafeMutablePointer<GifFileType>, input: GIFInput, limits: ImageLimits,
@@ -117,6 +105,25 @@ final class GIFInput {
     }
 
     var isExhausted: Bool { offset >= bytes.count }
+
+    /// `body` on giflib's reader of `bytes`, closed when it returns.
+    static func reading<Result>(
+        _ bytes: Data, _ body: (UnsafeMutablePointer<GifFileType>, GIFInput) throws(ImageError) -> Result
+    ) throws(ImageError) -> Result {
+        let result: Swift.Result<Result, ImageError> = bytes.withUnsafeBytes { raw in
+            Swift.Result { () throws(ImageError) -> Result in
+                let input = GIFInput(raw)
+                defer { withExtendedLifetime(input) {} }   // giflib reads through it until DGifCloseFile (below)
+                var status: Int32 = 0
+                guard let file = DGifOpen(input.context, GIFInput.read, &status) else {
+                    throw .corrupt(reason: "GIF: \(GIFValidator.message(status))")
+                }
+                defer { DGifCloseFile(file, nil) }
+                return try body(file, input)
+            }
+        }
+        return try result.get()
+    }
 
     /// Valid while this object lives.
     var context: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
