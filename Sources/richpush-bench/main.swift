@@ -9,8 +9,9 @@ let usage = """
            richpush-bench consume [--jobs N] [--consumers N] [--concurrency N]
            richpush-bench memory [--distinct N] [--concurrency N] [--rounds N] [--render-memory-mb N]
            richpush-bench score [--repeat N] REFERENCE CANDIDATE...
-           richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] [--output DIR] FILE...
+           richpush-bench quality [--width W] [--height H] [--repeat N] [--quality-target SCORE] [--variant NAME] [--format F] [--output DIR] FILE...
            richpush-bench cost [--repeat N] FILE...
+           richpush-bench warm [--jobs N] [--urls N] [--rounds N] [--result PARTS] [--media DIR]
 
     """
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -31,6 +32,8 @@ case "quality":
     exit(await QualityBenchmark.run(Array(arguments.dropFirst())))
 case "cost":
     exit(CostBenchmark.run(Array(arguments.dropFirst())))
+case "warm":
+    exit(await WarmBenchmark.run(Array(arguments.dropFirst())))
 case "score":
     exit(ScoreBenchmark.run(Array(arguments.dropFirst())))
 default:
