@@ -16,8 +16,22 @@ public enum JSONPointer {
     /// Splits a pointer into unescaped tokens, or nil when it does not start with "/" (and is not "").
     public static func tokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
-        guard pointer.hasPrefix("/") else { return nil }
-        return pointer.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map { unescape(String($0)) }
+        // A byte scan: splitting the String by Characters was 8% of a warm job, pointers being walked at every map
+        // and rewrite. "/" is ASCII, so every cut is on a scalar boundary.
+        let bytes = pointer.utf8
+        guard bytes.first == 0x2F else { return nil }
+        var tokens: [String] = []
+        var start = bytes.index(after: bytes.startIndex)
+        var index = start
+        while index < bytes.endIndex {
+            if bytes[index] == 0x2F {
+                tokens.append(unescape(String(decoding: bytes[start..<index], as: UTF8.self)))
+                start = bytes.index(after: index)
+            }
+            index = bytes.index(after: index)
+        }
+        tokens.append(unescape(String(decoding: bytes[start..<bytes.endIndex], as: UTF8.self)))
+        return tokens
     }
 
     /// Builds a pointer from unescaped tokens.
