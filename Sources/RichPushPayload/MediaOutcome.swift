@@ -90,9 +90,20 @@ extension MediaOutcome {
     }
 }
 
+extension MediaOutcome {
+    /// Whether the field keeps a URL: the cached one, or the sender's when it was not fetched on purpose. Otherwise
+    /// the push goes without the media (`Diagnostic.mediaNotShown` says why).
+    var keepsField: Bool {
+        switch self {
+        case .published, .notFetched: true
+        case .failed, .skipped: false
+        }
+    }
+}
+
 extension Diagnostic {
     /// The finding for media the push goes without (failed, skipped, or no result), at the field it was removed
-    /// from; nil when the field keeps a URL (published, or not fetched on purpose).
+    /// from; nil when the field keeps a URL (`MediaOutcome.keepsField`).
     package static func mediaNotShown(_ outcome: MediaOutcome?, at pointer: String) -> Diagnostic? {
         switch outcome {
         case .published?, .notFetched?:

@@ -69,11 +69,10 @@ public enum SenderRequest {
         // Removals from the end, so that no removal moves another field (no field of the table is in an array).
         for reference in job.media.reversed() where reference.role == .androidImage {
             guard document.value(at: reference.pointer)?.stringValue == reference.url else { continue }
-            let outcome = media[reference.pointer]
-            if reference.invalidReason != nil || Diagnostic.mediaNotShown(outcome, at: reference.pointer) != nil {
-                document.setValue(nil, at: reference.pointer)
-            } else if let outcome {
+            if reference.invalidReason == nil, let outcome = media[reference.pointer], outcome.keepsField {
                 document.setValue(.string(outcome.publicURL(writtenAs: reference.url)), at: reference.pointer)
+            } else {
+                document.setValue(nil, at: reference.pointer)
             }
         }
     }

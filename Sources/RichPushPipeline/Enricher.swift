@@ -109,13 +109,19 @@ public struct Enricher: Sendable {
                 ("message", .string(media.errorMessage ?? "")),
             ])
         }
-        // One result per reference, in order (`results(of:finished:started:)`).
+        // One result per reference, in order (`results(of:finished:started:)`). An Android field whose media failed
+        // leaves the request (`SenderRequest`), and the job says why; the parser already reported the ones that were
+        // never fetchable.
         var outcomes: [String: MediaOutcome] = [:], androidOutcomes: [String: MediaOutcome] = [:]
+        var androidFindings: [Diagnostic] = []
         for (reference, result) in zip(job.media, results) {
-            if reference.role == .androidImage {
-                androidOutcomes[reference.pointer] = result.outcome
-            } else {
+            guard reference.role == .androidImage else {
                 outcomes[reference.pointer] = result.outcome
+                continue
+            }
+            androidOutcomes[reference.pointer] = result.outcome
+            if reference.invalidReason == nil, let missing = Diagnostic.mediaNotShown(result.outcome, at: reference.pointer) {
+                androidFindings.append(missing)
             }
         }
 
@@ -124,11 +130,7 @@ public struct Enricher: Sendable {
             job: job, media: results, rendering: renderer.render(job, media: outcomes),
             status: media.fetchesMedia ? Self.status(of: results) : .passthrough)
         jobResult.androidOutcomes = androidOutcomes
-        // An Android field whose media failed leaves the request (`SenderRequest`); the parser already reported the
-        // ones that were never fetchable.
-        for (reference, result) in zip(job.media, results) where reference.role == .androidImage && reference.invalidReason == nil {
-            if let missing = Diagnostic.mediaNotShown(result.outcome, at: reference.pointer) { jobResult.diagnostics.append(missing) }
-        }
+        jobResult.diagnostics += androidFindings
         // A push that lost anything the author wrote (cut text, a dropped page, a removed link, media that kept its
         // original URL so the payload fits) was not fully enriched, whatever its media did.
         if jobResult.status == .enriched, jobResult.diagnostics.contains(where: {

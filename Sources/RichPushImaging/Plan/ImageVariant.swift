@@ -33,6 +33,8 @@ public struct ImageVariant: Sendable, Hashable, Codable {
             self.blue = blue
         }
         public static let white = Background(red: 255, green: 255, blue: 255)
+        /// Mid grey, SSIMULACRA2's default background: translucent pixels are scored as shown on it.
+        static let metricGrey = Background(red: 128, green: 128, blue: 128)
     }
 
     public var name: String

@@ -37,6 +37,6 @@ public enum PerceptualScore {
         case .webp: pixels = try WebPDecoder.decode(bytes, layout: .rgba, budget: budget).pixels
         case let other: throw .unsupportedFormat(detected: other.rawValue)
         }
-        return pixels.flattened(onto: ImageVariant.Background(red: 128, green: 128, blue: 128))
+        return pixels.flattened(onto: .metricGrey)
     }
 }

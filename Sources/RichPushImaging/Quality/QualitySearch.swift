@@ -127,8 +127,7 @@ struct QualitySearch {
 
     func run(warnings: inout [String]) throws(ImageError) -> Outcome {
         let start = ContinuousClock.now
-        let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
-                                 cancellation: budget.cancellation)
+        let scoring = budget.halfOfTimeLeft(from: start)
         let metric = try SSIMULACRA2(reference: pixels)
         // Guesses are on the standard tables' scale (the variant's quality); each search's tables move them to theirs.
         let halvedTables = JPEGQuantization.searched(.halved, smooth: smooth)

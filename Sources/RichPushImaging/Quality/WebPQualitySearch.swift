@@ -26,9 +26,7 @@ struct WebPQualitySearch {
     let budget: WorkBudget
 
     func run(warnings: inout [String]) throws(ImageError) -> Outcome {
-        let start = ContinuousClock.now
-        let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
-                                 cancellation: budget.cancellation)
+        let scoring = budget.halfOfTimeLeft(from: .now)
         // Translucent pixels are compared as a phone would show them on a neutral background.
         let metric = try SSIMULACRA2(reference: Self.opaque(pixels))
         var low = min(100, max(0, variant.minimumQuality)), high = 100
@@ -71,6 +69,6 @@ struct WebPQualitySearch {
     }
 
     private static func opaque(_ pixels: PixelBuffer) -> PixelBuffer {
-        pixels.channels == 4 ? pixels.flattened(onto: ImageVariant.Background(red: 128, green: 128, blue: 128)) : pixels
+        pixels.channels == 4 ? pixels.flattened(onto: .metricGrey) : pixels
     }
 }

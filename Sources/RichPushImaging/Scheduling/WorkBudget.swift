@@ -21,6 +21,13 @@ package struct WorkBudget: Sendable {
     /// Rows per band between checks; a band of a 16k-wide image stays well under 50 ms.
     static let bandRows = 16
 
+    /// The share of this budget a perceptual score may use from `start`: half the time left, so that scoring
+    /// candidates never turns a render that would finish into a missed deadline; cancelled with this budget. The
+    /// `onCheck` hook is not carried over.
+    func halfOfTimeLeft(from start: ContinuousClock.Instant) -> WorkBudget {
+        WorkBudget(deadline: min(deadline, start + (deadline - start) / 2), cancellation: cancellation)
+    }
+
     func check() throws(ImageError) {
         onCheck?()
         if Task.isCancelled || cancellation?.isCancelled == true { throw .cancelled }

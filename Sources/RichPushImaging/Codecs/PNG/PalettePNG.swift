@@ -31,8 +31,8 @@ enum PalettePNG {
         // SSIMULACRA2 has no scale below 8 pixels a side and scores any such candidate 100.
         guard pixels.width >= 8, pixels.height >= 8 else { return nil }
         let start = ContinuousClock.now
-        let scoring = WorkBudget(deadline: min(budget.deadline, start + (budget.deadline - start) / 2),
-                                 cancellation: budget.cancellation, onCheck: budget.onCheck)
+        var scoring = budget.halfOfTimeLeft(from: start)
+        scoring.onCheck = budget.onCheck
         guard let indexed = try PaletteQuantizer.quantize(pixels, budget: budget) else { return nil }
         let bytes = try PNGEncoder.encode(indexed, iccProfile: iccProfile, budget: budget)
         guard bytes.count < truecolourBytes else { return nil }
