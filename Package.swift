@@ -52,7 +52,13 @@ let package = Package(
         //   Preview: the story preview page, over Payload and Cache
         .target(name: "RichPushCore", dependencies: ["CCrypto"]),
         .target(name: "RichPushPayload", dependencies: ["RichPushCore"]),
-        .target(name: "RichPushImaging", dependencies: ["RichPushCore", "CRichPushImage", "CWebP", "CPNG", "CJPEG", "CHeif", "CGIF", "CDeflate"]),
+        // Optimised in debug builds too: the perceptual search on every render (the default) runs SSIMULACRA2 and the
+        // trellis quantiser in Swift loops that are tens of times slower unoptimised, which the tests of every
+        // command that renders would wait for.
+        .target(
+            name: "RichPushImaging",
+            dependencies: ["RichPushCore", "CRichPushImage", "CWebP", "CPNG", "CJPEG", "CHeif", "CGIF", "CDeflate"],
+            swiftSettings: [.unsafeFlags(["-O"], .when(configuration: .debug))]),
         .target(
             name: "RichPushHTTP",
             dependencies: ["RichPushCore", "CCurl", "CRichPushCurl", "CMicroHTTPD", "CRichPushHTTPServer"]),

@@ -36,7 +36,8 @@ public struct EnricherConfiguration: Sendable {
     public var resultParts = ResultParts.all
 
     /// The variants a configuration has unless given others: `attachment` and `story` for iOS, `big_picture` and
-    /// `large_icon` for Android, at a fixed quality (the command-line tools add `--quality-target` to them).
+    /// `large_icon` for Android, at a fixed quality (the command-line tools search them for `--quality-target`,
+    /// `ImageVariant.defaultQualityTarget` unless told `off`).
     public static let defaultVariants: [String: ImageVariant] = Dictionary(
         uniqueKeysWithValues: [ImageVariant.attachment, .story, .bigPicture, .largeIcon].map { ($0.name, $0) })
 

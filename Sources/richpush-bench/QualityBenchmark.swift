@@ -53,8 +53,13 @@ enum QualityBenchmark {
         var searched = fixed
         searched.qualityTarget = target
         let pipeline = ImagePipeline()
-        print("file\tfixed_bytes\tfixed_ms\tsearched_bytes\tsearched_ms\tquality\tscore\tbytes_ratio\ttime_ratio")
+        print("file\tfixed_bytes\tfixed_ms\tsearched_bytes\tsearched_ms\tquality\tscore\tbytes_ratio\ttime_ratio\tfixed_score")
         var byteLogs: [Double] = [], timeLogs: [Double] = [], fixedSizes: [Int] = [], searchedSizes: [Int] = []
+        var fixedScores: [Double] = []
+        // The render's own pixels before encoding, which the search scores against: the same render, lossless.
+        var lossless = fixed
+        lossless.format = .png
+        lossless.maximumBytes = nil
         for file in files {
             guard let bytes = FileManager.default.contents(atPath: file) else {
                 print("\(file)\terror\tcannot read")
@@ -71,9 +76,16 @@ enum QualityBenchmark {
                 searchedSizes.append(result.bytes.count)
                 timeLogs.append(log(timeRatio))
                 let score = result.score.map { String(format: "%.2f", $0) } ?? "-"
+                var fixedScore = "-"
+                if plain.format == .jpeg {
+                    let reference = try await pipeline.render(bytes, as: lossless, deadline: .now + .seconds(60))
+                    let value = try PerceptualScore.ssimulacra2(reference: reference.bytes, candidate: plain.bytes)
+                    fixedScores.append(value)
+                    fixedScore = String(format: "%.2f", value)
+                }
                 print("\(file)\t\(plain.bytes.count)\t\(String(format: "%.1f", plainMilliseconds))\t\(result.bytes.count)\t"
                       + "\(String(format: "%.1f", searchedMilliseconds))\t\(result.quality.map(String.init) ?? "-")\t\(score)\t"
-                      + "\(String(format: "%.3f", byteRatio))\t\(String(format: "%.2f", timeRatio))")
+                      + "\(String(format: "%.3f", byteRatio))\t\(String(format: "%.2f", timeRatio))\t\(fixedScore)")
             } catch {
                 print("\(file)\terror\t\(error)")
             }
@@ -84,6 +96,10 @@ enum QualityBenchmark {
                          mean(byteLogs), mean(timeLogs), byteLogs.count))
             let median = { (sizes: [Int]) in sizes.sorted()[sizes.count / 2] }
             print("median bytes: fixed \(median(fixedSizes)), searched \(median(searchedSizes))")
+            if !fixedScores.isEmpty {
+                print(String(format: "median SSIMULACRA2 of the fixed quality: %.2f (%d JPEG outputs)",
+                             fixedScores.sorted()[fixedScores.count / 2], fixedScores.count))
+            }
         }
         return 0
     }

@@ -86,8 +86,8 @@ enum WorkerOption {
         defaultText: "a quarter of the machine's (or the cgroup's) memory, 64MB to 2GB",
         help: "Decoded pixel memory all renders may hold at once, e.g. 512MB; a render waits for it within its deadline.")
     static let qualityTarget = OptionKey(
-        "quality-target", .qualityScore, default: nil,
-        help: "SSIMULACRA2 score each JPEG is searched to reach with the fewest bytes, and a PNG with alpha as a palette PNG where that holds it (90 is visually lossless, 80 high quality; 80 is the measured choice), or off for a fixed quality of \(ImageVariant.defaultQuality); the search costs about 3x the render time.")
+        "quality-target", .qualityScore, default: ImageVariant.defaultQualityTarget,
+        help: "SSIMULACRA2 score each JPEG or WebP is searched to reach with the fewest bytes, and a PNG with alpha as a palette PNG where that holds it (90 is visually lossless; the default is what the fixed quality gives a typical image), or off for a fixed quality of \(ImageVariant.defaultQuality), which renders faster but gives easy images more bytes and hard ones a lower score.")
     static let maximumAudioBytes = OptionKey(
         "max-audio-bytes", .byteCount, default: fetch.maximumAudioBytes,
         help: "Largest audio source (MP3, M4A, AIFF, WAV), passed through.")

@@ -6,10 +6,7 @@ import RichPush
 /// Every value is read from `WorkerOption`, which declares each option's default once; none is restated here.
 struct WorkerSettings {
     var concurrency: Int
-    /// `--quality-target`: nil (the default) encodes every JPEG at the variants' fixed quality. Off by default because
-    /// measured on the corpus the search took 2.95x the render time (a full-size SSIMULACRA2 costs about two
-    /// fixed-quality renders) and, on the load suite's images, whose quality 82 scores only 73-76, raised the median
-    /// attachment from 74 to 109 KB (docs/benchmarks.md, "Quality by target").
+    /// `--quality-target`: the score every variant is searched for, nil (`off`) for the variants' fixed quality.
     var qualityTarget: Double?
     var deadline: Duration
     var cacheDirectory: String

@@ -41,8 +41,9 @@ final class OptionSchemaTests: XCTestCase {
         XCTAssertEqual(settings.payloadOptions.language, helpDefault(WorkerOption.language))
         XCTAssertEqual(settings.payloadOptions.storyCategory, helpDefault(WorkerOption.storyCategory))
         XCTAssertEqual(settings.cacheDirectory, helpDefault(WorkerOption.cacheDirectory))
-        XCTAssertEqual(helpDefault(WorkerOption.qualityTarget), "off")
-        XCTAssertNil(settings.qualityTarget)
+        XCTAssertEqual(settings.qualityTarget.map { String($0) }, helpDefault(WorkerOption.qualityTarget))
+        XCTAssertEqual(settings.qualityTarget, ImageVariant.defaultQualityTarget)
+        XCTAssertEqual(try WorkerSettings(try parse(["--quality-target", "off"], ProcessCommand.self)).qualityTarget, nil)
         XCTAssertEqual(settings.logger.minimumLevel.name, helpDefault(WorkerOption.logLevel))
 
         let preview = try PreviewLimits(try parse([], ServeCommand.self))

@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 import TestSupport
+import RichPush
 
 final class ProcessCommandTests: XCTestCase {
     var temporaryDirectory: URL!
@@ -134,7 +135,13 @@ final class ProcessCommandTests: XCTestCase {
         for item in high { XCTAssertGreaterThanOrEqual(try XCTUnwrap(item["score"] as? Double, "\(item)"), 85) }
         XCTAssertGreaterThan(high.compactMap { $0["bytes"] as? Int }.reduce(0, +), searched.compactMap { $0["bytes"] as? Int }.reduce(0, +))
         for item in try media(["--quality-target", "off"]) { XCTAssertNil(item["score"], "\(item)") }
-        for item in try media([]) { XCTAssertNil(item["score"], "fixed quality by default: \(item)") }
+        // By default every JPEG is searched for the default target, in fewer bytes than for a higher one.
+        let byDefault = try media([])
+        XCTAssertEqual(byDefault.count, searched.count)
+        for item in byDefault {
+            XCTAssertGreaterThanOrEqual(try XCTUnwrap(item["score"] as? Double, "\(item)"), ImageVariant.defaultQualityTarget)
+        }
+        XCTAssertLessThan(byDefault.compactMap { $0["bytes"] as? Int }.reduce(0, +), searched.compactMap { $0["bytes"] as? Int }.reduce(0, +))
         XCTAssertEqual(try CommandRunner.run(["process", "--quality-target", "101"]).status, 2)
         XCTAssertEqual(try CommandRunner.run(["process", "--quality-target", "good"]).status, 2)
     }

@@ -81,6 +81,12 @@ public struct ImageVariant: Sendable, Hashable, Codable {
     /// The fixed JPEG quality of a variant without a quality target.
     public static let defaultQuality = 82
 
+    /// The SSIMULACRA2 score the command-line tools search each render for unless told `--quality-target off`: the
+    /// median score `defaultQuality` gives over the measured images, so that a typical image looks as it did at the
+    /// fixed quality while each one gets the fewest bytes that reach it (docs/benchmarks.md, "The default quality
+    /// target").
+    public static let defaultQualityTarget = 75.0
+
     /// Notification attachment: fit within 1038x1038, at most 400 KB.
     public static let attachment = ImageVariant(name: VariantName.attachment, width: 1038, height: 1038, fit: .contain,
                                                 maximumBytes: 400_000)
