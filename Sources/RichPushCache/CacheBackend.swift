@@ -32,29 +32,32 @@ protocol CacheBackend: Sendable {
     ) async throws(CacheError) -> CacheHoldResult<Hold>
     /// Gives a hold back. Never throws: a lease that cannot be released expires by itself.
     func release(_ hold: Hold, for key: CacheKey) async
-    /// True when a hold keeps other processes out of the key (a `flock`, a lease), so that what was read before it
-    /// must be read again under it; false when it only stands for this process's single-flight.
-    var holdExcludesOtherProcesses: Bool { get }
 
-    /// A fresh object covering `retainUntil`, or a live failure, read without a hold and without waiting; nil when
-    /// the key must be resolved, or when such a read is not cheap (object storage answers from memory only).
-    func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome?
-    /// True when `answerWithoutHold` reads the key, so that its nil is the look without the hold and the
-    /// resolution goes straight to the hold; false when it reads nothing and the resolution must look first.
-    var looksWithoutHold: Bool { get }
+    /// A fresh object covering `retainUntil`, or a live failure, read without a hold and without waiting; `.missed`
+    /// when the key must be resolved, `.notRead` when such a read is not cheap (object storage answers from memory
+    /// only), so that the resolution must read the key itself.
+    func lookWithoutHold(_ key: CacheKey, retainUntil: Date?) -> UnheldLook
 }
 
 extension CacheBackend {
     /// Backends whose reads are requests answer nothing without a resolution.
-    func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome? { nil }
+    func lookWithoutHold(_ key: CacheKey, retainUntil: Date?) -> UnheldLook { .notRead }
+}
 
-    var looksWithoutHold: Bool { false }
+/// What a backend's read without a hold found.
+enum UnheldLook {
+    case answered(CacheOutcome)
+    /// Read, with nothing to answer: the key must be resolved.
+    case missed
+    case notRead
 }
 
 /// How waiting for a key ended.
 enum CacheHoldResult<Hold: Sendable>: Sendable {
-    /// This caller holds the key.
-    case held(Hold)
+    /// This caller holds the key. `keepsOthersOut` is true when the hold keeps other processes out of the key (a
+    /// `flock`, a lease), so that what was read before it must be read again under it; false when it only stands
+    /// for this process's single-flight (object storage without a lease).
+    case held(Hold, keepsOthersOut: Bool)
     /// Another holder published an object or a failure while this one waited.
     case answered(CacheOutcome)
 }

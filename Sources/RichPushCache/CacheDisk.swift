@@ -140,11 +140,11 @@ struct CacheDisk: Sendable {
 /// The file backend: local reads and writes, atomic publishing, and `flock` on `locks/<key>.lock` as the hold.
 extension CacheDisk: CacheBackend {
     /// A stat or two and a small read: cheap enough to answer a warm key without a flight or a lock.
-    func answerWithoutHold(_ key: CacheKey, retainUntil: Date?) -> CacheOutcome? {
-        try? answerWithoutLock(key, retainUntil: retainUntil)
+    /// A read error is not an answer: resolving the key reports it.
+    func lookWithoutHold(_ key: CacheKey, retainUntil: Date?) -> UnheldLook {
+        guard let answer = try? answerWithoutLock(key, retainUntil: retainUntil) else { return .missed }
+        return .answered(answer)
     }
-
-    var looksWithoutHold: Bool { true }
 
     func readObject(_ key: CacheKey, deadline: ContinuousClock.Instant) async throws(CacheError) -> CachedObject? {
         try readObject(key)
@@ -180,8 +180,6 @@ extension CacheDisk: CacheBackend {
     func release(_ hold: CacheFileLock, for key: CacheKey) async {
         hold.release()
     }
-
-    var holdExcludesOtherProcesses: Bool { true }
 
     /// Atomic publish, in the order that keeps every crash point safe:
     /// 1. object bytes into `tmp/`, fsync;

@@ -52,7 +52,7 @@ struct CacheFileLock: Sendable {
     ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
         var pause = Duration.milliseconds(1)
         while true {
-            if let lock = try attempt(path) { return .held(lock) }
+            if let lock = try attempt(path) { return .held(lock, keepsOthersOut: true) }
             if let answer = try await look() { return .answered(answer) }
             let now = clock.instant
             if now >= deadline { throw CacheError.deadlineExceeded }

@@ -19,34 +19,29 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     var rules: CacheFreshnessRules { backend.rules }
 
     /// One key, start to finish. The producer runs at most once per key across every process holding it.
-    /// `looked` says the caller has just read the key without the hold and found nothing to answer (the file store
-    /// does, before any flight): the resolution then goes straight to the hold, whose re-check is the only read.
-    /// Otherwise it reads the key first, and a hold that excludes no other process needs no re-check.
-    func resolve(
-        key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        looked: Bool, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
+    /// After a look that read the key without the hold and found nothing to answer (`CacheMiss.readStore`: the file
+    /// store's look), the resolution goes straight to the hold, whose re-check is the only read. Otherwise it reads
+    /// the key first, and a hold that keeps no other process out needs no re-check.
+    func resolve(_ request: CacheRequest, after miss: CacheMiss) async throws(CacheError) -> CacheOutcome {
+        let (key, deadline) = (request.key, request.deadline)
         var unheld: Stored?
-        if !looked {
+        if !miss.readStore {
             let stored = try await read(key, deadline: deadline)
             if let found = answer(from: stored) {
-                return try await retaining(found, key: key, until: retainUntil, deadline: deadline)
+                return try await retaining(found, key: key, until: request.retainUntil, deadline: deadline)
             }
             unheld = stored
         }
-        // Under a hold that keeps no other process out (object storage without a lease), a re-check could only
-        // find what the read just made found.
-        let known = backend.holdExcludesOtherProcesses ? nil : unheld
         switch try await backend.hold(key, deadline: deadline, look: { () async throws(CacheError) in
             try await look(key, deadline: deadline)
         }) {
         case .answered(let outcome):
-            return try await retaining(outcome, key: key, until: retainUntil, deadline: deadline)
-        case .held(let hold):
+            return try await retaining(outcome, key: key, until: request.retainUntil, deadline: deadline)
+        case .held(let hold, let keepsOthersOut):
+            // Under a hold that keeps no other process out, a re-check could only find what the read just found.
+            let known = keepsOthersOut ? nil : unheld
             return try await holding(hold, key) { () async throws(CacheError) in
-                try await resolveHolding(
-                    key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                    known: known, produce: produce)
+                try await resolveHolding(request, known: known)
             }
         }
     }
@@ -55,7 +50,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     func raiseRetention(
         _ key: CacheKey, to requested: Date, deadline: ContinuousClock.Instant
     ) async throws(CacheError) -> CachedObject? {
-        guard case .held(let hold) = try await backend.hold(key, deadline: deadline, look: { nil }) else { return nil }
+        guard case .held(let hold, _) = try await backend.hold(key, deadline: deadline, look: { nil }) else { return nil }
         return try await holding(hold, key) { () async throws(CacheError) in
             try await raiseRetentionHolding(key, to: requested, deadline: deadline)
         }
@@ -64,10 +59,8 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
     // MARK: Holding the key
 
     /// `known` is what the key held when no other process can have changed it since; else it is read again here.
-    private func resolveHolding(
-        key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        known: Stored?, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
+    private func resolveHolding(_ request: CacheRequest, known: Stored?) async throws(CacheError) -> CacheOutcome {
+        let (key, retainUntil, deadline) = (request.key, request.retainUntil, request.deadline)
         // Another process may have published while this one waited for the key.
         let stored: Stored
         if let known { stored = known } else { stored = try await read(key, deadline: deadline) }
@@ -78,7 +71,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
         let previousFailure = stored.failure
         if let previousFailure, rules.isLive(previousFailure) { return .failed(previousFailure, cached: true) }
 
-        switch try await CacheProduction.make(by: produce, replacing: current) {
+        switch try await CacheProduction.make(by: request.produce, replacing: current) {
         case .object(let bytes, let stored, let width, let height, let etag, let lastModified, let maxAge, let sourceWidth, let sourceHeight, let score):
             if let problem = stored.publishingProblem(bytes: bytes, width: width, height: height) {
                 return .failed(
@@ -86,7 +79,7 @@ struct CacheResolver<Backend: CacheBackend>: Sendable {
                     cached: false)
             }
             let object = CachedObject(
-                publishedAt: rules.now.cacheMillisecondPrecision, key: key, sourceURL: sourceURL, variant: variant,
+                publishedAt: rules.now.cacheMillisecondPrecision, key: key, sourceURL: request.sourceURL, variant: request.variant,
                 width: width, height: height, byteCount: bytes.count, format: stored,
                 contentSHA256: SHA256.hexDigest(of: bytes), etag: etag, lastModified: lastModified, maxAge: maxAge,
                 retainUntil: retainUntil, replacing: current,

@@ -42,7 +42,7 @@ struct CacheUsageCounters: Sendable, Hashable, Codable {
         let lock: CacheFileLock
         if wait {
             let limit = ContinuousClock.now + .seconds(5)
-            guard case .held(let held) = try await CacheFileLock.acquire(
+            guard case .held(let held, _) = try await CacheFileLock.acquire(
                 layout.countersLockPath, key: CacheKey(sourceURL: "counters", variant: "", rendererVersion: ""),
                 limit: limit, deadline: limit)
             else { return false }

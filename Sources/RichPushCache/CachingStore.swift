@@ -8,9 +8,10 @@ import Synchronization
 /// `FileMediaStore` and `ObjectStorageMediaStore` each hold one over their backend and add only what is theirs:
 /// the directory's usage write-back and maintenance, or the bucket's listings and lease.
 ///
-/// Costs: a warm key is a memory look-up, or the backend's own answer without a hold (`answerWithoutHold`); a cold
+/// Costs: a warm key is a memory look-up, or the backend's own answer without a hold (`lookWithoutHold`); a cold
 /// key is one resolution per key in this process, whatever the number of callers, and is read once without the
-/// hold (here, or in the resolution when the backend has no cheap read) and once under it.
+/// hold (the look, or the resolution when the backend has no cheap read; a `CacheMiss` says which) and once under
+/// it.
 final class CachingStore<Backend: CacheBackend>: Sendable {
     let publicBaseURL: String
     let backend: Backend
@@ -42,50 +43,61 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
     /// Callers of this instance waiting for a resolution, leaders included. For tests.
     var callersWaiting: Int { singleFlight.callersWaiting }
 
-    /// `MediaStore.object(for:…)`: an immediate answer when there is one, else one resolution per key in this
-    /// process (callers of the same key share it), counted. `afterImmediateMiss` is for a caller whose
-    /// `immediateOutcome` just answered nil (`MediaStore.resolveObject`): memory is asked again, the backend is not.
-    func object(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        afterImmediateMiss: Bool = false, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
+    /// `MediaStore.look`: a fresh object covering `retainUntil`, or a live failure, from memory or from the backend
+    /// without a hold; a miss while this process resolves the key, or when the key must be resolved. A read error is
+    /// not an answer: resolving the key reports it.
+    func look(for key: CacheKey, retainUntil: Date?) -> CacheLook {
+        guard singleFlight.isIdle(key) else { return .missed(CacheMiss(key: key, readStore: false)) }
+        if let remembered = rememberedAnswer(for: key, retainUntil: retainUntil) { return .answered(remembered) }
+        switch backend.lookWithoutHold(key, retainUntil: retainUntil) {
+        case .answered(let read):
+            memory.remember(read)
+            counters.withLock { $0.count(read) }
+            return .answered(read)
+        case .missed:
+            return .missed(CacheMiss(key: key, readStore: true))
+        case .notRead:
+            return .missed(CacheMiss(key: key, readStore: false))
+        }
+    }
+
+    /// `MediaStore.object(for:after:)`: the look unless `miss` was it (then only memory is asked again, for a key
+    /// another task resolved since), else one resolution per key in this process (callers of the same key share
+    /// it), counted.
+    func object(for request: CacheRequest, after miss: CacheMiss?) async throws(CacheError) -> CacheOutcome {
         if Task.isCancelled { throw CacheError.cancelled }
-        if backend.rules.clock.instant >= deadline { throw CacheError.deadlineExceeded }
-        if let answer = immediateOutcome(for: key, retainUntil: retainUntil, readingBackend: !afterImmediateMiss) {
-            return answer
+        if backend.rules.clock.instant >= request.deadline { throw CacheError.deadlineExceeded }
+        let looked: CacheMiss
+        if let miss, miss.key == request.key {
+            if singleFlight.isIdle(request.key),
+               let remembered = rememberedAnswer(for: request.key, retainUntil: request.retainUntil) {
+                return remembered
+            }
+            looked = miss
+        } else {
+            switch look(for: request.key, retainUntil: request.retainUntil) {
+            case .answered(let answer): return answer
+            case .missed(let miss): looked = miss
+            }
         }
         let resolver = self.resolver
-        // The backend's read without the hold, when it has one, was that look: the resolution need not repeat it.
-        let looked = backend.looksWithoutHold
         let outcome = try await singleFlight.storeOutcome(
-            for: key, retainUntil: retainUntil, deadline: deadline, rules: backend.rules, memory: memory
+            for: request.key, retainUntil: request.retainUntil, deadline: request.deadline, rules: backend.rules,
+            memory: memory
         ) { () async throws(CacheError) in
-            try await resolver.resolve(
-                key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-                looked: looked, produce: produce)
+            try await resolver.resolve(request, after: looked)
         } raiseRetention: { (date: Date) async throws(CacheError) in
-            try await resolver.raiseRetention(key, to: date, deadline: deadline)
+            try await resolver.raiseRetention(request.key, to: date, deadline: request.deadline)
         }
         counters.withLock { $0.count(outcome) }
         return outcome
     }
 
-    /// `MediaStore.immediateOutcome`: a fresh object covering `retainUntil`, or a live failure, from memory or from
-    /// the backend without a hold (unless `readingBackend` is false); nil while this process resolves the key, or
-    /// when the key must be resolved. A read error is not an answer: resolving the key reports it.
-    func immediateOutcome(for key: CacheKey, retainUntil: Date?, readingBackend: Bool = true) -> CacheOutcome? {
-        guard singleFlight.isIdle(key) else { return nil }
-        let answer: CacheOutcome
-        if let remembered = memory.answer(for: key, retainUntil: retainUntil, rules: backend.rules) {
-            answer = remembered
-        } else if readingBackend, let read = backend.answerWithoutHold(key, retainUntil: retainUntil) {
-            memory.remember(read)
-            answer = read
-        } else {
-            return nil
-        }
-        counters.withLock { $0.count(answer) }
-        return answer
+    /// A remembered fresh object covering `retainUntil`, or live failure, counted; nil when memory has none.
+    private func rememberedAnswer(for key: CacheKey, retainUntil: Date?) -> CacheOutcome? {
+        guard let remembered = memory.answer(for: key, retainUntil: retainUntil, rules: backend.rules) else { return nil }
+        counters.withLock { $0.count(remembered) }
+        return remembered
     }
 
     /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.

@@ -79,46 +79,20 @@ public actor FileMediaStore: MediaStore {
 
     // MARK: MediaStore
 
-    public nonisolated func object(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        try await resolve(
-            key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            afterImmediateMiss: false, produce: produce)
-    }
-
-    /// `object(for:…)` without its opening read of the sidecar, which `immediateOutcome` just made: a cold key goes
-    /// from memory to the key's lock, whose re-check is its only other read.
-    public nonisolated func resolveObject(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        try await resolve(
-            key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            afterImmediateMiss: true, produce: produce)
-    }
-
-    /// The resolution both entry points share, counted once in the usage ledger.
-    private nonisolated func resolve(
-        _ key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        afterImmediateMiss: Bool, produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        let outcome = try await cache.object(
-            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            afterImmediateMiss: afterImmediateMiss, produce: produce)
-        await account(key: key, outcome: outcome)
+    public nonisolated func object(for request: CacheRequest, after miss: CacheMiss?) async throws(CacheError) -> CacheOutcome {
+        let outcome = try await cache.object(for: request, after: miss)
+        await account(key: request.key, outcome: outcome)
         return outcome
     }
 
     /// The common case of a warm cache: a fresh object that already covers the requested retention, or a live
     /// negative entry, answered from memory within `memoryHitDuration` of its last read, else from a stat or two (and
-    /// a small read when the sidecar is not memoized), with no flight task or lock. A read error is not an answer:
-    /// `object(for:…)` then resolves the key and reports it.
-    public nonisolated func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
-        guard let answer = cache.immediateOutcome(for: key, retainUntil: retainUntil) else { return nil }
-        await account(key: key, outcome: answer)
-        return answer
+    /// a small read when the sidecar is not memoized), with no flight task or lock. A miss carries that read, so
+    /// that a cold key goes from it to the key's lock, whose re-check is its only other read.
+    public nonisolated func look(for key: CacheKey, retainUntil: Date?) async -> CacheLook {
+        let look = cache.look(for: key, retainUntil: retainUntil)
+        if let answer = look.outcome { await account(key: key, outcome: answer) }
+        return look
     }
 
     public func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject? {

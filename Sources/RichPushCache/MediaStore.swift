@@ -3,25 +3,17 @@ import Foundation
 /// Storage for rendered media, so that an object-storage backend can replace the file store without touching the
 /// pipeline.
 public protocol MediaStore: Sendable {
+    /// The answer available without waiting: a fresh object whose retention already reaches `retainUntil`, or a live
+    /// negative entry, from memory or a few small local reads; else a miss, which `object(for:after:)` takes so that
+    /// it does not read the key again. Never calls a producer, takes a lock or goes to the network, and counts a hit
+    /// as `object(for:after:)` does. It lets a caller answer a warm key without the task and deadline timer that a
+    /// resolution may need.
+    func look(for key: CacheKey, retainUntil: Date?) async -> CacheLook
     /// Single-flight in-process (one task per key) and across processes (flock on locks/<key>.lock, bounded wait).
     /// The producer receives the stale object (for conditional requests) or nil. Fresh objects and live negative
-    /// entries return without calling the producer. retainUntil is raised (never lowered) on the object.
-    func object(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome
-    /// The answer available without waiting: a fresh object whose retention already reaches `retainUntil`, or a live
-    /// negative entry, from memory or a few small local reads; nil when `object(for:…)` must resolve the key. Never
-    /// calls a producer, takes a lock or goes to the network, and counts a hit as `object(for:…)` does. It lets a
-    /// caller answer a warm key without the task and deadline timer that a resolution may need.
-    func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome?
-    /// `object(for:…)` for a caller whose `immediateOutcome(for:retainUntil:)` just answered nil: it does not read
-    /// the key again without the lock (only memory is asked), so a cold key costs that one read and the re-check
-    /// under the lock.
-    func resolveObject(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome
+    /// entries return without calling the producer. `retainUntil` is raised (never lowered) on the object. After
+    /// `miss`, the miss of `look` for the same key, only memory is asked again before the key's hold.
+    func object(for request: CacheRequest, after miss: CacheMiss?) async throws(CacheError) -> CacheOutcome
     /// The stored object, fresh or stale; nil if absent.
     func lookup(_ key: CacheKey) async throws(CacheError) -> CachedObject?
     /// `<publicBaseURL>/objects/ab/cd/<key>.<ext>`.
@@ -40,17 +32,14 @@ public protocol MediaStore: Sendable {
 }
 
 extension MediaStore {
-    /// Stores without a cheap local answer always resolve.
-    public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? { nil }
+    /// `object(for:after:)` with no look before it.
+    public func object(for request: CacheRequest) async throws(CacheError) -> CacheOutcome {
+        try await object(for: request, after: nil)
+    }
 
-    /// Stores without an immediate answer have no look to skip.
-    public func resolveObject(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        try await object(
-            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            produce: produce)
+    /// Stores without a cheap local answer always resolve.
+    public func look(for key: CacheKey, retainUntil: Date?) async -> CacheLook {
+        .missed(CacheMiss(key: key, readStore: false))
     }
 
     /// Stores that buffer nothing have nothing to write.

@@ -50,7 +50,8 @@ struct ObjectStorageBackend: CacheBackend {
     func hold(
         _ key: CacheKey, deadline: ContinuousClock.Instant, look: () async throws(CacheError) -> CacheOutcome?
     ) async throws(CacheError) -> CacheHoldResult<String?> {
-        guard let lease else { return .held(nil) }
+        // Without a lease each host renders a key on its own: the hold is this process's single-flight only.
+        guard let lease else { return .held(nil, keepsOthersOut: false) }
         let clock = configuration.clock
         let limit = min(deadline, clock.instant + configuration.leaseWaitTimeout)
         var pause = Duration.milliseconds(50)
@@ -58,7 +59,7 @@ struct ObjectStorageBackend: CacheBackend {
             // The lease outlives the deadline a little, so that a holder never loses it while publishing; a holder
             // that dies frees it after that.
             let timeToLive = max(deadline - clock.instant, .seconds(1)) + .seconds(5)
-            if let token = try await lease.acquire(leaseName(key), timeToLive: timeToLive) { return .held(token) }
+            if let token = try await lease.acquire(leaseName(key), timeToLive: timeToLive) { return .held(token, keepsOthersOut: true) }
             if let answer = try await look() { return .answered(answer) }
             if clock.instant + pause >= limit {
                 if limit >= deadline { throw CacheError.deadlineExceeded }
@@ -76,8 +77,8 @@ struct ObjectStorageBackend: CacheBackend {
     /// Takes the key's lease without waiting, for maintenance, which skips a busy key rather than wait: `.held`
     /// (with no token when no lease is configured), or nil while another host holds it.
     func attemptLease(_ key: CacheKey, timeToLive: Duration) async throws(CacheError) -> CacheHoldResult<String?>? {
-        guard let lease else { return .held(nil) }
-        return try await lease.acquire(leaseName(key), timeToLive: timeToLive).map { .held($0) }
+        guard let lease else { return .held(nil, keepsOthersOut: false) }
+        return try await lease.acquire(leaseName(key), timeToLive: timeToLive).map { .held($0, keepsOthersOut: true) }
     }
 
     /// Runs `body`, then gives back the lease `token` holds (if any), whether `body` returned or threw.
@@ -97,9 +98,6 @@ struct ObjectStorageBackend: CacheBackend {
     func release(_ hold: String?, for key: CacheKey) async {
         await releaseLease(key, token: hold)
     }
-
-    /// Without a lease, each host renders a key on its own.
-    var holdExcludesOtherProcesses: Bool { lease != nil }
 
     private func releaseLease(_ key: CacheKey, token: String?) async {
         guard let lease, let token else { return }

@@ -35,7 +35,7 @@ extension ObjectStorageMediaStore {
         try await report.evictLeastRecentlyUsed(
             objects, maximumBytes: maximumBytes, maximumAge: maximumAge, now: now
         ) { object, overBudget throws(CacheError) in
-            guard case .held(let token) = try await backend.attemptLease(object.key, timeToLive: .seconds(30)) else {
+            guard case .held(let token, _) = try await backend.attemptLease(object.key, timeToLive: .seconds(30)) else {
                 return .kept(GarbageCollectionReport.KeptObject(object, reason: "locked"))
             }
             return try await backend.releasingLease(object.key, token: token) { () async throws(CacheError) in
@@ -95,7 +95,7 @@ extension ObjectStorageMediaStore {
         for object in sidecars.objects {
             described.insert(object.relativePath)
             let sidecarPath = CacheLayout.relativeSidecarPath(object.key)
-            guard case .held(let token) = try await backend.attemptLease(object.key, timeToLive: .seconds(60)) else {
+            guard case .held(let token, _) = try await backend.attemptLease(object.key, timeToLive: .seconds(60)) else {
                 report.skippedInUse.append(sidecarPath)
                 continue
             }

@@ -62,29 +62,15 @@ public final class ObjectStorageMediaStore: MediaStore {
 
     // MARK: MediaStore
 
-    public func object(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        try await cache.object(
-            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            produce: produce)
-    }
-
-    /// `object(for:…)` after `immediateOutcome` answered nil: memory is asked again, then the resolution reads the
-    /// sidecar once before the lease and once under it (only once without a lease).
-    public func resolveObject(
-        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
-        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
-    ) async throws(CacheError) -> CacheOutcome {
-        try await cache.object(
-            for: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline,
-            afterImmediateMiss: true, produce: produce)
+    /// After `look`'s miss, memory is asked again, then the resolution reads the sidecar once before the lease and
+    /// once under it (only once without a lease).
+    public func object(for request: CacheRequest, after miss: CacheMiss?) async throws(CacheError) -> CacheOutcome {
+        try await cache.object(for: request, after: miss)
     }
 
     /// A fresh object (covering `retainUntil`) or a live failure remembered from the last `memoryHitDuration`; no I/O.
-    public func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
-        cache.immediateOutcome(for: key, retainUntil: retainUntil)
+    public func look(for key: CacheKey, retainUntil: Date?) async -> CacheLook {
+        cache.look(for: key, retainUntil: retainUntil)
     }
 
     /// The stored object, fresh or stale, read from storage; nil if absent.

@@ -39,6 +39,8 @@ struct CachedMediaRenderer: MediaStage {
         let pointer: String
         let variant: ImageVariant
         let key: CacheKey
+        /// What `look` read for the key and found nothing to answer with, so that `render` does not read it again.
+        var miss: CacheMiss?
         /// What the source may be: a story page and an Android picture or icon show still images, so they accept
         /// images only.
         var acceptedKinds: Set<AttachmentKind> { Self.acceptedKinds(forVariantNamed: variant.name) }
@@ -58,10 +60,16 @@ struct CachedMediaRenderer: MediaStage {
         return Item(source: source, pointer: pointer, variant: variant, key: key)
     }
 
-    /// The result a warm cache gives at once (`MediaStore.immediateOutcome`); nil when the item must be rendered.
-    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? {
-        guard let outcome = await store.immediateOutcome(for: item.key, retainUntil: retainUntil) else { return nil }
-        return result(for: outcome, item: item, milliseconds: 0)
+    /// The result a warm cache gives at once (`MediaStore.look`), or the item to render with what the look read.
+    func look(_ item: Item, retainUntil: Date) async -> MediaLook<Item> {
+        switch await store.look(for: item.key, retainUntil: retainUntil) {
+        case .answered(let outcome):
+            return .answered(result(for: outcome, item: item, milliseconds: 0))
+        case .missed(let miss):
+            var item = item
+            item.miss = miss
+            return .pending(item)
+        }
     }
 
     /// The sources of `items` that more than one variant renders, each fetched for every kind its variants accept.
@@ -83,14 +91,15 @@ struct CachedMediaRenderer: MediaStage {
         let imaging = self.imaging
         let (source, variant, acceptedKinds) = (item.source, item.variant, item.acceptedKinds)
         do {
-            // `immediateResult` has just read the key: the store goes on from there, to its lock and re-check.
-            let outcome = try await store.resolveObject(
-                for: item.key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
+            let request = CacheRequest(
+                key: item.key, sourceURL: source, variant: variant.name, retainUntil: retainUntil, deadline: deadline
             ) { stale in
                 try await Self.produce(
                     source: source, variant: variant, acceptedKinds: acceptedKinds, stale: stale, deadline: deadline,
                     owner: owner, fetcher: fetcher, fetches: fetches, imaging: imaging)
             }
+            // The look's miss lets the store go on from what it read, to its lock and re-check.
+            let outcome = try await store.object(for: request, after: item.miss)
             return result(for: outcome, item: item, milliseconds: elapsed())
         } catch {
             // Transient failures (deadline, stall, connection) are not remembered; a deadline is a skip, not a fault.

@@ -176,8 +176,11 @@ public struct Enricher: Sendable {
         source: String, variant: String, with media: Stage, retainUntil: Date, deadline: ContinuousClock.Instant
     ) async -> MediaResult {
         let item = media.item(source: source, pointer: "", variantName: variant)
-        if let result = await media.immediateResult(for: item, retainUntil: retainUntil) { return result }
-        return await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: FetchOwner(), fetches: nil)
+        switch await media.look(item, retainUntil: retainUntil) {
+        case .answered(let result): return result
+        case .pending(let item):
+            return await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: FetchOwner(), fetches: nil)
+        }
     }
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
@@ -197,10 +200,13 @@ public struct Enricher: Sendable {
                 continue
             }
             let item = media.item(source: reference.url, pointer: reference.pointer, variantName: work.variant)
-            if ContinuousClock.now < deadline, let result = await media.immediateResult(for: item, retainUntil: retainUntil) {
-                finished[work] = result
-            } else {
+            guard ContinuousClock.now < deadline else {
                 pending.append((work, item))
+                continue
+            }
+            switch await media.look(item, retainUntil: retainUntil) {
+            case .answered(let result): finished[work] = result
+            case .pending(let item): pending.append((work, item))
             }
         }
         guard !pending.isEmpty else { return results(of: job, finished: finished, started: started) }

@@ -15,15 +15,15 @@ protocol MediaStage: Sendable {
 
     func item(source: String, pointer: String, variantName: String) -> Item
 
-    /// The result available without a task or a wait (a warm cache); nil when the item must be rendered.
-    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult?
+    /// The result available without a task or a wait (a warm cache), or the item to render.
+    func look(_ item: Item, retainUntil: Date) async -> MediaLook<Item>
 
     /// The one-fetch-per-source memo for a job's items still to render (`SourceFetches`), or nil when no source is
     /// rendered in more than one variant.
     func sharedFetches(for items: [Item]) -> SourceFetches?
 
-    /// Renders `item`, whose `immediateResult` was nil (the cache was just read for it, so this does not read it
-    /// again before its lock); its fetches count against `owner`'s connections to the source's host, and a source
+    /// Renders `item`, as `look` gave it back (carrying what the look read, so that the cache is not read again
+    /// before its lock); its fetches count against `owner`'s connections to the source's host, and a source
     /// `fetches` shares is fetched once for all its variants.
     func render(_ item: Item, retainUntil: Date, deadline: ContinuousClock.Instant, owner: FetchOwner,
                 fetches: SourceFetches?) async -> MediaResult
@@ -44,7 +44,7 @@ struct UnfetchedMedia: MediaStage {
         Item(source: source, pointer: pointer, variantName: variantName)
     }
 
-    func immediateResult(for item: Item, retainUntil: Date) async -> MediaResult? { result(for: item) }
+    func look(_ item: Item, retainUntil: Date) async -> MediaLook<Item> { .answered(result(for: item)) }
 
     func sharedFetches(for items: [Item]) -> SourceFetches? { nil }
 
@@ -57,4 +57,11 @@ struct UnfetchedMedia: MediaStage {
         MediaResult(
             pointer: item.pointer, source: item.source, variant: item.variantName, outcome: .notFetched, milliseconds: 0)
     }
+}
+
+/// What a media stage's look at an item found.
+enum MediaLook<Item: Sendable>: Sendable {
+    case answered(MediaResult)
+    /// The item still to render, carrying what the look read.
+    case pending(Item)
 }

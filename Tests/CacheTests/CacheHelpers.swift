@@ -47,6 +47,22 @@ func jpegProduction(_ payload: String, size: Int = 2048, etag: String? = nil, ma
 
 func farDeadline() -> ContinuousClock.Instant { .now + .seconds(60) }
 
+extension MediaStore {
+    /// `object(for:)` with the request's parts as arguments, as these tests write them.
+    func object(
+        for key: CacheKey, sourceURL: String, variant: String, retainUntil: Date?, deadline: ContinuousClock.Instant,
+        produce: @escaping @Sendable (CachedObject?) async throws -> CacheProduction
+    ) async throws(CacheError) -> CacheOutcome {
+        try await object(for: CacheRequest(
+            key: key, sourceURL: sourceURL, variant: variant, retainUntil: retainUntil, deadline: deadline, produce: produce))
+    }
+
+    /// The answer of `look`, nil for a miss.
+    func immediateOutcome(for key: CacheKey, retainUntil: Date?) async -> CacheOutcome? {
+        await look(for: key, retainUntil: retainUntil).outcome
+    }
+}
+
 func key(_ url: String, variant: String = "attachment") -> CacheKey {
     CacheKey(sourceURL: url, variant: variant, rendererVersion: "test-1")
 }

@@ -55,25 +55,32 @@ final class LookupCountTests: XCTestCase {
         XCTAssertEqual(cold.failures, 2)
     }
 
-    func testResolvingAfterAnImmediateMissReadsOnlyUnderTheLock() async throws {
+    func testResolvingAfterALookReadsOnlyUnderTheLock() async throws {
         let store = try FileMediaStore(configuration: makeQuietConfiguration())
-        var immediate: CacheOutcome?
+        var look: CacheLook?
         let unlocked = await looks(store.disk) {
-            immediate = await store.immediateOutcome(for: key(source), retainUntil: nil)
+            look = await store.look(for: key(source), retainUntil: nil)
         }
-        XCTAssertNil(immediate)
+        guard case .missed(let miss) = look else { return XCTFail("a cold key is a miss: \(String(describing: look))") }
         XCTAssertEqual(unlocked.objects, 1)
         XCTAssertEqual(unlocked.failures, 1)
 
+        let request = CacheRequest(
+            key: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: deadline(),
+            produce: { _ in jpegProduction("looked") })
         var outcome: CacheOutcome?
-        let locked = try await looks(store.disk) {
-            outcome = try await store.resolveObject(
-                for: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: deadline(),
-                produce: { _ in jpegProduction("looked") })
-        }
+        let locked = try await looks(store.disk) { outcome = try await store.object(for: request, after: miss) }
         XCTAssertEqual(outcome?.kind, "produced")
-        XCTAssertEqual(locked.objects, 1, "the immediate miss was the look without the lock: only the re-check is left")
+        XCTAssertEqual(locked.objects, 1, "the look's miss was the read without the lock: only the re-check is left")
         XCTAssertEqual(locked.failures, 1)
+
+        // A miss of another key is no look at this one: the resolution reads it first.
+        let otherRequest = CacheRequest(
+            key: key(source + "?other"), sourceURL: source + "?other", variant: "attachment", retainUntil: nil,
+            deadline: deadline(), produce: { _ in jpegProduction("other") })
+        let unrelated = try await looks(store.disk) { outcome = try await store.object(for: otherRequest, after: miss) }
+        XCTAssertEqual(outcome?.kind, "produced")
+        XCTAssertEqual(unrelated.objects, 2, "one look without the lock, one re-check under it")
     }
 
     func testWarmKeyIsOneRead() async throws {
@@ -139,7 +146,7 @@ final class LookupCountTests: XCTestCase {
 
     /// A store over `RequestLikeBackend`, its disk, and the counter of its holds.
     private func makeRequestLikeStore(
-        holdExcludesOtherProcesses: Bool
+        keepsOthersOut: Bool
     ) throws -> (CachingStore<RequestLikeBackend>, CacheDisk, CallCounter) {
         let configuration = try makeQuietConfiguration()
         let disk = CacheDisk(configuration: configuration)
@@ -148,7 +155,7 @@ final class LookupCountTests: XCTestCase {
         let cache = try CachingStore(
             publicBaseURL: configuration.publicBaseURL, memoryHitDuration: .zero, clock: clock
         ) { _ in
-            RequestLikeBackend(disk: disk, holds: holds, holdExcludesOtherProcesses: holdExcludesOtherProcesses)
+            RequestLikeBackend(disk: disk, holds: holds, keepsOthersOut: keepsOthersOut)
         }
         return (cache, disk, holds)
     }
@@ -156,11 +163,13 @@ final class LookupCountTests: XCTestCase {
     /// A backend without a cheap read (object storage) is read by the resolution itself before the hold: a warm key
     /// must never take the hold (a lease round trip, and contention between hosts reading a hot key).
     func testBackendWithoutReadsBeforeTheHoldIsReadByTheResolutionBeforeHolding() async throws {
-        let (cache, disk, holds) = try makeRequestLikeStore(holdExcludesOtherProcesses: true)
+        let (cache, disk, holds) = try makeRequestLikeStore(keepsOthersOut: true)
         func object(retainUntil: Date? = nil) async throws -> CacheOutcome {
             try await cache.object(
-                for: key(source), sourceURL: source, variant: "attachment", retainUntil: retainUntil,
-                deadline: deadline(), produce: { _ in jpegProduction("looked") })
+                for: CacheRequest(
+                    key: key(source), sourceURL: source, variant: "attachment", retainUntil: retainUntil,
+                    deadline: deadline(), produce: { _ in jpegProduction("looked") }),
+                after: nil)
         }
 
         var outcome: CacheOutcome?
@@ -184,16 +193,17 @@ final class LookupCountTests: XCTestCase {
 
     /// Object storage without a lease: the hold keeps no other host out, so the read before it is not repeated.
     func testHoldThatExcludesNoOtherProcessIsNotFollowedByARecheck() async throws {
-        let (cache, disk, holds) = try makeRequestLikeStore(holdExcludesOtherProcesses: false)
+        let (cache, disk, holds) = try makeRequestLikeStore(keepsOthersOut: false)
         let counter = CallCounter()
         var outcome: CacheOutcome?
         let cold = try await looks(disk) {
-            outcome = try await cache.object(
-                for: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: deadline()
+            let request = CacheRequest(
+                key: key(source), sourceURL: source, variant: "attachment", retainUntil: nil, deadline: deadline()
             ) { _ in
                 _ = counter.increment()
                 return jpegProduction("looked")
             }
+            outcome = try await cache.object(for: request, after: nil)
         }
         XCTAssertEqual(outcome?.kind, "produced")
         XCTAssertEqual(counter.count(), 1)
@@ -207,7 +217,8 @@ final class LookupCountTests: XCTestCase {
 private struct RequestLikeBackend: CacheBackend {
     let disk: CacheDisk
     let holds: CallCounter
-    let holdExcludesOtherProcesses: Bool
+    /// What its holds say of themselves (the disk's `flock` does keep others out).
+    let keepsOthersOut: Bool
 
     var rules: CacheFreshnessRules { disk.rules }
 
@@ -241,7 +252,10 @@ private struct RequestLikeBackend: CacheBackend {
         _ key: CacheKey, deadline: ContinuousClock.Instant, look: () async throws(CacheError) -> CacheOutcome?
     ) async throws(CacheError) -> CacheHoldResult<CacheFileLock> {
         _ = holds.increment()
-        return try await disk.hold(key, deadline: deadline, look: look)
+        switch try await disk.hold(key, deadline: deadline, look: look) {
+        case .held(let lock, _): return .held(lock, keepsOthersOut: keepsOthersOut)
+        case .answered(let outcome): return .answered(outcome)
+        }
     }
 
     func release(_ hold: CacheFileLock, for key: CacheKey) async {

@@ -29,7 +29,7 @@ final class LocalFaultTests: PipelineTestCase {
 
     private func storedOutcome(_ store: FileMediaStore, source: String, variant: ImageVariant) async -> CacheOutcome? {
         let key = CacheKey(sourceURL: source, variant: variant.cacheDescription, rendererVersion: ImagePipeline.rendererVersion)
-        return await store.immediateOutcome(for: key, retainUntil: nil)
+        return await store.look(for: key, retainUntil: nil).outcome
     }
 
     func testLocalFaultIsNotRememberedAndIsCounted() async throws {

@@ -49,8 +49,8 @@ final class CrossHostLeaseTests: XCTestCase {
                     var kinds: [String] = []
                     for url in order {
                         let key = CacheKey(sourceURL: url, variant: "attachment", rendererVersion: "test-1")
-                        let outcome = try await store.object(
-                            for: key, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: deadline
+                        let request = CacheRequest(
+                            key: key, sourceURL: url, variant: "attachment", retainUntil: nil, deadline: deadline
                         ) { _ in
                             originFetches.add(url)
                             // The fetch and the render: the scenario's slow work, holding the key's lease while the
@@ -62,7 +62,7 @@ final class CrossHostLeaseTests: XCTestCase {
                                 bytes: bytes, format: .jpeg, width: 10, height: 10, etag: nil,
                                 lastModified: nil, maxAge: nil)
                         }
-                        switch outcome {
+                        switch try await store.object(for: request) {
                         case .produced: kinds.append("produced")
                         case .hit: kinds.append("hit")
                         case .revalidated: kinds.append("revalidated")
