@@ -3,7 +3,7 @@ import Foundation
 /// Where a store reads the time. Freshness, negative entries, retention and GC ages are wall-clock dates (they are
 /// stored in sidecars and compared across processes); deadlines and lock, lease and single-flight waits are
 /// monotonic instants. Both come from here, so a test moves time forward instead of sleeping through it.
-public protocol CacheClock: Sendable {
+package protocol CacheClock: Sendable {
     /// The wall-clock time now.
     var date: Date { get }
     /// The monotonic time now; the deadlines a store is given are compared with it.
@@ -13,14 +13,14 @@ public protocol CacheClock: Sendable {
 }
 
 /// The system's clocks, `Date()` and `ContinuousClock`; each reading costs one `clock_gettime`.
-public struct SystemCacheClock: CacheClock {
-    public init() {}
+package struct SystemCacheClock: CacheClock {
+    package init() {}
 
-    public var date: Date { Date() }
+    package var date: Date { Date() }
 
-    public var instant: ContinuousClock.Instant { .now }
+    package var instant: ContinuousClock.Instant { .now }
 
-    public func sleep(until deadline: ContinuousClock.Instant) async throws {
+    package func sleep(until deadline: ContinuousClock.Instant) async throws {
         try await Task.sleep(until: deadline, clock: .continuous)
     }
 }

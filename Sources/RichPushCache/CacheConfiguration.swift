@@ -29,7 +29,7 @@ public struct CacheConfiguration: Sendable {
     /// the disk on every request.
     public var memoryHitDuration: Duration = .seconds(1)
     /// The time every freshness, TTL, retention, GC and wait decision reads; tests pass a clock they move.
-    public var clock: any CacheClock = SystemCacheClock()
+    package var clock: any CacheClock = SystemCacheClock()
 
     /// The other settings start at their defaults above; set them on the value.
     public init(root: URL, publicBaseURL: String) {

@@ -84,5 +84,5 @@ extension ErrorCode {
     /// A cache file-system call failed. It is our fault (`isLocalFault`), never the origin's: the cache's disk, its
     /// permissions and its free space belong to this deployment, so it is logged and counted as a local fault, and
     /// (like every error the store throws) never remembered as a negative entry.
-    public static let cacheIO: ErrorCode = "cache_io"
+    package static let cacheIO: ErrorCode = "cache_io"
 }

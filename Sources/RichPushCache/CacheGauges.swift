@@ -7,23 +7,23 @@ import RichPushCore
 /// scans at most once per `interval` (60 s by default) and otherwise keeps the last figures; the process's final
 /// render always rescans. A running total kept in this process would be cheaper but wrong: other processes and
 /// hosts share the cache root, and `cache gc` evicts behind our back. A failed scan leaves the gauges out.
-public final class CacheGauges: MetricsSource {
+package final class CacheGauges: MetricsSource {
     private struct State {
         var objects: Int?
         var bytes: Int?
         var lastScan: ContinuousClock.Instant?
     }
 
-    private let store: any MediaStore
+    private let store: any MaintainedMediaStore
     private let interval: Duration
     private let state = Mutex(State())
 
-    public init(store: any MediaStore, interval: Duration = .seconds(60)) {
+    package init(store: any MaintainedMediaStore, interval: Duration = .seconds(60)) {
         self.store = store
         self.interval = interval
     }
 
-    public func refresh(final: Bool) async {
+    package func refresh(final: Bool) async {
         let now = ContinuousClock.now
         // Claims the scan before it starts, so concurrent renders (two scrapes at once) do not both scan.
         let due = state.withLock { state in
@@ -39,7 +39,7 @@ public final class CacheGauges: MetricsSource {
         }
     }
 
-    public var prometheusText: String {
+    package var prometheusText: String {
         let (objects, bytes) = state.withLock { ($0.objects, $0.bytes) }
         guard let objects, let bytes else { return "" }
         return "# HELP richpush_cache_bytes Bytes of the objects in the cache (scanned at most once a minute).\n"

@@ -16,7 +16,7 @@ public struct CachedObject: Sendable, Hashable, Codable {
     public var bytes: Int
     /// The published format (stored as its name: `jpeg`, `png`, `gif`, `mp4`, ...). A sidecar naming any other
     /// format does not decode, so the store reads it as absent.
-    public var format: CacheObjectFormat
+    package var format: CacheObjectFormat
     /// The real format's extension (`jpg`, `png`, `gif`); device extensions pick the type from it.
     public var fileExtension: String
     public var contentSHA256: String
@@ -36,7 +36,7 @@ public struct CachedObject: Sendable, Hashable, Codable {
     /// written before scores existed).
     public var score: Double?
 
-    public init(
+    package init(
         key: CacheKey, sourceURL: String, variant: String, width: Int, height: Int, bytes: Int, format: CacheObjectFormat,
         fileExtension: String, contentSHA256: String, etag: String?, lastModified: String?, fetchedAt: Date,
         expiresAt: Date, lastUsedAt: Date, hits: Int, retainUntil: Date?, relativePath: String,

@@ -20,7 +20,7 @@ import Synchronization
 /// published within `memoryHitDuration` is answered from memory without touching the disk. A production
 /// that every caller stopped waiting for still runs to completion and publishes, bounded by the first caller's
 /// deadline and the producer itself.
-public actor FileMediaStore: MediaStore {
+public actor FileMediaStore: MaintainedMediaStore {
     public nonisolated let configuration: CacheConfiguration
     /// The caching shared with the object store, over the directory.
     private nonisolated let cache: CachingStore<CacheDisk>
@@ -106,7 +106,7 @@ public actor FileMediaStore: MediaStore {
 
     /// Scans every sidecar and negative entry (cost grows with the store), after writing this process's pending
     /// counters.
-    public func statistics() async throws(CacheError) -> CacheStatistics {
+    package func statistics() async throws(CacheError) -> CacheStatistics {
         try await flushUsage(force: true)
         return try await Self.scanStatistics(disk)
     }
@@ -114,7 +114,7 @@ public actor FileMediaStore: MediaStore {
     /// Evicts least-recently-used objects until the store fits `maximumBytes`, and objects unused for longer than
     /// `maximumAge`; never an object whose `retainUntil` is in the future or whose lock is held (both reported).
     /// Also removes expired negative entries and stale temporary files. Scans and stats every entry.
-    public func collectGarbage(
+    package func collectGarbage(
         maximumBytes: Int?, maximumAge: Duration?
     ) async throws(CacheError) -> GarbageCollectionReport {
         try await flushUsage(force: true)
@@ -125,7 +125,7 @@ public actor FileMediaStore: MediaStore {
     /// Re-hashes every object (reads all bytes once) and checks it against its sidecar. Without `repair` it only
     /// reports; with `repair`, mismatched objects go to `quarantine/` and orphans and temporary leftovers are
     /// deleted. Keys whose lock is held are skipped.
-    public func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
+    package func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
         defer { cache.memory.forgetAll() }
         return try await Self.runVerification(disk, repair: repair)
     }

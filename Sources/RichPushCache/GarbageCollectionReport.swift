@@ -1,15 +1,15 @@
 import Foundation
 
 /// What one GC pass did, and what it wanted to evict but could not.
-public struct GarbageCollectionReport: Sendable, Hashable, Codable {
+package struct GarbageCollectionReport: Sendable, Hashable, Codable {
     /// An object GC selected but kept.
-    public struct KeptObject: Sendable, Hashable, Codable {
-        public var key: CacheKey
-        public var relativePath: String
-        public var bytes: Int
+    package struct KeptObject: Sendable, Hashable, Codable {
+        package var key: CacheKey
+        package var relativePath: String
+        package var bytes: Int
         /// `retained` (retainUntil in the future) or `locked` (another task or process holds its lock).
-        public var reason: String
-        public var retainUntil: Date?
+        package var reason: String
+        package var retainUntil: Date?
 
         init(_ object: CachedObject, reason: String) {
             key = object.key
@@ -20,19 +20,19 @@ public struct GarbageCollectionReport: Sendable, Hashable, Codable {
         }
     }
 
-    public var scannedObjects = 0
-    public var scannedBytes = 0
-    public var evictedObjects = 0
-    public var evictedBytes = 0
-    public var remainingObjects = 0
-    public var remainingBytes = 0
+    package var scannedObjects = 0
+    package var scannedBytes = 0
+    package var evictedObjects = 0
+    package var evictedBytes = 0
+    package var remainingObjects = 0
+    package var remainingBytes = 0
     /// False when retained or locked objects kept the store above `maximumBytes`.
-    public var budgetMet = true
-    public var notEvicted: [KeptObject] = []
-    public var removedNegativeEntries = 0
-    public var removedTemporaryFiles = 0
+    package var budgetMet = true
+    package var notEvicted: [KeptObject] = []
+    package var removedNegativeEntries = 0
+    package var removedTemporaryFiles = 0
     /// Files left behind by a re-render in another format, removed once their retainUntil passed.
-    public var removedRetiredObjects = 0
+    package var removedRetiredObjects = 0
 
-    public init() {}
+    package init() {}
 }

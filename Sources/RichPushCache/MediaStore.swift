@@ -21,14 +21,19 @@ public protocol MediaStore: Sendable {
     /// The published bytes of `object` (read whole into memory: one file read, or one GET); nil when the object is
     /// gone or no longer has the size its metadata records.
     func contents(of object: CachedObject) async throws(CacheError) -> Data?
-    func statistics() async throws(CacheError) -> CacheStatistics
-    func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
-    func verify(repair: Bool) async throws(CacheError) -> VerificationReport
     /// Writes buffered usage (hit counts, last-used times) now; call before the process exits.
     func flushUsage() async throws(CacheError)
     /// Whether the store can take work now: the directory is writable, or the bucket and the lease's Redis answer.
     /// Costs one small file write and removal, or one storage request and one Redis round trip per connection.
     func checkReadiness() async throws(CacheError)
+}
+
+/// The maintenance the `cache` commands and the cache gauges run on a store: statistics, garbage collection and
+/// verification. Not part of the library's API, which needs only `MediaStore`.
+package protocol MaintainedMediaStore: MediaStore {
+    func statistics() async throws(CacheError) -> CacheStatistics
+    func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
+    func verify(repair: Bool) async throws(CacheError) -> VerificationReport
 }
 
 extension MediaStore {

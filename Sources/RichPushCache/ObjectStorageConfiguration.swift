@@ -20,7 +20,7 @@ public struct ObjectStorageConfiguration: Sendable {
     /// An object without metadata younger than this is a publish in progress, not an orphan.
     public var orphanMinimumAge: Duration = .seconds(3_600)
     /// The time every freshness, TTL, retention, GC and wait decision reads; tests pass a clock they move.
-    public var clock: any CacheClock = SystemCacheClock()
+    package var clock: any CacheClock = SystemCacheClock()
 
     public init(location: ObjectStorageLocation, publicBaseURL: String) {
         self.location = location

@@ -9,7 +9,7 @@ public struct ObjectStorageLocation: Sendable, Hashable {
     public var prefix: String
     /// `scheme://host[:port]` of an S3-compatible service (MinIO, moto, Ceph); nil means AWS in `region`.
     public var endpoint: String?
-    public var signing: RequestSigning
+    package var signing: RequestSigning
 
     /// Parses `s3://bucket[/prefix]`. Throws `invalidConfiguration` naming the problem for anything else: another
     /// scheme, a bucket name S3 would refuse, an endpoint that is not http(s), or missing credentials.

@@ -7,7 +7,7 @@ import Synchronization
 extension ObjectStorageMediaStore {
     /// Lists and reads every sidecar and negative entry; cost grows with the store. Hit and miss counters are this
     /// process's own (object storage has no shared counters file).
-    public func statistics() async throws(CacheError) -> CacheStatistics {
+    package func statistics() async throws(CacheError) -> CacheStatistics {
         let deadline = ContinuousClock.now + configuration.maintenanceRequestTimeout * 10
         var statistics = CacheStatistics()
         let now = configuration.clock.date
@@ -25,7 +25,7 @@ extension ObjectStorageMediaStore {
     /// `maximumAge`; never an object whose `retainUntil` is in the future (reported as `retained`) or whose lease
     /// another host holds (reported as `locked`). The sidecar goes first, so a reader never gets a URL without
     /// bytes. Also deletes expired negative entries and retired objects whose retention passed.
-    public func collectGarbage(
+    package func collectGarbage(
         maximumBytes: Int?, maximumAge: Duration?
     ) async throws(CacheError) -> GarbageCollectionReport {
         let deadline = ContinuousClock.now + configuration.maintenanceRequestTimeout * 10
@@ -76,7 +76,7 @@ extension ObjectStorageMediaStore {
     /// and metadata that does not decode. With `repair`, mismatched objects are copied to `quarantine/` and
     /// deleted with their sidecar, and orphans and unreadable metadata are deleted. Keys whose lease is held are
     /// skipped.
-    public func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
+    package func verify(repair: Bool) async throws(CacheError) -> VerificationReport {
         let deadline = ContinuousClock.now + configuration.maintenanceRequestTimeout * 10
         var report = VerificationReport()
         report.repaired = repair

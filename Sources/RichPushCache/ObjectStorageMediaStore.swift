@@ -18,7 +18,7 @@ import RichPushCore
 /// GETs without a lease), the render and two or three PUTs; a warm key is one GET of the sidecar,
 /// then nothing for `memoryHitDuration`. Hit counts and last-used times are not written back per hit (that would
 /// be a PUT per hit); `lastUsedAt` moves when the sidecar is rewritten (render, revalidation, retention raise).
-public final class ObjectStorageMediaStore: MediaStore {
+public final class ObjectStorageMediaStore: MaintainedMediaStore {
     public let configuration: ObjectStorageConfiguration
     /// The caching shared with the file store, over storage requests and leases.
     let cache: CachingStore<ObjectStorageBackend>

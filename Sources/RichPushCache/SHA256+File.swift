@@ -3,7 +3,7 @@ import RichPushCore
 
 extension SHA256 {
     /// Lowercase hexadecimal digest and size of the file at `path`, read in 1 MiB chunks (constant memory).
-    public static func hexDigest(ofFileAt path: String) throws(CacheError) -> (hexDigest: String, bytes: Int) {
+    package static func hexDigest(ofFileAt path: String) throws(CacheError) -> (hexDigest: String, bytes: Int) {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else {
             throw CacheError.io(path: path, reason: String(cString: strerror(errno)))

@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Cost: one lock per operation; elements are held in an array (a removal from the front is O(count), and counts
 /// stay at a page of entries).
-public final class AsyncQueue<Element: Sendable>: Sendable {
+package final class AsyncQueue<Element: Sendable>: Sendable {
     private enum Consumer {
         case one(CheckedContinuation<Element?, Never>)
         case all(CheckedContinuation<[Element]?, Never>)
@@ -24,10 +24,10 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
     /// Elements queued right now.
-    public var count: Int { state.withLock { $0.elements.count } }
+    package var count: Int { state.withLock { $0.elements.count } }
 
     /// Whether the consumer waits for an element right now (tests wait for this instead of sleeping).
     var isConsumerWaiting: Bool { state.withLock { $0.consumer != nil } }
@@ -35,12 +35,12 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
     /// Whether a producer waits for the queue to drain to its mark right now (tests wait for this instead of sleeping).
     var isProducerWaiting: Bool { state.withLock { $0.producer != nil } }
 
-    public func append(_ element: Element) {
+    package func append(_ element: Element) {
         append(contentsOf: CollectionOfOne(element))
     }
 
     /// Appends `elements` in order, handing them to a waiting consumer at once.
-    public func append(contentsOf elements: some Sequence<Element>) {
+    package func append(contentsOf elements: some Sequence<Element>) {
         let wake: (() -> Void)? = state.withLock { state in
             state.elements.append(contentsOf: elements)
             return state.elements.isEmpty ? nil : Self.serveConsumer(&state)
@@ -49,7 +49,7 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
     }
 
     /// No more appends will come: the consumer gets nil once everything was taken.
-    public func finish() {
+    package func finish() {
         let wake: (() -> Void)? = state.withLock { state in
             state.finished = true
             return Self.serveConsumer(&state)
@@ -58,7 +58,7 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
     }
 
     /// The next element in order, waiting for one; nil when finished and drained. One caller at a time.
-    public func next() async -> Element? {
+    package func next() async -> Element? {
         if let ready = take({ state in state.elements.isEmpty ? nil : [state.elements.removeFirst()] }) { return ready.first }
         return await withCheckedContinuation { continuation in
             park(.one(continuation))
@@ -66,7 +66,7 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
     }
 
     /// Everything queued, waiting for at least one element; nil when finished and drained. One caller at a time.
-    public func nextBatch() async -> [Element]? {
+    package func nextBatch() async -> [Element]? {
         if let ready = take({ state in state.elements.isEmpty ? nil : state.elements.takeAll() }) { return ready }
         return await withCheckedContinuation { continuation in
             park(.all(continuation))
@@ -74,13 +74,13 @@ public final class AsyncQueue<Element: Sendable>: Sendable {
     }
 
     /// Everything queued right now, without waiting.
-    public func takeAvailable() -> [Element] {
+    package func takeAvailable() -> [Element] {
         take { state in state.elements.takeAll() } ?? []
     }
 
     /// Returns, with the count then, once at most `limit` elements are queued; at once when that is already so. One
     /// caller at a time.
-    public func waitUntilCount(atMost limit: Int) async -> Int {
+    package func waitUntilCount(atMost limit: Int) async -> Int {
         await withCheckedContinuation { continuation in
             let ready: Int? = state.withLock { state in
                 if state.elements.count <= limit { return state.elements.count }

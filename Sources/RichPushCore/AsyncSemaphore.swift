@@ -10,15 +10,15 @@ import Synchronization
 /// queue at once and lets the next ones through.
 ///
 /// Cost: one lock per acquire and release; a waiter with a deadline also owns one sleeping task.
-public final class AsyncSemaphore: Sendable {
+package final class AsyncSemaphore: Sendable {
     /// Why `acquire` gave up; nothing is held then.
-    public enum Failure: Error, Equatable, Sendable {
+    package enum Failure: Error, Equatable, Sendable {
         case deadlineExceeded
         case cancelled
     }
 
     /// Who goes first when units come free.
-    public enum Order: Sendable {
+    package enum Order: Sendable {
         /// Strictly in arrival order.
         case arrival
         /// The earliest waiter that fits, until a waiter that does not fit has waited `patience`.
@@ -26,8 +26,8 @@ public final class AsyncSemaphore: Sendable {
     }
 
     /// The most units held at once.
-    public let capacity: Int
-    public let order: Order
+    package let capacity: Int
+    package let order: Order
 
     private struct Waiter {
         var id: UInt64
@@ -44,21 +44,21 @@ public final class AsyncSemaphore: Sendable {
 
     private let state = Mutex(State())
 
-    public init(capacity: Int, order: Order = .arrival) {
+    package init(capacity: Int, order: Order = .arrival) {
         self.capacity = max(1, capacity)
         self.order = order
     }
 
     /// Units held right now.
-    public var heldUnits: Int { state.withLock { $0.held } }
+    package var heldUnits: Int { state.withLock { $0.held } }
 
     /// Acquirers waiting right now.
-    public var waitingCount: Int { state.withLock { $0.waiters.count } }
+    package var waitingCount: Int { state.withLock { $0.waiters.count } }
 
     /// Acquires `units` (at most `capacity`: a larger request takes the whole semaphore and so runs alone), waiting
     /// in arrival order until they are free, and returns the amount held: hand it to `release`. Without a
     /// `deadline` it waits as long as it takes, unless the task is cancelled.
-    public func acquire(_ units: Int, deadline: ContinuousClock.Instant? = nil) async throws(Failure) -> Int {
+    package func acquire(_ units: Int, deadline: ContinuousClock.Instant? = nil) async throws(Failure) -> Int {
         let amount = min(max(0, units), capacity)
         if Task.isCancelled { throw .cancelled }
         let now = ContinuousClock.now
@@ -100,7 +100,7 @@ public final class AsyncSemaphore: Sendable {
     }
 
     /// Gives back what `acquire` returned, and lets the waiters at the head of the queue through.
-    public func release(_ units: Int) {
+    package func release(_ units: Int) {
         state.withLock { $0.held = max(0, $0.held - units) }
         grantWaiters()
     }

@@ -10,14 +10,14 @@ import Synchronization
 ///
 /// Small page-cache reads (a sidecar of a few hundred bytes on a warm hit) stay on the calling task: a hand-over
 /// to a thread costs more than the read.
-public final class BlockingExecutor: Sendable {
+package final class BlockingExecutor: Sendable {
     /// The process's pool: one thread per core, and at least two, so that on a one-core machine an expensive render
     /// (which the expensive lane admits one fewer than the threads at a time, at least one) still leaves a thread to
     /// a cheap one; the kernel shares the core between them.
-    public static let shared = BlockingExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
+    package static let shared = BlockingExecutor(threadCount: max(2, ProcessInfo.processInfo.activeProcessorCount))
 
     /// The pool's threads.
-    public let threadCount: Int
+    package let threadCount: Int
 
     /// Work waiting for a thread: `complete`'s first (short writes that hold a cache lock, which must not wait behind
     /// a queue of renders), then `run`'s, each in arrival order.
@@ -37,7 +37,7 @@ public final class BlockingExecutor: Sendable {
     private let threads = Mutex<Set<pthread_t>>([])
 
     /// Starts `threadCount` threads that live as long as the process.
-    public init(threadCount: Int) {
+    package init(threadCount: Int) {
         self.threadCount = threadCount
         for index in 0..<threadCount {
             let thread = Thread { [self] in
@@ -56,7 +56,7 @@ public final class BlockingExecutor: Sendable {
     /// Runs `work` on a pool thread and returns its result, or throws `cancelledError` when the calling task is
     /// cancelled: at once, even while the work is still queued. Work that already started sees the flag it is given
     /// at its next check, so it must be work that may be abandoned (a render, not a publish).
-    public func run<Value: Sendable, Failure: Error>(
+    package func run<Value: Sendable, Failure: Error>(
         cancelledError: Failure,
         _ work: @escaping @Sendable (BlockingCancellation) throws(Failure) -> Value
     ) async throws(Failure) -> Value {
@@ -93,7 +93,7 @@ public final class BlockingExecutor: Sendable {
     /// Runs `work` on a pool thread and waits for it to finish, cancellation or not: for work whose end the caller
     /// must see before it goes on, such as a publish that has to complete before its key's lock is released. It goes
     /// before any queued `run` work, so keep it short (a write and an fsync, not a render).
-    public func complete<Value: Sendable, Failure: Error>(
+    package func complete<Value: Sendable, Failure: Error>(
         _ work: @escaping @Sendable () throws(Failure) -> Value
     ) async throws(Failure) -> Value {
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
@@ -112,7 +112,7 @@ public final class BlockingExecutor: Sendable {
     var pendingCounts: (urgent: Int, normal: Int) { pending.withLock { ($0.urgent.count, $0.normal.count) } }
 
     /// Whether the calling code runs on one of this pool's threads (and so not on the cooperative pool).
-    public var isCurrentThreadInPool: Bool { threads.withLock { $0.contains(pthread_self()) } }
+    package var isCurrentThreadInPool: Bool { threads.withLock { $0.contains(pthread_self()) } }
 
     private func enqueue(urgent: Bool, _ work: @escaping @Sendable () -> Void) {
         pending.withLock { pending in
@@ -123,12 +123,12 @@ public final class BlockingExecutor: Sendable {
 }
 
 /// Set when the task that asked for blocking work is cancelled; long loops (render bands) poll it.
-public final class BlockingCancellation: Sendable {
+package final class BlockingCancellation: Sendable {
     private let flag = Atomic<Bool>(false)
 
-    public init() {}
+    package init() {}
 
-    public func cancel() { flag.store(true, ordering: .relaxed) }
+    package func cancel() { flag.store(true, ordering: .relaxed) }
 
-    public var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    package var isCancelled: Bool { flag.load(ordering: .relaxed) }
 }

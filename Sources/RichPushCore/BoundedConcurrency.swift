@@ -1,7 +1,7 @@
 /// Runs `operation` on each element with at most `width` running at once, and hands each output to `onEach` on
 /// the calling task, in completion order. `onEach` returns false to start no further elements (those running
 /// still finish). Costs one child task per element started.
-public func withBoundedConcurrency<Element: Sendable, Output: Sendable>(
+package func withBoundedConcurrency<Element: Sendable, Output: Sendable>(
     over elements: [Element], width: Int,
     _ operation: @escaping @Sendable (Element) async -> Output,
     onEach: (Element, Output) -> Bool = { _, _ in true }

@@ -48,7 +48,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// Removes `key` and returns its value, or nil when it was absent.
     @discardableResult
-    public mutating func remove(_ key: String) -> JSONValue? {
+    package mutating func remove(_ key: String) -> JSONValue? {
         guard let index = members.firstIndex(where: { $0.key == key }) else { return nil }
         return members.remove(at: index).value
     }
@@ -57,7 +57,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public func contains(_ key: String) -> Bool { members.contains(where: { $0.key == key }) }
 
     /// Inserts or replaces `key`, placing a new member right after `anchor` when `anchor` exists.
-    public mutating func set(_ value: JSONValue, for key: String, after anchor: String) {
+    package mutating func set(_ value: JSONValue, for key: String, after anchor: String) {
         if contains(key) { self[key] = value; return }
         if let index = members.firstIndex(where: { $0.key == anchor }) {
             members.insert(Member(key: key, value: value), at: index + 1)

@@ -1,5 +1,5 @@
 /// Why a document is not strict RFC 8259 JSON. Lines and columns are 1-based; columns count Unicode scalars.
-public enum JSONParseError: RichPushError, Hashable {
+package enum JSONParseError: RichPushError, Hashable {
     case emptyInput
     case unexpectedEnd(line: Int, column: Int)
     case unexpectedCharacter(found: String, expected: String, line: Int, column: Int)
@@ -12,7 +12,7 @@ public enum JSONParseError: RichPushError, Hashable {
     case trailingContent(line: Int, column: Int)
 
     /// Stable snake_case identifier used in JSON output and diagnostics.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .emptyInput: return "json_empty"
         case .unexpectedEnd: return "json_unexpected_end"
@@ -28,11 +28,11 @@ public enum JSONParseError: RichPushError, Hashable {
     }
 
     /// The same bytes never parse: a document's fault, never ours.
-    public var isPermanent: Bool { true }
-    public var isLocalFault: Bool { false }
+    package var isPermanent: Bool { true }
+    package var isLocalFault: Bool { false }
 
     /// 1-based line of the problem, 0 for empty input.
-    public var line: Int {
+    package var line: Int {
         switch self {
         case .emptyInput: return 0
         case .unexpectedEnd(let line, _), .invalidUTF8(let line, _), .invalidEscape(let line, _),
@@ -43,7 +43,7 @@ public enum JSONParseError: RichPushError, Hashable {
     }
 
     /// 1-based column of the problem, 0 for empty input.
-    public var column: Int {
+    package var column: Int {
         switch self {
         case .emptyInput: return 0
         case .unexpectedEnd(_, let column), .invalidUTF8(_, let column), .invalidEscape(_, let column),
@@ -53,7 +53,7 @@ public enum JSONParseError: RichPushError, Hashable {
         }
     }
 
-    public var description: String {
+    package var description: String {
         let place = "line \(line), column \(column)"
         switch self {
         case .emptyInput:

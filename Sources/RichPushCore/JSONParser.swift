@@ -5,20 +5,20 @@ import Foundation
 /// Duplicate keys: the last value wins and keeps the position of the first occurrence (as JavaScript's
 /// `JSON.parse` does); `parseReportingDuplicates` lists their pointers so callers can warn.
 /// Cost: one pass over the bytes, O(n) time; an object with k keys costs O(k) extra for the duplicate check.
-public struct JSONParser {
+package struct JSONParser {
     /// A parsed value plus the RFC 6901 pointers of keys that appeared more than once in their object.
-    public struct Result: Sendable {
-        public var value: JSONValue
-        public var duplicateKeyPointers: [String]
+    package struct Result: Sendable {
+        package var value: JSONValue
+        package var duplicateKeyPointers: [String]
     }
 
     /// Parses one JSON document. Throws with line and column on the first error.
-    public static func parse(_ data: Data, maximumDepth: Int = 64) throws(JSONParseError) -> JSONValue {
+    package static func parse(_ data: Data, maximumDepth: Int = 64) throws(JSONParseError) -> JSONValue {
         try parseReportingDuplicates(data, maximumDepth: maximumDepth).value
     }
 
     /// Parses one JSON document and reports duplicate keys.
-    public static func parseReportingDuplicates(_ data: Data, maximumDepth: Int = 64) throws(JSONParseError) -> Result {
+    package static func parseReportingDuplicates(_ data: Data, maximumDepth: Int = 64) throws(JSONParseError) -> Result {
         var parser = Parser(bytes: [UInt8](data), maximumDepth: maximumDepth)
         return try parser.parseDocument()
     }

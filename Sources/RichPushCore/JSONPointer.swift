@@ -1,20 +1,20 @@
 /// RFC 6901 JSON pointers: "" is the whole document, "/a/0/b~1c" is key "b/c" of element 0 of "a".
-public enum JSONPointer {
+package enum JSONPointer {
     /// Escapes one reference token: "~" becomes "~0" and "/" becomes "~1".
-    public static func escape(_ token: String) -> String {
+    package static func escape(_ token: String) -> String {
         // Byte scans: Foundation's `String.contains(_:)` goes through CFString and was a hot spot of every job.
         guard token.utf8.contains(where: { $0 == 0x7E || $0 == 0x2F }) else { return token }
         return token.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1")
     }
 
     /// Undoes `escape`; "~1" is decoded before "~0" is, as the RFC requires, so "~01" stays "~1".
-    public static func unescape(_ token: String) -> String {
+    package static func unescape(_ token: String) -> String {
         guard token.utf8.contains(0x7E) else { return token }
         return token.replacingOccurrences(of: "~1", with: "/").replacingOccurrences(of: "~0", with: "~")
     }
 
     /// Splits a pointer into unescaped tokens, or nil when it does not start with "/" (and is not "").
-    public static func tokens(_ pointer: String) -> [String]? {
+    package static func tokens(_ pointer: String) -> [String]? {
         if pointer.isEmpty { return [] }
         // A byte scan: splitting the String by Characters was 8% of a warm job, pointers being walked at every map
         // and rewrite. "/" is ASCII, so every cut is on a scalar boundary.
@@ -35,7 +35,7 @@ public enum JSONPointer {
     }
 
     /// Builds a pointer from unescaped tokens.
-    public static func make(_ tokens: [String]) -> String {
+    package static func make(_ tokens: [String]) -> String {
         tokens.map { "/" + escape($0) }.joined()
     }
 
@@ -63,7 +63,7 @@ extension JSONValue {
     }
 
     /// The value an RFC 6901 pointer designates, or nil when it does not exist. Cost: O(depth × keys).
-    public func value(at pointer: String) -> JSONValue? {
+    package func value(at pointer: String) -> JSONValue? {
         JSONPointer.tokens(pointer).flatMap { value(at: $0[...]) }
     }
 

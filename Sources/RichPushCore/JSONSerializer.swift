@@ -4,7 +4,7 @@ extension JSONValue {
     /// Writes the value as UTF-8 JSON. Compact output has no whitespace at all, which is what APNs counts
     /// against its size limit. Only `"`, `\` and control characters are escaped; "/" and non-ASCII text are
     /// written as they are. Numbers are written as their source text. Cost: O(size of the output).
-    public func serialized(pretty: Bool = false) -> Data {
+    package func serialized(pretty: Bool = false) -> Data {
         var output: [UInt8] = []
         output.reserveCapacity(256)
         write(to: &output, pretty: pretty, indent: 0)
@@ -12,7 +12,7 @@ extension JSONValue {
     }
 
     /// The compact serialized size in bytes, the number APNs compares with its limit.
-    public var compactByteCount: Int { serialized().count }
+    package var compactByteCount: Int { serialized().count }
 
     private func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {

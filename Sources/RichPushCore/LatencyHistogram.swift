@@ -1,28 +1,28 @@
 /// A Prometheus histogram of durations: cumulative counts per upper bound, with the count and the sum.
 ///
 /// A value type; owners keep it behind their own lock. `observe` costs one pass over the bounds.
-public struct LatencyHistogram: Sendable, Hashable {
+package struct LatencyHistogram: Sendable, Hashable {
     /// Upper bounds in seconds, from 100 µs (a warm job takes less than a millisecond) to the 30 s the service
     /// extension allows.
-    public static let defaultBounds: [Double] = [
+    package static let defaultBounds: [Double] = [
         0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25, 30,
     ]
 
-    public let bounds: [Double]
-    public private(set) var counts: [Int]
-    public private(set) var count = 0
-    public private(set) var sum = 0.0
+    package let bounds: [Double]
+    package private(set) var counts: [Int]
+    package private(set) var count = 0
+    package private(set) var sum = 0.0
 
-    public init(bounds: [Double] = LatencyHistogram.defaultBounds) {
+    package init(bounds: [Double] = LatencyHistogram.defaultBounds) {
         self.bounds = bounds
         counts = [Int](repeating: 0, count: bounds.count)
     }
 
-    public mutating func observe(_ duration: Duration) {
+    package mutating func observe(_ duration: Duration) {
         observe(seconds: duration.timeInterval)
     }
 
-    public mutating func observe(seconds: Double) {
+    package mutating func observe(seconds: Double) {
         count += 1
         sum += seconds
         for (index, bound) in bounds.enumerated() where seconds <= bound {
@@ -31,13 +31,13 @@ public struct LatencyHistogram: Sendable, Hashable {
     }
 
     /// The histogram in the Prometheus text exposition format, with its HELP and TYPE lines.
-    public func prometheusText(name: String, help: String) -> String {
+    package func prometheusText(name: String, help: String) -> String {
         "# HELP \(name) \(help)\n# TYPE \(name) histogram\n" + prometheusSamples(name: name)
     }
 
     /// The bucket, sum and count samples without HELP and TYPE, each carrying `labels` (`route="/v1/enrich"`, already
     /// escaped) before `le`: one of several histograms of a labelled family.
-    public func prometheusSamples(name: String, labels: String = "") -> String {
+    package func prometheusSamples(name: String, labels: String = "") -> String {
         let prefix = labels.isEmpty ? "" : labels + ","
         let own = labels.isEmpty ? "" : "{\(labels)}"
         var text = ""

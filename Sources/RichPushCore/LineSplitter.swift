@@ -6,33 +6,33 @@ import Foundation
 /// enricher rejects it as `line_too_long`) while the rest of it is skipped, never buffered.
 ///
 /// Feed chunks of any size; memory is one line of at most `maximumLineBytes + 1` bytes.
-public struct LineSplitter: Sendable {
-    public let maximumLineBytes: Int
+package struct LineSplitter: Sendable {
+    package let maximumLineBytes: Int
     private var line = Data()
     private var lineIsOpen = false
 
-    public init(maximumLineBytes: Int) {
+    package init(maximumLineBytes: Int) {
         self.maximumLineBytes = max(1, maximumLineBytes)
     }
 
     /// Scans `chunk`, calling `emit` with each line it completes; stops early (returning false) when `emit` does.
     /// Costs a `memchr` per line and a copy of each line's bytes (up to the cap).
-    public mutating func feed(_ chunk: Data, emit: (Data) -> Bool) -> Bool {
+    package mutating func feed(_ chunk: Data, emit: (Data) -> Bool) -> Bool {
         chunk.withUnsafeBytes { scan($0, emit: emit) }
     }
 
     /// `feed(_:emit:)` over a slice of a read buffer, e.g. `buffer[..<count]` after `read(2)`, without copying it.
-    public mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (Data) -> Bool) -> Bool {
+    package mutating func feed(_ chunk: ArraySlice<UInt8>, emit: (Data) -> Bool) -> Bool {
         chunk.withUnsafeBytes { scan($0, emit: emit) }
     }
 
     /// Hands on the last line if it had no newline; call once at the end of the input.
-    public mutating func finish(emit: (Data) -> Bool) {
+    package mutating func finish(emit: (Data) -> Bool) {
         if lineIsOpen { _ = emit(takeLine()) }
     }
 
     /// Every line of `data`, as `feed` and `finish` give them.
-    public static func lines(of data: Data, maximumLineBytes: Int) -> [Data] {
+    package static func lines(of data: Data, maximumLineBytes: Int) -> [Data] {
         var splitter = LineSplitter(maximumLineBytes: maximumLineBytes)
         var lines: [Data] = []
         _ = splitter.feed(data) { lines.append($0); return true }

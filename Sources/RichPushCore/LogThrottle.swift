@@ -5,7 +5,7 @@ import Synchronization
 ///
 /// One short critical section per call; memory grows with the number of distinct keys, so keys must come from a
 /// small fixed set (status codes, error codes).
-public final class LogThrottle: Sendable {
+package final class LogThrottle: Sendable {
     private struct Entry {
         var lastWritten: ContinuousClock.Instant
         var suppressed: Int
@@ -14,13 +14,13 @@ public final class LogThrottle: Sendable {
     private let interval: Duration
     private let entries = Mutex([String: Entry]())
 
-    public init(interval: Duration = .seconds(1)) {
+    package init(interval: Duration = .seconds(1)) {
         self.interval = interval
     }
 
     /// Whether to write the line for `key` at `now`: nil to drop it (and count it), else how many lines of that key
     /// were dropped since the last one written.
-    public func admit(_ key: String, now: ContinuousClock.Instant = .now) -> Int? {
+    package func admit(_ key: String, now: ContinuousClock.Instant = .now) -> Int? {
         entries.withLock { entries in
             if var entry = entries[key], now - entry.lastWritten < interval {
                 entry.suppressed += 1

@@ -8,12 +8,12 @@ import Foundation
 /// an unrendered media key, messages), and every http(s) URL inside a `message` is redacted too, since fetch errors
 /// may name a redirect target. Other strings, such as story links, are left as written. Costs one walk of the report
 /// and, per string, one search per distinct secret-bearing source.
-public struct MediaURLRedaction: Sendable {
+package struct MediaURLRedaction: Sendable {
     /// Each media source that redaction changes, longest first so that no source is cut inside a longer one.
     private let replacements: [(original: String, redacted: String)]
 
     /// Collects the sources of every `results[].media[].source` in `report`.
-    public init(report: JSONValue) {
+    package init(report: JSONValue) {
         var sources = Set<String>()
         for result in report.objectValue?["results"]?.arrayValue ?? [] {
             for media in result.objectValue?["media"]?.arrayValue ?? [] {
@@ -27,7 +27,7 @@ public struct MediaURLRedaction: Sendable {
     }
 
     /// `value` with every secret of its media URLs removed.
-    public func redact(_ value: JSONValue, key: String? = nil) -> JSONValue {
+    package func redact(_ value: JSONValue, key: String? = nil) -> JSONValue {
         switch value {
         case .string(let text):
             var text = text

@@ -7,7 +7,7 @@ import Foundation
 /// extensions or vector code (`cache verify` of a 35 MB cache took 0.04 s of CPU with it, 0.13 s with the portable
 /// Swift it replaced); `hexDigest(ofFileAt:)` reads the file in 1 MiB chunks, so big objects are never loaded whole. A value copy hashes on independently
 /// (the digest context is copied on the first write after a copy).
-public struct SHA256: Sendable {
+package struct SHA256: Sendable {
     /// Owns one `EVP_MD_CTX`; only ever mutated through a uniquely referenced box.
     private final class Context: @unchecked Sendable {
         let pointer: OpaquePointer
@@ -30,7 +30,7 @@ public struct SHA256: Sendable {
 
     private var context = Context()
 
-    public init() {}
+    package init() {}
 
     private mutating func uniqueContext() -> OpaquePointer {
         if !isKnownUniquelyReferenced(&context) { context = Context(copying: context) }
@@ -38,23 +38,23 @@ public struct SHA256: Sendable {
     }
 
     /// Adds `bytes` to the message.
-    public mutating func update(_ bytes: [UInt8]) {
+    package mutating func update(_ bytes: [UInt8]) {
         bytes.withUnsafeBytes { update(buffer: $0) }
     }
 
     /// Adds the bytes of `data` to the message.
-    public mutating func update(_ data: Data) {
+    package mutating func update(_ data: Data) {
         data.withUnsafeBytes { update(buffer: $0) }
     }
 
     /// Adds the bytes in `raw` to the message.
-    public mutating func update(buffer raw: UnsafeRawBufferPointer) {
+    package mutating func update(buffer raw: UnsafeRawBufferPointer) {
         guard let base = raw.baseAddress, raw.count > 0 else { return }
         EVP_DigestUpdate(uniqueContext(), base, raw.count)
     }
 
     /// Returns the 32-byte digest. Call once.
-    public mutating func finalize() -> [UInt8] {
+    package mutating func finalize() -> [UInt8] {
         var digest = [UInt8](repeating: 0, count: 32)
         var length: UInt32 = 0
         let pointer = uniqueContext()
@@ -63,14 +63,14 @@ public struct SHA256: Sendable {
     }
 
     /// Lowercase hexadecimal digest of `data`. Costs one pass over the bytes.
-    public static func hexDigest(of data: Data) -> String {
+    package static func hexDigest(of data: Data) -> String {
         var hasher = SHA256()
         hasher.update(data)
         return hexString(hasher.finalize())
     }
 
     /// Lowercase hexadecimal digest of a UTF-8 string.
-    public static func hexDigest(of string: String) -> String {
+    package static func hexDigest(of string: String) -> String {
         var hasher = SHA256()
         var string = string
         string.withUTF8 { hasher.update(buffer: UnsafeRawBufferPointer($0)) }

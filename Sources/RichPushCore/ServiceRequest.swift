@@ -6,24 +6,24 @@ import Foundation
 /// skips the SSRF guard (the endpoint is configuration, often a loopback or private address) and never follows
 /// redirects. Any HTTP status is returned to the caller, error bodies included.
 public struct ServiceRequest: Sendable {
-    public enum Method: String, Sendable {
+    package enum Method: String, Sendable {
         case get = "GET", head = "HEAD", put = "PUT", post = "POST", delete = "DELETE"
     }
 
-    public var method: Method
-    public var url: String
+    package var method: Method
+    package var url: String
     /// Sent in order. `Content-Type` should be set for every request with a body.
-    public var headers: [(name: String, value: String)]
-    public var body: Data
+    package var headers: [(name: String, value: String)]
+    package var body: Data
     /// Lowercase hex SHA-256 of `body`, when the caller already has it; a signed request needs it, and it is
     /// computed here otherwise (one pass over the body).
-    public var bodySHA256: String?
-    public var signing: RequestSigning?
-    public var deadline: ContinuousClock.Instant
+    package var bodySHA256: String?
+    package var signing: RequestSigning?
+    package var deadline: ContinuousClock.Instant
     /// A response body larger than this fails with `tooLarge` (listings and objects are read whole).
-    public var maximumResponseBytes: Int
+    package var maximumResponseBytes: Int
 
-    public init(
+    package init(
         method: Method, url: String, headers: [(name: String, value: String)] = [], body: Data = Data(),
         bodySHA256: String? = nil, signing: RequestSigning? = nil, deadline: ContinuousClock.Instant,
         maximumResponseBytes: Int = 64 << 20
@@ -40,16 +40,16 @@ public struct ServiceRequest: Sendable {
 }
 
 /// AWS Signature Version 4, computed by libcurl itself (`CURLOPT_AWS_SIGV4`) from these credentials.
-public struct RequestSigning: Sendable, Hashable {
-    public var accessKeyID: String
-    public var secretAccessKey: String
+package struct RequestSigning: Sendable, Hashable {
+    package var accessKeyID: String
+    package var secretAccessKey: String
     /// Temporary credentials' token, sent as `x-amz-security-token` (and signed with the other headers).
-    public var sessionToken: String?
-    public var region: String
+    package var sessionToken: String?
+    package var region: String
     /// `s3` for object storage.
-    public var service: String
+    package var service: String
 
-    public init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String, service: String) {
+    package init(accessKeyID: String, secretAccessKey: String, sessionToken: String? = nil, region: String, service: String) {
         self.accessKeyID = accessKeyID
         self.secretAccessKey = secretAccessKey
         self.sessionToken = sessionToken
@@ -60,12 +60,12 @@ public struct RequestSigning: Sendable, Hashable {
 
 /// The answer to a `ServiceRequest`, whatever its status.
 public struct ServiceResponse: Sendable {
-    public var status: Int
+    package var status: Int
     /// Lowercased names; repeated headers joined with ", ".
-    public var headers: [String: String]
-    public var body: Data
+    package var headers: [String: String]
+    package var body: Data
 
-    public init(status: Int, headers: [String: String], body: Data) {
+    package init(status: Int, headers: [String: String], body: Data) {
         self.status = status
         self.headers = headers
         self.body = body

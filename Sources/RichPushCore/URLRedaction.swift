@@ -1,8 +1,8 @@
 import Foundation
 /// Makes URLs safe to print: query strings and fragments often carry signatures, user-info carries passwords.
-public enum URLRedaction {
+package enum URLRedaction {
     /// Drops everything from the first `?` or `#`, and any `user:password@` in the authority. Costs one scan.
-    public static func redact(_ url: String) -> String {
+    package static func redact(_ url: String) -> String {
         var text = Substring(url)
         if let cut = text.firstIndex(where: { $0 == "?" || $0 == "#" }) {
             text = text[..<cut]

@@ -2,21 +2,21 @@ import Foundation
 import RichPushCore
 
 /// Turns source bytes into one published rendition. Stateless and `Sendable`: share one across tasks.
-public struct ImagePipeline: Sendable {
+package struct ImagePipeline: Sendable {
     /// Bump when output bytes change for the same input and variant (part of cache keys).
-    public static let rendererVersion = "imaging-2"
+    package static let rendererVersion = "imaging-2"
 
-    public var limits: ImageLimits
+    package var limits: ImageLimits
     /// PNGs are box-shrunk (`PNGDecoder.decodeShrunk`) or, without a box pre-shrink, resized
     /// (`PNGDecoder.decodeResized`) band by band while decoding; off only to compare against the full-size path
     /// in tests.
     var resizesPNGWhileDecoding = true
     /// Where `render` reserves its decoded pixel memory before it starts (`RenderPlan.estimatedPeakBytes`).
-    public var memoryBudget: RenderMemoryBudget
+    package var memoryBudget: RenderMemoryBudget
     /// Where an expensive render (`RenderPlan.isExpensive`) waits for its turn before it reserves memory.
-    public var expensiveLane: ExpensiveRenderLane
+    package var expensiveLane: ExpensiveRenderLane
 
-    public init(limits: ImageLimits = ImageLimits(), memoryBudget: RenderMemoryBudget = .processWide,
+    package init(limits: ImageLimits = ImageLimits(), memoryBudget: RenderMemoryBudget = .processWide,
                 expensiveLane: ExpensiveRenderLane = .processWide) {
         self.limits = limits
         self.memoryBudget = memoryBudget
@@ -38,13 +38,13 @@ public struct ImagePipeline: Sendable {
     /// (`RenderPlan.isExpensive`) first waits for `expensiveLane`; then, before the decode, the render reserves the
     /// plan's estimated peak pixel memory in `memoryBudget`, waiting while other renders hold it. Either wait ends
     /// at `deadline`: `deadlineExceeded` if the turn or the budget does not come in time.
-    public func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
+    package func render(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         try await render(bytes, sniffed: AttachmentSniffer.format(of: bytes), as: variant, deadline: deadline)
     }
 
     /// The same render of `bytes` whose format was already sniffed (`FetchedMedia.format`, nil when unrecognised):
     /// nothing is sniffed again (`ImageProbe.probe(_:sniffed:limits:)`).
-    public func render(_ bytes: Data, sniffed format: AttachmentFormat?, as variant: ImageVariant,
+    package func render(_ bytes: Data, sniffed format: AttachmentFormat?, as variant: ImageVariant,
                        deadline: ContinuousClock.Instant) async throws(ImageError) -> RenderedImage {
         // The probe is a header walk; a source it refuses fails here exactly as the render would.
         let probe = try ImageProbe.probe(bytes, sniffed: format, limits: limits)
@@ -63,7 +63,7 @@ public struct ImagePipeline: Sendable {
 
     /// The same render, blocking the calling thread: for callers that own their threads (command-line tools,
     /// fuzzers). Never call it from Swift's cooperative pool.
-    public func renderBlocking(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) throws(ImageError) -> RenderedImage {
+    package func renderBlocking(_ bytes: Data, as variant: ImageVariant, deadline: ContinuousClock.Instant) throws(ImageError) -> RenderedImage {
         try renderSynchronously(bytes, as: variant, budget: WorkBudget(deadline: deadline))
     }
 

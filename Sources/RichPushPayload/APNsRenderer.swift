@@ -7,21 +7,21 @@ import RichPushCore
 /// cleanup, story category, alert text, `mutable-content`, size shortening, headers.
 /// Original-URL keys and the shortening order are documented in docs/diagnostic-codes.md.
 /// Cost: linear in the payload size per shortening step; at most a few dozen steps.
-public struct APNsRenderer: Sendable {
-    public let options: PayloadOptions
+package struct APNsRenderer: Sendable {
+    package let options: PayloadOptions
 
-    public init(options: PayloadOptions = PayloadOptions()) {
+    package init(options: PayloadOptions = PayloadOptions()) {
         self.options = options
     }
 
     /// Renders with the current time (only used to turn a time to live into `apns-expiration`).
     /// `media` is keyed by `MediaReference.pointer`; a missing key is treated like a skipped item.
-    public func render(_ job: NotificationJob, media: [String: MediaOutcome]) -> RenderOutcome {
+    package func render(_ job: NotificationJob, media: [String: MediaOutcome]) -> RenderOutcome {
         render(job, media: media, now: Date())
     }
 
     /// Renders with an explicit clock, for reproducible output.
-    public func render(_ job: NotificationJob, media: [String: MediaOutcome], now: Date) -> RenderOutcome {
+    package func render(_ job: NotificationJob, media: [String: MediaOutcome], now: Date) -> RenderOutcome {
         var diagnostics = DiagnosticCollector()
         var root = job.payload
         if root["aps"] == nil {

@@ -3,7 +3,7 @@ import RichPushCore
 public struct APNsHeader: Sendable, Hashable {
     public var name: String
     public var value: String
-    public init(name: String, value: String) {
+    package init(name: String, value: String) {
         self.name = name
         self.value = value
     }
@@ -22,7 +22,7 @@ public struct APNsRequest: Sendable {
     /// `NotificationJob.target`, unchanged.
     public var target: JSONObject
 
-    public init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, byteLimit: Int, deviceToken: String? = nil,
+    package init(headers: [APNsHeader], payload: JSONValue, byteCount: Int, byteLimit: Int, deviceToken: String? = nil,
                 target: JSONObject = JSONObject()) {
         self.headers = headers
         self.payload = payload

@@ -6,7 +6,7 @@ extension Array where Element == Diagnostic {
     /// Without it a document of many duplicate keys (or many bad notifications) answers with one finding per
     /// occurrence, a result many times the size of its input. `diagnostics_omitted` findings are never capped, so
     /// capping a capped list changes nothing. Costs two passes over the list.
-    public func cappedPerCode(_ limit: Int) -> [Diagnostic] {
+    package func cappedPerCode(_ limit: Int) -> [Diagnostic] {
         let omittedCode = DiagnosticCode.diagnosticsOmitted.rawValue
         var totals: [String: Int] = [:]
         for diagnostic in self where diagnostic.code != omittedCode { totals[diagnostic.code, default: 0] += 1 }

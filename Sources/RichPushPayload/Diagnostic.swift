@@ -30,14 +30,14 @@ public struct Diagnostic: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The document is longer than the input limit (`--max-line-bytes`).
-    public static func lineTooLong(limit: Int) -> Diagnostic {
+    package static func lineTooLong(limit: Int) -> Diagnostic {
         Diagnostic(.error, .lineTooLong, "",
                    "the document is longer than the \(limit)-byte input limit (--max-line-bytes) and was not read; a push is at most about 5 KB of payload plus its envelope")
     }
 
     /// The rendered payload is larger than APNs accepts even after every shortening step; the message says by
     /// how much and names the largest keys (`PayloadShortener.largestKeys`), so the sender knows what to move.
-    public static func payloadTooLarge(bytes: Int, limit: Int, largestKeys: [(pointer: String, bytes: Int)] = []) -> Diagnostic {
+    package static func payloadTooLarge(bytes: Int, limit: Int, largestKeys: [(pointer: String, bytes: Int)] = []) -> Diagnostic {
         let largest = largestKeys.map { "\($0.pointer) (\($0.bytes) bytes)" }.joined(separator: ", ")
         return Diagnostic(.error, .payloadTooLarge, "",
                           "the payload is \(bytes) bytes, \(bytes - limit) over the APNs limit of \(limit), after cutting the alert body and subtitle"

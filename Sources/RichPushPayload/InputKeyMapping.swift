@@ -4,9 +4,9 @@
 /// This is the one list the adapters consume keys from: any key of an input object that is not listed here ends
 /// up verbatim in the APNs payload or in `target`, so no key is ever dropped silently. Keys listed as going to
 /// `target` too (the token keys) are also copied there. Costs nothing at run time beyond a set lookup per key.
-public enum InputKeyMapping {
+package enum InputKeyMapping {
     /// Queue envelope root keys.
-    public static let envelope: [String: String] = [
+    package static let envelope: [String: String] = [
         "id": "the result's id",
         "token": "the device token (and target, verbatim)",
         "device_token": "the device token (and target, verbatim)",
@@ -22,7 +22,7 @@ public enum InputKeyMapping {
     ]
 
     /// Keys of one Pushwoosh notification (`request.notifications[]`, or a bare notification).
-    public static let pushwoosh: [String: String] = [
+    package static let pushwoosh: [String: String] = [
         "content": "aps.alert.body",
         "ios_title": "aps.alert.title (an object of APNs alert keys merges into aps.alert)",
         "ios_subtitle": "aps.alert.subtitle",
@@ -38,13 +38,13 @@ public enum InputKeyMapping {
     ]
 
     /// Keys of a Pushwoosh `request` object besides its notifications' own.
-    public static let pushwooshRequest: [String: String] = [
+    package static let pushwooshRequest: [String: String] = [
         "notifications": "one job each",
         "auth": "kept only in the result's request: the API token, never in target, logs or reports",
     ]
 
     /// Pushfa-style send request root keys.
-    public static let pushfa: [String: String] = [
+    package static let pushfa: [String: String] = [
         "title": "aps.alert.title",
         "body": "aps.alert.body",
         "image_url": "the payload's image (media; the SDK's name)",
@@ -68,13 +68,13 @@ public enum InputKeyMapping {
     ]
 
     /// The FCM HTTP v1 body's root keys; every other root key goes to target.
-    public static let firebase: [String: String] = [
+    package static let firebase: [String: String] = [
         "message": "the notification",
     ]
 
     /// Keys of an FCM `message`; every other member (`topic`, `condition`, `android`, `webpush`, ...) goes to
     /// target, and so does `token`.
-    public static let firebaseMessage: [String: String] = [
+    package static let firebaseMessage: [String: String] = [
         "token": "the device token (and target, verbatim)",
         "data": "its members join the payload root",
         "notification": "see firebaseNotification",
@@ -82,21 +82,21 @@ public enum InputKeyMapping {
     ]
 
     /// Keys of an FCM `message.notification`; other members go to target's `notification`.
-    public static let firebaseNotification: [String: String] = [
+    package static let firebaseNotification: [String: String] = [
         "title": "aps.alert.title, unless the APNs payload has one",
         "body": "aps.alert.body, unless the APNs payload has one",
         "image": "fcm_options.image (media), unless apns.fcm_options has one",
     ]
 
     /// Keys of an FCM `message.apns`; other members go to target's `apns`.
-    public static let firebaseAPNs: [String: String] = [
+    package static let firebaseAPNs: [String: String] = [
         "headers": "see firebaseHeaders",
         "payload": "the APNs payload",
         "fcm_options": "the payload's fcm_options (image is media)",
     ]
 
     /// The `message.apns.headers` RichPush uses; other headers go to target's `apns.headers`.
-    public static let firebaseHeaders: [String: String] = [
+    package static let firebaseHeaders: [String: String] = [
         "apns-topic": "apns-topic",
         "apns-push-type": "apns-push-type",
         "apns-priority": "apns-priority",
@@ -105,7 +105,7 @@ public enum InputKeyMapping {
     ]
 
     /// OneSignal create-notification body keys (`OneSignalAdapter`); every other key goes to target.
-    public static let oneSignal: [String: String] = [
+    package static let oneSignal: [String: String] = [
         "app_id": "kept only in the result's request: the app's OneSignal id",
         "headings": "aps.alert.title (en, else the first language)",
         "subtitle": "aps.alert.subtitle (en, else the first language)",

@@ -38,7 +38,7 @@ public struct PublishedMedia: Sendable, Hashable {
     /// The SSIMULACRA2 score of an image encoded for a quality target; nil otherwise.
     public var score: Double?
 
-    public init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?, sourceSize: PixelSize? = nil,
+    package init(publicURL: String, format: AttachmentFormat, bytes: Int, size: PixelSize?, sourceSize: PixelSize? = nil,
                 score: Double? = nil) {
         self.publicURL = publicURL
         self.format = format
@@ -54,7 +54,7 @@ public struct PixelSize: Sendable, Hashable {
     public var width: Int
     public var height: Int
 
-    public init(width: Int, height: Int) {
+    package init(width: Int, height: Int) {
         self.width = width
         self.height = height
     }

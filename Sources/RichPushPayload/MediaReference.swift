@@ -1,6 +1,6 @@
 /// One media URL found in a notification.
-public struct MediaReference: Sendable, Hashable {
-    public enum Role: Sendable, Hashable {
+package struct MediaReference: Sendable, Hashable {
+    package enum Role: Sendable, Hashable {
         case attachment
         case storyPage(index: Int)
         /// An image field only Android phones read (`AndroidImageFields`): `pointer` is into the sender's request,
@@ -12,18 +12,18 @@ public struct MediaReference: Sendable, Hashable {
     /// attachment or a story page, into the sender's request for an `androidImage`. A story page is numbered as the
     /// sender numbered it (`role` holds its index after invalid pages were dropped). It is also the key of
     /// `APNsRenderer.render`'s media map.
-    public var pointer: String
-    public var url: String
-    public var role: Role
+    package var pointer: String
+    package var url: String
+    package var role: Role
     /// "attachment", "story", "big_picture", "large_icon", or the variant the job named in its envelope (`variant`).
-    public var variantName: String
+    package var variantName: String
     /// Which phones read the field.
-    public var platform: MediaPlatform
+    package var platform: MediaPlatform
     /// Why the URL cannot be fetched (`ftp:`, `data:`, relative, control characters, ...), or nil. Such a reference
     /// is never fetched: it fails with `media_url_invalid` and is removed from the device payload.
-    public var invalidReason: String?
+    package var invalidReason: String?
 
-    public init(pointer: String, url: String, role: Role, variantName: String, platform: MediaPlatform = .ios,
+    package init(pointer: String, url: String, role: Role, variantName: String, platform: MediaPlatform = .ios,
                 invalidReason: String? = nil) {
         self.pointer = pointer
         self.url = url
@@ -35,7 +35,7 @@ public struct MediaReference: Sendable, Hashable {
 }
 
 /// The phones that read a media field of the sender's request.
-public enum MediaPlatform: String, Sendable, Hashable, Codable {
+package enum MediaPlatform: String, Sendable, Hashable, Codable {
     /// Only iPhones: the APNs payload's attachments and story pages.
     case ios
     /// Only Android phones (`message.android.notification.image`, OneSignal's `big_picture`, Pushwoosh's

@@ -2,42 +2,42 @@ import Foundation
 import RichPushCore
 
 /// One notification, normalized into an APNs payload plus header fields, ready for media work and rendering.
-public struct NotificationJob: Sendable {
+package struct NotificationJob: Sendable {
     /// From the envelope `id`, a Pushfa `id`, or a Pushwoosh `id`/`message_id`; nil otherwise. The caller may set it.
-    public var id: String?
-    public var shape: InputShape
-    public var pushType: PushType
+    package var id: String?
+    package var shape: InputShape
+    package var pushType: PushType
     /// True for background pushes: no alert, sound, badge or media.
-    public var isSilent: Bool
+    package var isSilent: Bool
     /// True when `pw_stories` survived validation with at least one page (and the push is an alert).
-    public var isStory: Bool
+    package var isStory: Bool
     /// Where the story is (root, `u` or `userdata`), in which form, and which sender pages it kept; nil without one.
-    public var story: StoryPlacement?
+    package var story: StoryPlacement?
     /// Media to fetch; empty for silent and VoIP pushes.
-    public var media: [MediaReference]
+    package var media: [MediaReference]
     /// Findings from parsing (warnings and infos; errors that reject come back as `ParseOutcome.rejected`).
-    public var diagnostics: [Diagnostic]
+    package var diagnostics: [Diagnostic]
     /// The normalized APNs payload (root object) before any media rewrite.
-    public var payload: JSONObject
-    public var headers: NotificationHeaders
+    package var payload: JSONObject
+    package var headers: NotificationHeaders
     /// The device token as text (envelope or Pushfa `token` / `device_token`, FCM `message.token`); the same key
     /// is also in `target`, verbatim.
-    public var deviceToken: String?
+    package var deviceToken: String?
     /// The input's addressing and scheduling fields, verbatim: the token keys, and every input key that is neither
     /// part of the APNs payload nor in `InputKeyMapping` (unknown envelope keys; Pushwoosh `devices`, `users`,
     /// `filter`, `platforms`, `send_date`, `campaign`, request keys such as `application`; Pushfa `sendTime`,
     /// `subscriber_ids`, `label`/`values`, `only_last_device`, `topic`, aliases). Whoever sends the result needs them.
     /// Credential keys (`CredentialKeys`) are never here, wherever they sat: they stay in the sender's request.
-    public var target: JSONObject
+    package var target: JSONObject
     /// The whole input document this job came from (shared by every notification of a Pushwoosh request), and where
     /// in it this job's payload came from: `SenderRequest` hands the sender its own request back from them.
-    public var document: JSONValue = .null
-    public var requestMap = SenderRequestMap()
+    package var document: JSONValue = .null
+    package var requestMap = SenderRequestMap()
 
     /// The `apns-expiration` this job will be sent with (UNIX seconds): the envelope's, else the send time plus
     /// `timeToLive` (0 stays 0), else nil (APNs then stores the push for up to 30 days). The cache's retain-until
     /// uses it.
-    public func apnsExpiration(now: Date) -> Int? {
+    package func apnsExpiration(now: Date) -> Int? {
         if let expiration = headers.expiration { return expiration }
         guard let ttl = headers.timeToLive else { return nil }
         return ttl == 0 ? 0 : sendTime(now: now) + ttl
@@ -45,11 +45,11 @@ public struct NotificationJob: Sendable {
 
     /// When the push leaves the provider, UNIX seconds: its scheduled send time, or `now` when it has none or it
     /// has passed.
-    public func sendTime(now: Date) -> Int {
+    package func sendTime(now: Date) -> Int {
         max(Int(now.timeIntervalSince1970), headers.sendTime ?? 0)
     }
 
-    public init(id: String? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
+    package init(id: String? = nil, shape: InputShape, pushType: PushType, isSilent: Bool,
                 isStory: Bool, media: [MediaReference], diagnostics: [Diagnostic], payload: JSONObject,
                 headers: NotificationHeaders = NotificationHeaders(), deviceToken: String? = nil,
                 target: JSONObject = JSONObject(), story: StoryPlacement? = nil) {
@@ -69,7 +69,7 @@ public struct NotificationJob: Sendable {
 }
 
 /// The result of parsing one input document.
-public enum ParseOutcome: Sendable {
+package enum ParseOutcome: Sendable {
     /// One job, or one per notification of a Pushwoosh `request` body.
     case jobs([NotificationJob])
     /// The document is invalid; at least one diagnostic has severity `error`.

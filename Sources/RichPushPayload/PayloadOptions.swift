@@ -123,7 +123,7 @@ public struct PayloadOptions: Sendable {
     }
 
     /// The payload size APNs accepts for a push of this type (VoIP has its own, larger limit).
-    public func maximumPayloadBytes(for pushType: PushType) -> Int {
+    package func maximumPayloadBytes(for pushType: PushType) -> Int {
         pushType == .voip ? maximumVoIPPayloadBytes : maximumPayloadBytes
     }
 

@@ -22,15 +22,15 @@ import RichPushCore
 /// notifications (`too_many_notifications`). Findings about the whole request (duplicate keys, a dropped `auth`)
 /// go with its first job only, and every list of findings holds at most `maximumDiagnosticsPerCode` of each code.
 /// Cost: linear in the document size, plus one pass per configured media key.
-public struct PayloadParser: Sendable {
-    public let options: PayloadOptions
+package struct PayloadParser: Sendable {
+    package let options: PayloadOptions
 
-    public init(options: PayloadOptions = PayloadOptions()) {
+    package init(options: PayloadOptions = PayloadOptions()) {
         self.options = options
     }
 
     /// Parses bytes (one JSON document).
-    public func parse(_ data: Data) -> ParseOutcome {
+    package func parse(_ data: Data) -> ParseOutcome {
         let result: JSONParser.Result
         do {
             result = try JSONParser.parseReportingDuplicates(data, maximumDepth: options.maximumDepth)
@@ -50,7 +50,7 @@ public struct PayloadParser: Sendable {
     }
 
     /// Parses an already-parsed document.
-    public func parse(_ value: JSONValue) -> ParseOutcome {
+    package func parse(_ value: JSONValue) -> ParseOutcome {
         capped(parse(value, leading: []))
     }
 
@@ -70,7 +70,7 @@ public struct PayloadParser: Sendable {
     }
 
     /// Which shape a document would be read as, without parsing it further; nil when it is not recognized.
-    public func detectShape(_ root: JSONObject) -> InputShape? {
+    package func detectShape(_ root: JSONObject) -> InputShape? {
         options.forcedShape ?? ShapeRegistry.definitions.first { $0.recognizes(root) }?.shape
     }
 

@@ -9,7 +9,7 @@ import RichPushCore
 /// `api_private_key`) included, since the request must be postable. Values inside JSON strings (Pushwoosh `data`,
 /// a `u` container) are rewritten inside the string. Cost: one compare per synced pointer and job, and one write per
 /// change.
-public enum SenderRequest {
+package enum SenderRequest {
     /// Device-payload pointers whose changes go back to the sender, besides each job's media and story.
     static let syncedPointers: [[String]] = [
         ["aps", "mutable-content"], ["aps", "category"], ["aps", "alert", "title"], ["aps", "alert", "subtitle"],
@@ -21,12 +21,12 @@ public enum SenderRequest {
 
     /// One job's part in its document: its rendered device payload (nil when the job was rejected) and what became
     /// of its Android image fields (`MediaReference.Role.androidImage`), by pointer.
-    public struct RenderedJob: Sendable {
-        public var job: NotificationJob
-        public var payload: JSONValue?
-        public var androidMedia: [String: MediaOutcome]
+    package struct RenderedJob: Sendable {
+        package var job: NotificationJob
+        package var payload: JSONValue?
+        package var androidMedia: [String: MediaOutcome]
 
-        public init(job: NotificationJob, payload: JSONValue?, androidMedia: [String: MediaOutcome] = [:]) {
+        package init(job: NotificationJob, payload: JSONValue?, androidMedia: [String: MediaOutcome] = [:]) {
             self.job = job
             self.payload = payload
             self.androidMedia = androidMedia
@@ -37,7 +37,7 @@ public enum SenderRequest {
     /// and each Android image field rendered: its cached URL, or removed when its media failed or was skipped (the
     /// phone could not have shown it either; the job's findings say why, `Diagnostic.mediaNotShown`). A job
     /// without a payload (rejected) changes nothing.
-    public static func rewrite(_ document: JSONValue, rendered: [RenderedJob], storyKey: String) -> JSONValue {
+    package static func rewrite(_ document: JSONValue, rendered: [RenderedJob], storyKey: String) -> JSONValue {
         var document = document
         for rendering in rendered {
             let job = rendering.job

@@ -8,7 +8,7 @@ import RichPushCore
 /// longest prefix that matches it, the later entry on a tie (Pushwoosh's `ios_root_params` is merged last, so it
 /// wins). A raw APNs payload or an envelope maps its whole payload at once (`payloadPointer`). Cost: a linear scan
 /// of a handful of entries per synced pointer.
-public struct SenderRequestMap: Sendable, Hashable {
+package struct SenderRequestMap: Sendable, Hashable {
     /// How a device-payload value is written in the sender's field.
     enum Encoding: Sendable, Hashable {
         /// As it is.

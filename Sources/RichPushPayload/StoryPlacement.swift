@@ -7,25 +7,25 @@ import RichPushCore
 /// The Pushwoosh SDK (`StoryPayloadParser.storiesBlock`) reads `pw_stories` as an object, from the payload root or
 /// from `u` or `userdata`, which may be an object or a JSON string. While a job is processed the container is an
 /// object; the renderer turns it back into a string where it was one.
-public struct StoryPlacement: Sendable, Hashable {
+package struct StoryPlacement: Sendable, Hashable {
     /// The keys the SDK looks in, after the root, in its order.
     static let containers = ["u", "userdata"]
 
     /// "u" or "userdata", or nil for the payload root.
-    public var container: String?
+    package var container: String?
     /// The container was a JSON string holding an object.
-    public var containerIsString = false
+    package var containerIsString = false
     /// For each page of the validated story, its index in the story as sent.
-    public var senderPageIndices: [Int] = []
+    package var senderPageIndices: [Int] = []
 
-    public init(container: String? = nil) {
+    package init(container: String? = nil) {
         self.container = container
     }
 
     /// The story a device reads from a rendered payload, and where it sits: `locate`'s search, on a copy, so the
     /// preview finds pages exactly where the SDK would. Nil when there is none or it is not an object (the SDK reads
     /// no pages from it). Costs one parse of a container given as a JSON string.
-    public static func story(in payload: JSONObject, options: PayloadOptions) -> (placement: StoryPlacement, story: JSONObject)? {
+    package static func story(in payload: JSONObject, options: PayloadOptions) -> (placement: StoryPlacement, story: JSONObject)? {
         var payload = payload
         guard let placement = locate(in: &payload, options: options),
               case .object(let story)? = JSONValue.object(payload).value(at: placement.pointer(storyKey: options.storyKey))
@@ -34,7 +34,7 @@ public struct StoryPlacement: Sendable, Hashable {
     }
 
     /// RFC 6901 pointer of the story object in the payload, e.g. `/u/pw_stories`.
-    public func pointer(storyKey: String) -> String {
+    package func pointer(storyKey: String) -> String {
         JSONPointer.make(tokens(storyKey: storyKey))
     }
 

@@ -6,15 +6,15 @@ import Foundation
 ///
 /// Costs what ``Enricher/enrich(document:line:deadline:)`` costs, plus two short metric critical sections per
 /// document, one per job, and one serialization of the line.
-public struct DocumentProcessor: Sendable {
-    public let enricher: Enricher
+package struct DocumentProcessor: Sendable {
+    package let enricher: Enricher
     /// Where documents and jobs are counted; nil counts nothing (`validate`).
-    public let metrics: JobMetrics?
+    package let metrics: JobMetrics?
     /// Called once per finished job, after its metrics, on the task that ran the document (so task-local context,
     /// such as the stream entry being handled, is still set): the CLI writes its per-job log line here.
-    public let jobFinished: @Sendable (JobResult) -> Void
+    package let jobFinished: @Sendable (JobResult) -> Void
 
-    public init(
+    package init(
         enricher: Enricher, metrics: JobMetrics? = nil, jobFinished: @escaping @Sendable (JobResult) -> Void = { _ in }
     ) {
         self.enricher = enricher
@@ -24,7 +24,7 @@ public struct DocumentProcessor: Sendable {
 
     /// Enriches `document` (any input shape; numbered `line` when the input has lines) and returns its result
     /// line. Never throws: a document that cannot be read gives a rejected line.
-    public func resultLine(for document: Data, line: Int? = nil) async -> ResultLine {
+    package func resultLine(for document: Data, line: Int? = nil) async -> ResultLine {
         metrics?.documentStarted()
         defer { metrics?.documentFinished() }
         let results = await enricher.enrich(document: document, line: line)

@@ -97,7 +97,7 @@ public struct Enricher: Sendable {
 
     /// Renders the job's media concurrently, stops at `deadline`, and rewrites the payload from what finished.
     /// The fetches count as `owner`'s (`FetchOwner`): at most half of a host's connections at once.
-    public func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant, owner: FetchOwner = FetchOwner()) async -> JobResult {
+    package func enrich(_ job: NotificationJob, deadline: ContinuousClock.Instant, owner: FetchOwner = FetchOwner()) async -> JobResult {
         let started = ContinuousClock.now
         let retainUntil = retention(for: job, now: Date())
         let results = await renderMedia(

@@ -9,7 +9,7 @@ import RichPushPayload
 /// Recording is a short critical section per job; rendering copies the state once and reads the process's own
 /// figures from `/proc` (`ProcessMetrics`). With a fetcher, the text also carries its bytes and fetch durations; with
 /// included ``MetricsSource``s, their families (refreshed by ``refreshSources(final:)``, not by rendering).
-public final class JobMetrics: Sendable {
+package final class JobMetrics: Sendable {
     struct State {
         var jobs: [JobStatus: Int] = [:]
         var rejections: [String: Int] = [:]
@@ -30,32 +30,32 @@ public final class JobMetrics: Sendable {
     private let sources = Mutex<[any MetricsSource]>([])
 
     /// - Parameter fetcher: the fetcher whose downloads to report (bytes, durations); nil leaves them out.
-    public init(fetcher: Fetcher? = nil) {
+    package init(fetcher: Fetcher? = nil) {
         self.fetcher = fetcher
     }
 
     /// Appends `source`'s families to every render, after the job metrics (e.g. the consumer's, the cache's).
-    public func include(_ source: any MetricsSource) {
+    package func include(_ source: any MetricsSource) {
         sources.withLock { $0.append(source) }
     }
 
     /// Refreshes every included source, one after the other; call before ``prometheusText()`` on the metrics tick.
     /// Costs what the sources' refreshes cost (each says).
-    public func refreshSources(final: Bool = false) async {
+    package func refreshSources(final: Bool = false) async {
         for source in sources.withLock({ $0 }) { await source.refresh(final: final) }
     }
 
     /// A document (an input line, a stream entry, a request) is being enriched; `documentFinished` must follow when
     /// its result line is built. ``DocumentProcessor`` calls both.
-    public func documentStarted() {
+    package func documentStarted() {
         state.withLock { $0.documentsInFlight += 1 }
     }
 
-    public func documentFinished() {
+    package func documentFinished() {
         state.withLock { $0.documentsInFlight -= 1 }
     }
 
-    public func record(_ result: JobResult) {
+    package func record(_ result: JobResult) {
         state.withLock { state in
             state.jobs[result.status, default: 0] += 1
             if let code = result.rejectionCode { state.rejections[code, default: 0] += 1 }
@@ -80,7 +80,7 @@ public final class JobMetrics: Sendable {
 
     /// A document rejected before it reached the enricher (e.g. a stream entry without a `job` field): counted as a
     /// rejected job with `code`.
-    public func recordRejection(code: String) {
+    package func recordRejection(code: String) {
         state.withLock { state in
             state.jobs[.rejected, default: 0] += 1
             state.rejections[code, default: 0] += 1
@@ -88,7 +88,7 @@ public final class JobMetrics: Sendable {
     }
 
     /// The current values in the Prometheus text exposition format.
-    public func prometheusText() -> String {
+    package func prometheusText() -> String {
         let snapshot = state.withLock { $0 }
         var text = "# HELP richpush_build_info The running version.\n# TYPE richpush_build_info gauge\n"
         text += "richpush_build_info{version=\"\(RichPushInfo.version)\"} 1\n"

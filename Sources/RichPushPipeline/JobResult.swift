@@ -40,7 +40,7 @@ public struct JobResult: Sendable {
     public var diagnostics: [Diagnostic]
     public var timings = Timings()
 
-    public init(id: String?, status: JobStatus, diagnostics: [Diagnostic] = []) {
+    package init(id: String?, status: JobStatus, diagnostics: [Diagnostic] = []) {
         self.id = id
         self.status = status
         self.diagnostics = diagnostics

@@ -5,26 +5,26 @@ import Foundation
 ///
 /// Memory is bounded by `concurrency` jobs in flight plus, in ordered mode, the finished lines waiting
 /// for a slower line before them (at most what `concurrency` workers finish within one job deadline).
-public struct LineProcessor: Sendable {
+package struct LineProcessor: Sendable {
     /// Counts of what a run produced, for the summary on stderr.
-    public struct Summary: Sendable {
-        public var lines = 0
-        public var statuses: [JobStatus: Int] = [:]
-        public var milliseconds = 0
+    package struct Summary: Sendable {
+        package var lines = 0
+        package var statuses: [JobStatus: Int] = [:]
+        package var milliseconds = 0
     }
 
-    public let documents: DocumentProcessor
-    public let concurrency: Int
-    public let ordered: Bool
+    package let documents: DocumentProcessor
+    package let concurrency: Int
+    package let ordered: Bool
 
-    public init(documents: DocumentProcessor, concurrency: Int = 16, ordered: Bool = true) {
+    package init(documents: DocumentProcessor, concurrency: Int = 16, ordered: Bool = true) {
         self.documents = documents
         self.concurrency = max(1, concurrency)
         self.ordered = ordered
     }
 
     /// Lines through `enricher` alone: nothing counted, nothing logged.
-    public init(enricher: Enricher, concurrency: Int = 16, ordered: Bool = true) {
+    package init(enricher: Enricher, concurrency: Int = 16, ordered: Bool = true) {
         self.init(documents: DocumentProcessor(enricher: enricher), concurrency: concurrency, ordered: ordered)
     }
 
@@ -39,7 +39,7 @@ public struct LineProcessor: Sendable {
     ///
     /// Reading the next line and finishing a job are awaited together, so a result is written as soon as it is
     /// ready even while the input trickles in (a live pipe): a job never waits for later lines to arrive.
-    public func run(
+    package func run(
         _ lines: AsyncStream<Data>,
         lineTaken: @Sendable () -> Void = {},
         emit: (Data, JobStatus) -> Void

@@ -3,7 +3,7 @@ import RichPushImaging
 
 /// Why fetched media cannot be published, found after the fetch: by the image pipeline, or by Pipeline's own checks
 /// of audio, video and rendered output. Every description starts with the source URL, redacted.
-public enum MediaError: RichPushError {
+package enum MediaError: RichPushError {
     /// The image pipeline refused the source; the `ImageError` decides the code and whether it is retried.
     case image(url: String, ImageError)
     /// A QuickTime movie whose ftyp lists no MP4 compatible brand: devices and OneSignal take MP4 only.
@@ -13,7 +13,7 @@ public enum MediaError: RichPushError {
     /// The renderer wrote a format that is never published (it only reads WebP, HEIC and AVIF).
     case unpublishableOutput(url: String, format: ImageFormat)
 
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .image(_, let error): error.code
         case .quickTimeWithoutMP4Brand: .unsupportedFormat
@@ -24,18 +24,18 @@ public enum MediaError: RichPushError {
 
     /// The bytes decide every case but an image error's, which answers for itself. The same source and renderer
     /// give the same output, so even an unpublishable output is remembered until the renderer version changes the key.
-    public var isPermanent: Bool {
+    package var isPermanent: Bool {
         if case .image(_, let error) = self { return error.isPermanent }
         return true
     }
 
     /// Only an image error can be ours; what the bytes are is the origin's.
-    public var isLocalFault: Bool {
+    package var isLocalFault: Bool {
         if case .image(_, let error) = self { return error.isLocalFault }
         return false
     }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .image(let url, let error):
             "\(URLRedaction.redact(url)): \(error.description)"

@@ -25,11 +25,11 @@ public struct MediaResult: Sendable, Hashable {
     public var source: String
     public var variant: String
     /// Which phones read the field (`MediaReference.platform`).
-    public var platform: MediaPlatform
+    package var platform: MediaPlatform
     public var outcome: MediaOutcome
     public var milliseconds: Int
 
-    public init(pointer: String, source: String, variant: String, platform: MediaPlatform = .ios, outcome: MediaOutcome,
+    package init(pointer: String, source: String, variant: String, platform: MediaPlatform = .ios, outcome: MediaOutcome,
                 milliseconds: Int) {
         self.pointer = pointer
         self.source = source

@@ -6,14 +6,14 @@ import Glibc
 /// The standard `process_*` families (as Prometheus client libraries export them) read from Linux's `/proc`: CPU
 /// time, resident memory, open descriptors and start time. Each render reads three small `/proc` files and lists
 /// `/proc/self/fd`; a family whose file cannot be read is left out rather than reported as zero.
-public struct ProcessMetrics: Sendable {
-    public var cpuSeconds: Double?
-    public var residentMemoryBytes: Int?
-    public var openFileDescriptors: Int?
-    public var startTimeSeconds: Double?
+package struct ProcessMetrics: Sendable {
+    package var cpuSeconds: Double?
+    package var residentMemoryBytes: Int?
+    package var openFileDescriptors: Int?
+    package var startTimeSeconds: Double?
 
     /// The current values of this process.
-    public static func current() -> ProcessMetrics {
+    package static func current() -> ProcessMetrics {
         var metrics = ProcessMetrics()
         let ticksPerSecond = Double(sysconf(Int32(_SC_CLK_TCK)))
         // /proc/self/stat: "pid (comm) state ppid ..."; comm may hold spaces and parentheses, so fields are counted
@@ -43,7 +43,7 @@ public struct ProcessMetrics: Sendable {
     }
 
     /// The families in the Prometheus text format.
-    public var prometheusText: String {
+    package var prometheusText: String {
         var text = ""
         func family(_ name: String, _ type: String, _ help: String, _ value: String?) {
             guard let value else { return }

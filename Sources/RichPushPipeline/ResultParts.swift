@@ -13,10 +13,10 @@ public struct ResultParts: OptionSet, Sendable, Hashable {
     public static let all: ResultParts = [.request, .apns, .media, .diagnostics]
 
     /// Each part by the key it is written under, in the line's key order.
-    public static let named: [(name: String, part: ResultParts)] = [
+    package static let named: [(name: String, part: ResultParts)] = [
         ("request", .request), ("apns", .apns), ("media", .media), ("diagnostics", .diagnostics),
     ]
 
     /// The parts' names, comma-separated, in the line's key order.
-    public var names: String { Self.named.filter { contains($0.part) }.map(\.name).joined(separator: ",") }
+    package var names: String { Self.named.filter { contains($0.part) }.map(\.name).joined(separator: ",") }
 }

@@ -8,11 +8,11 @@ import RichPushCore
 /// The preview reads objects only through the store, by this key; a URL with `..`, percent-escapes, backslashes, a
 /// query, a shard that does not match its digest, a metadata `.json` or any other name is refused, so no URL can
 /// name a file outside the cache's objects. Costs one scan of the URL.
-public struct CachedObjectPath: Sendable, Hashable {
-    public let key: CacheKey
-    public let fileExtension: String
+package struct CachedObjectPath: Sendable, Hashable {
+    package let key: CacheKey
+    package let fileExtension: String
 
-    public init?(cachedURL: String) {
+    package init?(cachedURL: String) {
         guard !cachedURL.contains(where: { "?#%\\\0".contains($0) }) else { return nil }
         let segments = cachedURL.split(separator: "/", omittingEmptySubsequences: false)
         guard segments.count >= 4 else { return nil }

@@ -7,15 +7,15 @@ import RichPushCore
 /// Served as is, the page shows a form that posts to `/v1/preview`. With a preview document embedded
 /// (`validate --html`), it hides the form and renders the document, so the file is self-contained. Either way the
 /// script renders only a `StoryPreview` document, and writes text with `textContent`, never as markup.
-public enum PreviewPage {
+package enum PreviewPage {
     /// What the page may load, in a `<meta>` element so that the file from `validate --html` carries it too: its own
     /// inline style and script, `data:` images, and requests to the server it came from; nothing else.
-    public static let contentSecurityPolicy =
+    package static let contentSecurityPolicy =
         "default-src 'none'; img-src data:; style-src 'unsafe-inline'; script-src 'unsafe-inline'; connect-src 'self'; base-uri 'none'; form-action 'none'"
 
     /// The headers `serve` sends with the page: the same policy plus `frame-ancestors 'none'` (which browsers honour
     /// only in a header), and `X-Frame-Options` for browsers without CSP, so no other site can frame the form.
-    public static let servedHeaders: [(name: String, value: String)] = [
+    package static let servedHeaders: [(name: String, value: String)] = [
         ("Content-Security-Policy", contentSecurityPolicy + "; frame-ancestors 'none'"),
         ("X-Frame-Options", "DENY"),
     ]
@@ -23,7 +23,7 @@ public enum PreviewPage {
     /// The page; `embedding` is a `StoryPreview` document to render at once, or nil for the form. Costs one copy of
     /// the document, with every `<` written as `\u003c` (valid JSON, since `<` only occurs inside strings) so that no
     /// value can close its script element or open a comment.
-    public static func html(embedding document: JSONValue? = nil) -> String {
+    package static func html(embedding document: JSONValue? = nil) -> String {
         var embedded = ""
         if let document {
             embedded = String(decoding: document.serialized(), as: UTF8.self).replacingOccurrences(of: "<", with: "\\u003c")

@@ -14,10 +14,10 @@ import RichPushCache
 /// a public address, exposes no file-serving route whose paths would need guarding. The price is size: images are
 /// base64 (a third larger) inside the JSON, at most about 5 MB for a ten-page story with an attachment, and each
 /// preview reads its objects again instead of letting the browser cache them, which suits an author's tool.
-public struct StoryPreview: Sendable {
+package struct StoryPreview: Sendable {
     /// The preview document: `{"valid", "fetched", "summary", "reports": [...], "images": {...},
     /// "images_omitted": N}`, each result carrying `PreviewScreen`'s `story` and `screen`.
-    public let json: JSONValue
+    package let json: JSONValue
 
     /// Builds the document from `reports` (each one file's `validate --format json` report). With a `store`, the
     /// object behind every `cached_url` that `CachedObjectPath` accepts and the store still holds is read and
@@ -29,7 +29,7 @@ public struct StoryPreview: Sendable {
     /// pass it is left out, the page shows its placeholder, and `images_omitted` counts it. `serve` passes its
     /// `--preview-inline-images`, so one answer stays bounded whatever the request asks to render. `options` are the
     /// payload options the reports were made with (their story key).
-    public static func build(
+    package static func build(
         reports: [JSONValue], valid: Bool, store: (any MediaStore)?,
         maximumImageBytes: Int = .max, options: PayloadOptions = PayloadOptions()
     ) async -> StoryPreview {
@@ -68,7 +68,7 @@ public struct StoryPreview: Sendable {
 
     /// One sentence on what happened to the whole input: nothing sent (not JSON, or rejected), structure only,
     /// nothing to fetch, or how much media rendered. Only media the cache now holds counts as rendered.
-    public static func summary(of reports: [JSONValue], fetched: Bool) -> String {
+    package static func summary(of reports: [JSONValue], fetched: Bool) -> String {
         let results = reports.flatMap { $0.objectValue?["results"]?.arrayValue ?? [] }.compactMap(\.objectValue)
         let states = results.map { $0["screen"]?.objectValue?["state"]?.stringValue ?? "" }
         let sent = states.filter { $0 != "rejected" && $0 != "not_json" }.count
@@ -90,7 +90,7 @@ public struct StoryPreview: Sendable {
 
     /// The object behind `cachedURL` as `data:image/…;base64,…`, or nil when the URL names no cache object of the
     /// store (another host, a refused path) or the object is gone.
-    public static func dataURL(of cachedURL: String, in store: any MediaStore) async -> String? {
+    package static func dataURL(of cachedURL: String, in store: any MediaStore) async -> String? {
         if case .inlined(let dataURL, _) = await inlinedImage(of: cachedURL, in: store, maximumBytes: .max) { return dataURL }
         return nil
     }

@@ -8,21 +8,21 @@ import RichPushCore
 /// trip on the writer connection, see ``RedisStreamConsumer/backlog()``). When that fails (Redis down, group not
 /// there) the gauges are left out until the next refresh rather than shown stale. `lag` is left out too when Redis
 /// does not report it (before 7.0, or when it cannot tell).
-public final class ConsumerMetrics: MetricsSource {
+package final class ConsumerMetrics: MetricsSource {
     private let consumer: RedisStreamConsumer
     private let snapshot = Mutex<(summary: ConsumerSummary, backlog: StreamBacklog?)?>(nil)
 
-    public init(consumer: RedisStreamConsumer) {
+    package init(consumer: RedisStreamConsumer) {
         self.consumer = consumer
     }
 
-    public func refresh(final: Bool) async {
+    package func refresh(final: Bool) async {
         let summary = await consumer.currentSummary()
         let backlog = try? await consumer.backlog()
         snapshot.withLock { $0 = (summary, backlog) }
     }
 
-    public var prometheusText: String {
+    package var prometheusText: String {
         guard let (summary, backlog) = snapshot.withLock({ $0 }) else { return "" }
         var text = ""
         func family(_ name: String, _ type: String, _ help: String, _ value: Int) {

@@ -1,9 +1,9 @@
 import Foundation
 
 /// The rejected result written for a stream entry that has no `job` field (the handler never sees it).
-public enum MissingJobFieldResult {
+package enum MissingJobFieldResult {
     /// The diagnostic code of such a result.
-    public static let code = "missing_job_field"
+    package static let code = "missing_job_field"
 
     /// `{"id":null,"status":"rejected","diagnostics":[{"severity":"error","pointer":"","code":"missing_job_field",…}]}`
     static func json(entryID: String, stream: String, fieldNames: [String]) -> Data {

@@ -4,7 +4,7 @@ extension RedisStreamConsumer {
     /// `XINFO GROUPS <stream>` for each, pipelined in one round trip on the writer connection (the reader is blocked
     /// in `XREADGROUP`). Valid while running; throws when Redis cannot be reached or a group does not exist (yet, or
     /// again after a restart). The lag is nil when any stream's is unknown.
-    public func backlog() async throws(QueueError) -> StreamBacklog {
+    package func backlog() async throws(QueueError) -> StreamBacklog {
         let streams = configuration.streams
         let replies = try await writer.perform(streams.flatMap { stream in
             [RedisCommand("XPENDING", stream, configuration.group), RedisCommand("XINFO", "GROUPS", stream)]

@@ -21,8 +21,8 @@ import RichPushCore
 /// }
 /// let summary = try await consumer.run()
 /// ```
-public final class RedisStreamConsumer: Sendable {
-    public let configuration: StreamConsumerConfiguration
+package final class RedisStreamConsumer: Sendable {
+    package let configuration: StreamConsumerConfiguration
 
     let handler: @Sendable (Data) async -> QueueJobOutcome
     let reader: RedisSession
@@ -46,7 +46,7 @@ public final class RedisStreamConsumer: Sendable {
     /// Validates the configuration; does not connect (``run()`` does).
     /// - Parameter handler: turns one job document (the entry's `job` field, unparsed) into its result line.
     ///   It must not throw or crash on malformed input: it returns a rejected result instead.
-    public init(
+    package init(
         configuration: StreamConsumerConfiguration,
         handler: @escaping @Sendable (Data) async -> QueueJobOutcome
     ) throws(QueueError) {
@@ -70,7 +70,7 @@ public final class RedisStreamConsumer: Sendable {
     ///
     /// Cancelling the calling task acts like ``stop()``, except that the handler tasks are cancelled too, and results
     /// that cannot be written at once are left pending (they will be claimed) instead of retried.
-    public func run() async throws(QueueError) -> ConsumerSummary {
+    package func run() async throws(QueueError) -> ConsumerSummary {
         let alreadyStarted = state.withLock { state in
             defer { state.started = true }
             return state.started
@@ -92,14 +92,14 @@ public final class RedisStreamConsumer: Sendable {
 
     /// Stops reading new entries. Jobs in flight finish and get their results and acks, then ``run()`` returns.
     /// Takes effect within `blockTimeout` (the current `XREADGROUP` finishes first). Safe to call more than once.
-    public func stop() {
+    package func stop() {
         state.withLock { state in
             if state.stopRequestedAt == nil { state.stopRequestedAt = .now }
         }
     }
 
     /// Counters so far (also valid while running).
-    public func currentSummary() async -> ConsumerSummary {
+    package func currentSummary() async -> ConsumerSummary {
         let readerCounters = await reader.counters()
         let writerCounters = await writer.counters()
         var summary = state.withLock { $0.summary }

@@ -5,45 +5,45 @@ import Glibc
 #endif
 
 /// Everything a ``RedisStreamConsumer`` needs: where Redis is, which streams and group to use, and how hard to work.
-public struct StreamConsumerConfiguration: Sendable {
-    public var endpoint: RedisEndpoint
+package struct StreamConsumerConfiguration: Sendable {
+    package var endpoint: RedisEndpoint
     /// The streams jobs are read from, all in one `XREADGROUP`; each entry's `job` field is one job document. Each
     /// stream has its own group of this name and its own pending list, claimed stream by stream.
-    public var streams: [String]
+    package var streams: [String]
     /// The consumer group, created on each stream with `XGROUP CREATE <stream> <group> 0 MKSTREAM` when missing.
-    public var group: String
+    package var group: String
     /// This consumer's name inside the group. Defaults to `hostname-pid`, so a restarted process never mistakes
     /// another's pending entries for its own.
-    public var consumer: String
+    package var consumer: String
     /// Where one result per job is appended (fields `job_id`, `entry_id`, `result`).
-    public var resultsStream: String
+    package var resultsStream: String
     /// Where entries delivered more than ``maximumDeliveries`` times are moved.
-    public var deadLetterStream: String
+    package var deadLetterStream: String
     /// Approximate cap on the results stream (`XADD … MAXLEN ~ N`).
-    public var resultsMaximumLength: Int
+    package var resultsMaximumLength: Int
     /// Jobs processed at once by this consumer.
-    public var concurrency: Int
+    package var concurrency: Int
     /// Entries pending on any consumer at least this long are claimed (`XPENDING … IDLE` then `XCLAIM`).
-    public var claimIdle: Duration
+    package var claimIdle: Duration
     /// An entry already delivered this many times is dead-lettered instead of being processed again.
-    public var maximumDeliveries: Int
+    package var maximumDeliveries: Int
     /// How long one `XREADGROUP … BLOCK` waits for new entries. Also bounds how long `stop()` takes to be noticed.
-    public var blockTimeout: Duration
+    package var blockTimeout: Duration
     /// Entries asked for per `XREADGROUP` (`COUNT`), and the most read ahead of the job slots; nil means
     /// `concurrency`, whatever it is set to later (see ``entriesPerRead``).
-    public var batchSize: Int?
+    package var batchSize: Int?
     /// Socket timeout for connecting and for each command (on top of the `BLOCK` time for reads).
-    public var commandTimeout: Duration
+    package var commandTimeout: Duration
     /// After `stop()`, how long to keep retrying results and acknowledgements when Redis is unreachable.
-    public var shutdownTimeout: Duration
+    package var shutdownTimeout: Duration
     /// Receives one event per notable happening: reconnects and retries (warning), claims (info), dead letters
     /// (warning), a fatal error (error). Never receives passwords.
-    public var log: any LogSink
+    package var log: any LogSink
     /// Called with the entry id of each entry that has no `job` field (its rejected result is written, and a
     /// warning `job` line logged, by the consumer), so the caller can count it; the handler never sees such entries.
-    public var missingJobField: (@Sendable (_ entryID: String) -> Void)?
+    package var missingJobField: (@Sendable (_ entryID: String) -> Void)?
 
-    public init(
+    package init(
         endpoint: RedisEndpoint,
         streams: [String] = ["richpush:jobs"],
         group: String = "richpush",
@@ -79,10 +79,10 @@ public struct StreamConsumerConfiguration: Sendable {
 
     /// `batchSize`, or one per job slot. Derived when read, so that setting `concurrency` after `init` (as the CLI
     /// does) also sizes the reads: a stale default of 16 once capped a 64-slot consumer at reads of about 8 entries.
-    public var entriesPerRead: Int { batchSize ?? concurrency }
+    package var entriesPerRead: Int { batchSize ?? concurrency }
 
     /// `hostname-pid`, from `gethostname(2)` (no DNS lookup).
-    public static func defaultConsumerName() -> String {
+    package static func defaultConsumerName() -> String {
         var buffer = [CChar](repeating: 0, count: 256)
         let host: String
         if gethostname(&buffer, buffer.count - 1) == 0 {

@@ -1,5 +1,5 @@
 /// The stream entry whose job the current task runs, so a handler's log lines can name it although the handler
 /// receives only the job document. Set by `RedisStreamConsumer` around each handler call; nil elsewhere.
-public enum StreamEntryContext {
-    @TaskLocal public static var entryID: String?
+package enum StreamEntryContext {
+    @TaskLocal package static var entryID: String?
 }

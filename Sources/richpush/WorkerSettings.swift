@@ -267,7 +267,7 @@ struct WorkerSettings {
     /// `concealsUnreachableHostCause` is `serve`'s: its callers are on the network.
     func makeEnricher(
         queueRedis: RedisEndpoint? = nil, concealsUnreachableHostCause: Bool = false
-    ) async throws -> (Enricher, Fetcher, any MediaStore) {
+    ) async throws -> (Enricher, Fetcher, any MaintainedMediaStore) {
         let fetcher = try Fetcher(configuration: fetchConfiguration)
         do {
             let store = try await makeStore(fetcher: fetcher, queueRedis: queueRedis)
@@ -281,7 +281,7 @@ struct WorkerSettings {
     }
 
     /// The file store under `--cache-dir`, or the object-storage store of `--cache-url`.
-    func makeStore(fetcher: Fetcher, queueRedis: RedisEndpoint? = nil) async throws -> any MediaStore {
+    func makeStore(fetcher: Fetcher, queueRedis: RedisEndpoint? = nil) async throws -> any MaintainedMediaStore {
         guard let cacheURL else { return try FileMediaStore(configuration: cacheConfiguration) }
         let environment = ProcessInfo.processInfo.environment
         let location = try ObjectStorageLocation(

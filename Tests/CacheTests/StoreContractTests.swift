@@ -21,9 +21,9 @@ final class StoreContract {
         var clock = ManualCacheClock()
     }
 
-    let makeStore: (Settings) throws -> any MediaStore
+    let makeStore: (Settings) throws -> any MaintainedMediaStore
 
-    init(makeStore: @escaping (Settings) throws -> any MediaStore) {
+    init(makeStore: @escaping (Settings) throws -> any MaintainedMediaStore) {
         self.makeStore = makeStore
     }
 

@@ -72,7 +72,7 @@ public enum AttachmentFormat: String, Sendable, Hashable, Codable, CaseIterable 
     public var mediaType: String { row.mediaType }
 
     /// How a file of this format starts; `AttachmentSniffer` reads the formats' signatures and nothing else.
-    public var signature: AttachmentSignature { row.signature }
+    package var signature: AttachmentSignature { row.signature }
 
     /// True for the formats the image pipeline decodes (and so renders): every image kind.
     public var isDecodable: Bool { kind == .image }

@@ -1,5 +1,5 @@
 /// How the files of one format start (`AttachmentFormat.signature`): the rules `AttachmentSniffer` applies.
-public enum AttachmentSignature: Sendable, Hashable {
+package enum AttachmentSignature: Sendable, Hashable {
     /// The file starts with one of these byte strings.
     case prefix([[UInt8]])
     /// A chunk container: `chunk` (`RIFF`, `FORM`), a 4-byte size, then one of `forms` at bytes 8..<12.

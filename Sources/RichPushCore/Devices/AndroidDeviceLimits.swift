@@ -14,9 +14,9 @@
 ///   icon (`ci`) are read whole into memory, with no size limit and a 2-second connect timeout.
 /// - Every one of them decodes with `BitmapFactory`: JPEG, PNG, GIF (first frame) and WebP from Android 4.0
 ///   (transparency from 4.2.1), HEIF from 8.0 (developer.android.com, "Supported media formats").
-public enum AndroidDeviceLimits {
+package enum AndroidDeviceLimits {
     /// The largest image Firebase's Android SDK shows, in bytes (1 MiB): every Android rendition stays under it.
-    public static let maximumImageBytes = 1024 * 1024
+    package static let maximumImageBytes = 1024 * 1024
     /// How long Firebase's Android SDK waits for the image before it shows the notification without it.
-    public static let imageDownloadTimeout: Duration = .seconds(5)
+    package static let imageDownloadTimeout: Duration = .seconds(5)
 }

@@ -131,7 +131,7 @@ public enum FetchError: RichPushError, Equatable {
 
 extension ErrorCode {
     /// A name that resolved to a denied address (`FetchError.blockedAddress`).
-    public static let blockedAddress: ErrorCode = "blocked_address"
+    package static let blockedAddress: ErrorCode = "blocked_address"
     /// A name that did not resolve (`FetchError.dns`).
-    public static let nameResolution: ErrorCode = "dns"
+    package static let nameResolution: ErrorCode = "dns"
 }

@@ -1,20 +1,20 @@
 import RichPushCore
 /// One media download, bounded by an absolute deadline (the job's remaining budget).
-public struct FetchRequest: Sendable {
-    public var url: String
-    public var deadline: ContinuousClock.Instant
+package struct FetchRequest: Sendable {
+    package var url: String
+    package var deadline: ContinuousClock.Instant
     /// A cached ETag; sent as `If-None-Match`.
-    public var ifNoneMatch: String?
+    package var ifNoneMatch: String?
     /// A cached Last-Modified value; sent as `If-Modified-Since`.
-    public var ifModifiedSince: String?
+    package var ifModifiedSince: String?
     /// The kinds of media this reference may be (`AttachmentSniffer` on the first bytes); another kind fails with
     /// `media_kind_not_accepted` as soon as its first bytes arrive. A story page accepts images only.
-    public var acceptedKinds: Set<AttachmentKind>
+    package var acceptedKinds: Set<AttachmentKind>
     /// The job the fetch is for; its transfers to one host share `maximumConnectionsPerHostPerOwner` connections and
     /// the rest wait their turn. Nil: only the per-host limit applies.
-    public var owner: FetchOwner?
+    package var owner: FetchOwner?
 
-    public init(url: String, deadline: ContinuousClock.Instant, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil,
+    package init(url: String, deadline: ContinuousClock.Instant, ifNoneMatch: String? = nil, ifModifiedSince: String? = nil,
                 acceptedKinds: Set<AttachmentKind> = Set(AttachmentKind.allCases), owner: FetchOwner? = nil) {
         self.url = url
         self.owner = owner

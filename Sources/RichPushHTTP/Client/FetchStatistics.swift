@@ -4,13 +4,13 @@ import RichPushCore
 /// What a fetcher has downloaded: bytes and the duration of each successful fetch, for metrics.
 ///
 /// Shared by every transfer of one `Fetcher`; recording is one short critical section per fetch.
-public final class FetchStatistics: Sendable {
-    public struct Snapshot: Sendable, Hashable {
+package final class FetchStatistics: Sendable {
+    package struct Snapshot: Sendable, Hashable {
         /// Body bytes of successful fetches (after any content decoding), local origins included.
-        public var bytes = 0
-        public var fetches = 0
+        package var bytes = 0
+        package var fetches = 0
         /// From the start of the first attempt to the body in memory, retries and their waits included.
-        public var durations = LatencyHistogram()
+        package var durations = LatencyHistogram()
     }
 
     private let state = Mutex(Snapshot())
@@ -25,5 +25,5 @@ public final class FetchStatistics: Sendable {
         }
     }
 
-    public var snapshot: Snapshot { state.withLock { $0 } }
+    package var snapshot: Snapshot { state.withLock { $0 } }
 }

@@ -16,7 +16,7 @@ public final class Fetcher: Sendable {
     private let handles: EasyHandlePool
     private let buffers = BodyBufferPool()
     /// Bytes and durations of every successful fetch, for metrics.
-    public let statistics = FetchStatistics()
+    package let statistics = FetchStatistics()
 
     public init(configuration: FetchConfiguration = FetchConfiguration()) throws(FetchError) {
         self.configuration = configuration
@@ -43,7 +43,7 @@ public final class Fetcher: Sendable {
     /// read from disk. Connection resets, 429, 502, 503 and 504 are retried once after a jittered backoff (or the
     /// origin's `Retry-After`) when that still fits before the deadline. Cancelling the calling task aborts the
     /// transfer promptly with `cancelled`.
-    public func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchedMedia {
+    package func fetch(_ request: FetchRequest) async throws(FetchError) -> FetchedMedia {
         let started = ContinuousClock.now
         let media = try await download(request)
         statistics.record(bytes: media.body.count, duration: ContinuousClock.now - started)
@@ -93,7 +93,7 @@ public final class Fetcher: Sendable {
     /// and returns its answer whatever the status. Only transport failures throw. Connection resets, 500 and 503
     /// are retried once when the deadline allows (S3 asks clients to retry those); every request this layer sends
     /// is idempotent. Costs one transfer per attempt, with the request and response bodies in memory.
-    public func exchange(_ request: ServiceRequest) async throws(FetchError) -> ServiceResponse {
+    package func exchange(_ request: ServiceRequest) async throws(FetchError) -> ServiceResponse {
         var attempt = 1
         while true {
             if Task.isCancelled { throw .cancelled(url: request.url) }

@@ -1,17 +1,17 @@
 import Foundation
 
 /// One HTTP request as the server hands it to its handler: the body is complete and within the size limit.
-public struct HTTPRequest: Sendable {
-    public var method: String
+package struct HTTPRequest: Sendable {
+    package var method: String
     /// The path without the query string, e.g. `/v1/enrich`.
-    public var path: String
+    package var path: String
     /// The media type of `Content-Type`, lowercased and without parameters (`application/x-ndjson`); nil if absent.
-    public var contentType: String?
+    package var contentType: String?
     /// The `Authorization` header as sent; nil if absent.
-    public var authorization: String?
-    public var body: Data
+    package var authorization: String?
+    package var body: Data
 
-    public init(method: String, path: String, contentType: String?, authorization: String? = nil, body: Data) {
+    package init(method: String, path: String, contentType: String?, authorization: String? = nil, body: Data) {
         self.method = method
         self.path = path
         self.contentType = contentType
@@ -21,7 +21,7 @@ public struct HTTPRequest: Sendable {
 
     /// The media type of a `Content-Type` value: what comes before any `;`, trimmed and lowercased
     /// (`Application/JSON; charset=utf-8` gives `application/json`).
-    public static func mediaType(ofContentType value: String) -> String {
+    package static func mediaType(ofContentType value: String) -> String {
         let type = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return type.trimmingCharacters(in: .whitespaces).lowercased()
     }

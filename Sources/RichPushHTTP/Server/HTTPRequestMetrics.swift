@@ -5,7 +5,7 @@ import RichPushCore
 ///
 /// The caller names the route: a path from a fixed set, so a client cannot add label values by inventing paths.
 /// Recording is one short critical section; rendering copies the state once.
-public final class HTTPRequestMetrics: Sendable {
+package final class HTTPRequestMetrics: Sendable {
     private struct Key: Hashable, Comparable {
         var route: String
         var status: Int
@@ -20,9 +20,9 @@ public final class HTTPRequestMetrics: Sendable {
 
     private let state = Mutex(State())
 
-    public init() {}
+    package init() {}
 
-    public func record(route: String, status: Int, duration: Duration) {
+    package func record(route: String, status: Int, duration: Duration) {
         state.withLock { state in
             state.requests[Key(route: route, status: status), default: 0] += 1
             state.durations[route, default: LatencyHistogram()].observe(duration)
@@ -30,12 +30,12 @@ public final class HTTPRequestMetrics: Sendable {
     }
 
     /// How many requests on `route` were answered with `status`.
-    public func count(route: String, status: Int) -> Int {
+    package func count(route: String, status: Int) -> Int {
         state.withLock { $0.requests[Key(route: route, status: status)] ?? 0 }
     }
 
     /// `richpush_http_requests_total{route,code}` and `richpush_http_request_duration_seconds{route}`.
-    public func prometheusText() -> String {
+    package func prometheusText() -> String {
         let snapshot = state.withLock { $0 }
         var text = "# HELP richpush_http_requests_total HTTP requests answered, by route and status code.\n"
         text += "# TYPE richpush_http_requests_total counter\n"

@@ -2,8 +2,8 @@ import Foundation
 import RichPushCore
 
 /// What a handler answers: a status, headers and either a whole body or a stream of chunks.
-public struct HTTPResponse: Sendable {
-    public enum Body: Sendable {
+package struct HTTPResponse: Sendable {
+    package enum Body: Sendable {
         /// Sent with a `Content-Length`.
         case complete(Data)
         /// Sent chunked: `produce` runs in the request's task once the handler has returned, each chunk it writes
@@ -13,23 +13,23 @@ public struct HTTPResponse: Sendable {
         case stream(@Sendable (HTTPResponseWriter) async -> Void)
     }
 
-    public var status: Int
-    public var headers: [(name: String, value: String)]
-    public var body: Body
+    package var status: Int
+    package var headers: [(name: String, value: String)]
+    package var body: Body
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: Body) {
+    package init(status: Int, headers: [(name: String, value: String)] = [], body: Body) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
     /// A whole body with its content type.
-    public init(status: Int, contentType: String, body: Data, headers: [(name: String, value: String)] = []) {
+    package init(status: Int, contentType: String, body: Data, headers: [(name: String, value: String)] = []) {
         self.init(status: status, headers: [("Content-Type", contentType)] + headers, body: .complete(body))
     }
 
     /// A JSON error body `{"error": {"code", "message"}}`; `code` is a declared `ErrorCode`, as in every other output.
-    public static func error(_ status: Int, code: ErrorCode, message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
+    package static func error(_ status: Int, code: ErrorCode, message: String, headers: [(name: String, value: String)] = []) -> HTTPResponse {
         let body = JSONValue.object(["error": .object(["code": .string(code.rawValue), "message": .string(message)])])
         return HTTPResponse(status: status, contentType: "application/json", body: body.serialized(), headers: headers)
     }

@@ -18,22 +18,22 @@ import Synchronization
 /// `connectionTimeout` is closed; one client address holds at most `maximumConnectionsPerAddress` connections. A
 /// sweep every 100 ms enforces the deadlines and cancels the work of a client that left while its connection was
 /// suspended. Costs one task per request, the body in memory, and one sweeper thread.
-public final class HTTPServer: Sendable {
-    public struct Configuration: Sendable {
+package final class HTTPServer: Sendable {
+    package struct Configuration: Sendable {
         /// An IPv4 or IPv6 literal, e.g. `127.0.0.1` or `::`.
-        public var address: String
+        package var address: String
         /// 0 picks a free port (read it from `port`).
-        public var port: Int
-        public var threads: Int
-        public var maximumConnections: Int
-        public var maximumConnectionsPerAddress: Int
-        public var connectionTimeout: Duration
-        public var headerTimeout: Duration
-        public var bodyTimeout: Duration
-        public var maximumBodyBytes: Int
-        public var maximumRequestsInFlight: Int
+        package var port: Int
+        package var threads: Int
+        package var maximumConnections: Int
+        package var maximumConnectionsPerAddress: Int
+        package var connectionTimeout: Duration
+        package var headerTimeout: Duration
+        package var bodyTimeout: Duration
+        package var maximumBodyBytes: Int
+        package var maximumRequestsInFlight: Int
 
-        public init(
+        package init(
             address: String = "127.0.0.1", port: Int = 8080, threads: Int = max(1, ProcessInfo.processInfo.activeProcessorCount),
             maximumConnections: Int = 1024, maximumConnectionsPerAddress: Int = 64, connectionTimeout: Duration = .seconds(30),
             headerTimeout: Duration = .seconds(10), bodyTimeout: Duration = .seconds(30), maximumBodyBytes: Int = 1 << 20,
@@ -52,12 +52,12 @@ public final class HTTPServer: Sendable {
         }
     }
 
-    public typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
+    package typealias Handler = @Sendable (HTTPRequest) async -> HTTPResponse
     /// Called once per request that got a response, on libmicrohttpd's thread as it completes the request: keep it
     /// short (a counter, a rate-limited log line). A request whose client left before any answer is not reported.
-    public typealias Observer = @Sendable (HTTPRequestOutcome) -> Void
+    package typealias Observer = @Sendable (HTTPRequestOutcome) -> Void
 
-    public let configuration: Configuration
+    package let configuration: Configuration
     let handler: Handler
     let observer: Observer?
     let connections = HTTPConnectionRegistry()
@@ -87,7 +87,7 @@ public final class HTTPServer: Sendable {
 
     /// Starts listening at once. Throws when the address does not parse or the port cannot be bound (another
     /// server on it included). `observer` hears how each request ended, refusals by the server itself included.
-    public init(configuration: Configuration, observer: Observer? = nil, handler: @escaping Handler) throws(HTTPServerError) {
+    package init(configuration: Configuration, observer: Observer? = nil, handler: @escaping Handler) throws(HTTPServerError) {
         self.configuration = configuration
         self.handler = handler
         self.observer = observer
@@ -118,15 +118,15 @@ public final class HTTPServer: Sendable {
     }
 
     /// The port the server listens on.
-    public var port: Int {
+    package var port: Int {
         daemonAddress.withLock { address in OpaquePointer(bitPattern: address).map { Int(richpush_http_bound_port($0)) } ?? 0 }
     }
 
     /// Requests whose handler or streamed body runs, or whose response is still being sent.
-    public var requestsInFlight: Int { admission.withLock { $0.exchanges.count } }
+    package var requestsInFlight: Int { admission.withLock { $0.exchanges.count } }
 
     /// Connections libmicrohttpd has not yet closed; one drops out after its last response has been released.
-    public var openConnections: Int { connections.count }
+    package var openConnections: Int { connections.count }
 
     var isStopping: Bool { admission.withLock { $0.isStopping } }
 
@@ -136,7 +136,7 @@ public final class HTTPServer: Sendable {
     /// cannot stop with a connection suspended) and waits until every handler and streamed body has returned. Answers
     /// sent meanwhile carry `Connection: close`, and the connections are left a moment to close, so that a request
     /// sent on a keep-alive connection is answered rather than met with EOF. Idempotent.
-    public func shutdown(gracePeriod: Duration) async {
+    package func shutdown(gracePeriod: Duration) async {
         guard let daemon = OpaquePointer(bitPattern: daemonAddress.withLock { $0 }), !isQuiesced.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let running = admission.withLock { admission in
             admission.isStopping = true

@@ -1,11 +1,11 @@
 import RichPushCore
 /// Why the HTTP server could not start.
-public enum HTTPServerError: RichPushError, Equatable {
+package enum HTTPServerError: RichPushError, Equatable {
     case invalidAddress(String)
     case cannotListen(address: String, port: Int, reason: String)
 
     /// Stable snake_case identifier.
-    public var code: ErrorCode {
+    package var code: ErrorCode {
         switch self {
         case .invalidAddress: "invalid_address"
         case .cannotListen: "cannot_listen"
@@ -13,7 +13,7 @@ public enum HTTPServerError: RichPushError, Equatable {
     }
 
     /// An address that does not parse stays wrong; a port that is taken may be freed.
-    public var isPermanent: Bool {
+    package var isPermanent: Bool {
         switch self {
         case .invalidAddress: true
         case .cannotListen: false
@@ -21,9 +21,9 @@ public enum HTTPServerError: RichPushError, Equatable {
     }
 
     /// The address and port are this process's configuration.
-    public var isLocalFault: Bool { true }
+    package var isLocalFault: Bool { true }
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .invalidAddress(let address): "'\(address)' is not an IPv4 or IPv6 address to listen on"
         case .cannotListen(let address, let port, let reason): "cannot listen on \(address):\(port): \(reason)"

@@ -1,27 +1,27 @@
 import Foundation
 
 /// The encoded result of `ImagePipeline.render`.
-public struct RenderedImage: Sendable {
-    public var bytes: Data
-    public var format: ImageFormat
-    public var width: Int
-    public var height: Int
+package struct RenderedImage: Sendable {
+    package var bytes: Data
+    package var format: ImageFormat
+    package var width: Int
+    package var height: Int
     /// What the source headers said.
-    public var source: ImageProbe
+    package var source: ImageProbe
     /// The JPEG quality used, or nil for PNG and passed-through GIF.
-    public var quality: Int?
+    package var quality: Int?
     /// The SSIMULACRA2 score of a JPEG chosen by a quality search (against the pixels before encoding), or nil.
-    public var score: Double?
+    package var score: Double?
     /// Non-fatal notes, e.g. "animated WebP: first frame only".
-    public var warnings: [String]
+    package var warnings: [String]
     /// The decisions the render followed (and reserved its memory for).
-    public var plan: RenderPlan
+    package var plan: RenderPlan
     /// The size the decoder really produced its rows at, before any resize (stored axes): for comparing with
     /// `plan.decodedWidth` and `plan.decodedHeight`.
-    public var decodedWidth: Int
-    public var decodedHeight: Int
+    package var decodedWidth: Int
+    package var decodedHeight: Int
 
-    public init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, score: Double? = nil,
+    package init(bytes: Data, format: ImageFormat, width: Int, height: Int, source: ImageProbe, quality: Int?, score: Double? = nil,
                 warnings: [String], plan: RenderPlan, decodedWidth: Int, decodedHeight: Int) {
         self.bytes = bytes
         self.format = format

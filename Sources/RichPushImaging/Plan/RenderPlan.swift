@@ -7,9 +7,9 @@
 /// As in libvips' thumbnail, the shrink is decided once and feeds one pipeline: `ImagePipeline.render` reserves
 /// `estimatedPeakBytes` in its `RenderMemoryBudget`, and `renderSynchronously` decodes as `decode` says, so the
 /// reservation and the decode cannot follow different choices. Cost: arithmetic on the header fields only.
-public struct RenderPlan: Sendable, Equatable {
+package struct RenderPlan: Sendable, Equatable {
     /// How the decoder is asked to produce its rows.
-    public enum Decode: Sendable, Equatable {
+    package enum Decode: Sendable, Equatable {
         /// A GIF: validated by giflib and passed through, never decoded to pixels here.
         case passThrough
         /// A GIF's first frame on its screen, for a variant that shows a still (`ImageVariant.keepsAnimation`).
@@ -28,27 +28,27 @@ public struct RenderPlan: Sendable, Equatable {
     }
 
     /// How the decoder is asked to produce its rows.
-    public let decode: Decode
+    package let decode: Decode
     /// The size the decoder produces its rows at, before any resize (stored axes): libjpeg's size at the DCT
     /// scale, the box-shrunk PNG's, libwebp's scaled size, or the stored size.
-    public let decodedWidth: Int
-    public let decodedHeight: Int
+    package let decodedWidth: Int
+    package let decodedHeight: Int
     /// Bytes of libjpeg's coefficient arrays held for the whole image (a progressive or multi-scan JPEG), at full
     /// coded size whatever the DCT scale; 0 when the file has one scan or is not a JPEG.
-    public let wholeImageCoefficientBytes: Int
+    package let wholeImageCoefficientBytes: Int
     /// HEIC and AVIF: the coded pixels libheif's decoders allocate (`ImageProbe.codedPixels`); nil otherwise.
-    public let heifCodedPixels: Int?
+    package let heifCodedPixels: Int?
     /// The samples the decode produces (`ImageProbe.decodeWork`), behind `estimatedCost`.
-    public let decodeWork: Int
+    package let decodeWork: Int
     /// The resize the decoder runs on its rows as they arrive (a JPEG at its DCT scale, a PNG without a box shrink;
     /// an interlaced PNG as its last pass arrives), in the decoded rows' pixels; nil when the decoded rows are kept
     /// whole (see ``rowResize(_:sourceWidth:sourceHeight:decodedWidth:decodedHeight:)``).
     let rowResize: ResizePlan?
     /// Whether the decoder resizes its rows as they arrive, so that the decoded image never exists whole.
-    public var resizesRowsWhileDecoding: Bool { rowResize != nil }
+    package var resizesRowsWhileDecoding: Bool { rowResize != nil }
     /// The pixel memory the render holds at its peak: what `ImagePipeline.render` reserves (see
     /// `RenderPlan+MemoryEstimate.swift` for what is counted).
-    public private(set) var estimatedPeakBytes = 0
+    package private(set) var estimatedPeakBytes = 0
     /// The resize in the stored source's pixels, before any shrink while decoding.
     let resize: ResizePlan
     /// The stored size the plan was made for, and the variant's box.
@@ -56,8 +56,8 @@ public struct RenderPlan: Sendable, Equatable {
     let boxWidth: Int, boxHeight: Int, fit: ImageVariant.Fit
 
     /// The output size before orientation (stored axes).
-    public var outputWidth: Int { resize.outputWidth }
-    public var outputHeight: Int { resize.outputHeight }
+    package var outputWidth: Int { resize.outputWidth }
+    package var outputHeight: Int { resize.outputHeight }
 
     /// Plans a render of `probe` as `variant`. `resizesPNGWhileDecoding` is `ImagePipeline`'s switch (off only to
     /// compare with the full-size path in tests).

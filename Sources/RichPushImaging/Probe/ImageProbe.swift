@@ -2,44 +2,44 @@ import Foundation
 import RichPushCore
 
 /// What an image's headers say, read without decoding or allocating pixels.
-public struct ImageProbe: Sendable, Hashable {
-    public var format: ImageFormat
+package struct ImageProbe: Sendable, Hashable {
+    package var format: ImageFormat
     /// Stored width and height (before EXIF orientation is applied).
-    public var width: Int
-    public var height: Int
-    public var hasAlpha: Bool
-    public var isAnimated: Bool
+    package var width: Int
+    package var height: Int
+    package var hasAlpha: Bool
+    package var isAnimated: Bool
     /// EXIF orientation 1...8 (1 when absent or invalid).
-    public var orientation: Int
-    public var hasICCProfile: Bool
+    package var orientation: Int
+    package var hasICCProfile: Bool
     /// Adam7-interlaced (PNG only): its rows come in seven passes, so shrinking while decoding needs running sums.
-    public internal(set) var isInterlaced = false
+    package internal(set) var isInterlaced = false
     /// HEIC and AVIF only: the pixels libheif's decoders allocate for the image (every grid tile and the alpha
     /// plane at their coded size, read from the HEVC and AV1 headers and checked against `ispe`).
-    public internal(set) var codedPixels: Int?
+    package internal(set) var codedPixels: Int?
     /// JPEG only: the frame's sampling factors, one per component (`RenderPlan` sizes libjpeg's coefficient
     /// arrays from them).
-    public internal(set) var componentSampling: [ComponentSampling] = []
+    package internal(set) var componentSampling: [ComponentSampling] = []
     /// JPEG only: progressive, or one scan per component, so libjpeg keeps every block's coefficients until the
     /// last scan whatever scale it decodes at.
-    public internal(set) var isMultiScan = false
+    package internal(set) var isMultiScan = false
     /// JPEG only: the scans in the file, every one counted before any is decoded.
-    public internal(set) var scanCount = 0
+    package internal(set) var scanCount = 0
     /// The samples the decoders produce, counted from the headers: for JPEG, every scan's components' samples
     /// summed over the scans (a progressive file decodes each block once per scan that covers it); for the other
     /// formats, each pixel's channels once (HEIC and AVIF: every coded tile pixel). `ImageLimits.maximumDecodeWork`
     /// bounds it, so a small file cannot buy a long decode.
-    public internal(set) var decodeWork = 0
+    package internal(set) var decodeWork = 0
     /// WebP only: how the still is coded, which decides what libwebp holds while decoding it (`RenderPlan`).
-    public internal(set) var webpCoding: WebPCoding?
+    package internal(set) var webpCoding: WebPCoding?
     /// PNG only: the bits of one pixel as stored (bit depth times samples), and whether the colour type and depth
     /// are ones the libdeflate fast path reads (`PNGInflatedRows.readsLayout`); `RenderPlan` sizes and chooses
     /// the decode path from them.
-    public internal(set) var pngBitsPerPixel = 0
-    public internal(set) var pngHasFastPathLayout = false
+    package internal(set) var pngBitsPerPixel = 0
+    package internal(set) var pngHasFastPathLayout = false
 
     /// How a WebP still is coded (its VP8, VP8L and ALPH chunks), or that it is an animation.
-    public enum WebPCoding: Sendable, Hashable {
+    package enum WebPCoding: Sendable, Hashable {
         /// VP8: decoded a macroblock row at a time. `alpha` is the ALPH chunk's compression, when it has one:
         /// raw, or losslessly compressed (VP8L, decoded whole).
         case lossy(alpha: AlphaCompression?)
@@ -48,16 +48,16 @@ public struct ImageProbe: Sendable, Hashable {
         /// An animation (ANIM): every frame is composed onto a full canvas.
         case animated
 
-        public enum AlphaCompression: Sendable, Hashable { case raw, lossless }
+        package enum AlphaCompression: Sendable, Hashable { case raw, lossless }
     }
 
     /// One JPEG component's horizontal and vertical sampling factors (1...4 each).
-    public struct ComponentSampling: Sendable, Hashable {
-        public var horizontal: Int
-        public var vertical: Int
+    package struct ComponentSampling: Sendable, Hashable {
+        package var horizontal: Int
+        package var vertical: Int
     }
 
-    public init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
+    package init(format: ImageFormat, width: Int, height: Int, hasAlpha: Bool, isAnimated: Bool, orientation: Int, hasICCProfile: Bool) {
         self.format = format
         self.width = width
         self.height = height
@@ -69,14 +69,14 @@ public struct ImageProbe: Sendable, Hashable {
 
     /// Sniffs the format (`AttachmentSniffer`), then probes as `probe(_:sniffed:limits:)` does: for callers without
     /// the fetcher's verdict (tools, tests, the check of the renderer's own output).
-    public static func probe(_ bytes: Data, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
+    package static func probe(_ bytes: Data, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
         try probe(bytes, sniffed: AttachmentSniffer.format(of: bytes), limits: limits)
     }
 
     /// Probes `bytes` whose format was already sniffed (`FetchedMedia.format`, nil when unrecognised): the source
     /// cap first, then `unsupportedFormat` unless the format is decodable (`ImageFormat(sniffed:of:)`), then the
     /// headers (`probe(_:as:limits:)`).
-    public static func probe(_ bytes: Data, sniffed format: AttachmentFormat?, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
+    package static func probe(_ bytes: Data, sniffed format: AttachmentFormat?, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
         try checkSourceSize(bytes, limits: limits)
         return try probe(bytes, as: ImageFormat(sniffed: format, of: bytes), limits: limits)
     }
@@ -86,7 +86,7 @@ public struct ImageProbe: Sendable, Hashable {
     /// signature (HEIF's with its box walk): bytes that are not `format` fail as `corrupt`.
     /// Cost: a walk over the header segments only (JPEG markers up to the first SOS, PNG chunks up to IDAT, GIF
     /// blocks, HEIF's `meta` box); no pixel memory is allocated.
-    public static func probe(_ bytes: Data, as format: ImageFormat, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
+    package static func probe(_ bytes: Data, as format: ImageFormat, limits: ImageLimits = ImageLimits()) throws(ImageError) -> ImageProbe {
         try checkSourceSize(bytes, limits: limits)
         let signature = format.attachmentFormat.signature
         if case .fileTypeBrands = signature {
@@ -123,6 +123,6 @@ public struct ImageProbe: Sendable, Hashable {
     }
 
     /// Width and height after EXIF orientation: the image as the viewer sees it.
-    public var orientedWidth: Int { orientation >= 5 ? height : width }
-    public var orientedHeight: Int { orientation >= 5 ? width : height }
+    package var orientedWidth: Int { orientation >= 5 ? height : width }
+    package var orientedHeight: Int { orientation >= 5 ? width : height }
 }

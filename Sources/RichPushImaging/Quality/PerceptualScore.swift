@@ -2,19 +2,19 @@ import Foundation
 import RichPushCore
 
 /// Perceptual scores of encoded images, for benchmarks and tools; the render scores its own pixels directly.
-public enum PerceptualScore {
+package enum PerceptualScore {
     /// SSIMULACRA2 of `candidate` against `reference`: two encoded images (JPEG, PNG or WebP) of one size, decoded
     /// at full size, alpha flattened onto mid grey (the metric's default background).
     ///
     /// Cost: both decodes and one SSIMULACRA2 comparison (see `SSIMULACRA2`).
-    public static func ssimulacra2(reference: Data, candidate: Data) throws(ImageError) -> Double {
+    package static func ssimulacra2(reference: Data, candidate: Data) throws(ImageError) -> Double {
         let budget = WorkBudget(deadline: .now + .seconds(600))
         return try SSIMULACRA2(reference: decodeOpaque(reference, budget: budget)).score(decodeOpaque(candidate, budget: budget))
     }
 
     /// The score of one prepared reference against many candidates, timed: returns the scores and the mean
     /// seconds per comparison (the reference's preparation is not counted), for `richpush-bench`.
-    public static func timedSSIMULACRA2(reference: Data, candidates: [Data], repeats: Int) throws(ImageError) -> (scores: [Double], secondsPerScore: Double) {
+    package static func timedSSIMULACRA2(reference: Data, candidates: [Data], repeats: Int) throws(ImageError) -> (scores: [Double], secondsPerScore: Double) {
         let budget = WorkBudget(deadline: .now + .seconds(3600))
         let metric = try SSIMULACRA2(reference: decodeOpaque(reference, budget: budget))
         var pixels: [PixelBuffer] = []

@@ -9,21 +9,21 @@ import RichPushCore
 /// Why a lane by estimated cost rather than a CPU-time limit per render: the cost is known from the headers before
 /// anything runs, so an expensive render waits without taking a thread, while a time limit would let it take the
 /// thread first and spend its CPU until the limit. docs/architecture.md ("Fair rendering") has the measurements.
-public final class ExpensiveRenderLane: Sendable {
+package final class ExpensiveRenderLane: Sendable {
     /// The lane shared by every pipeline not given one of its own, sized to `BlockingExecutor.shared`.
-    public static let processWide = ExpensiveRenderLane(width: max(1, BlockingExecutor.shared.threadCount - 1))
+    package static let processWide = ExpensiveRenderLane(width: max(1, BlockingExecutor.shared.threadCount - 1))
 
     private let slots: AsyncSemaphore
 
     /// Expensive renders admitted at once.
-    public var width: Int { slots.capacity }
+    package var width: Int { slots.capacity }
 
-    public init(width: Int) {
+    package init(width: Int) {
         slots = AsyncSemaphore(capacity: width)
     }
 
     /// Expensive renders running now.
-    public var running: Int { slots.heldUnits }
+    package var running: Int { slots.heldUnits }
 
     /// Runs `body` at once when `isExpensive` is false; otherwise once the lane admits it, throwing
     /// `deadlineExceeded` or `cancelled` if it is not admitted in time.

@@ -25,27 +25,27 @@ public final class RenderMemoryBudget: Sendable {
     private let bytes: AsyncSemaphore
 
     /// How long a render that does not fit may be overtaken by ones that do.
-    public static let patience: Duration = .milliseconds(500)
+    package static let patience: Duration = .milliseconds(500)
 
     public init(capacity: Int) {
         bytes = AsyncSemaphore(capacity: capacity, order: .firstFit(patience: Self.patience))
     }
 
     /// The most one render reserves: three quarters of the capacity.
-    public var largestReservation: Int { max(1, capacity / 4 * 3) }
+    package var largestReservation: Int { max(1, capacity / 4 * 3) }
 
     /// Bytes reserved right now (for tests and metrics).
-    public var reservedBytes: Int { bytes.heldUnits }
+    package var reservedBytes: Int { bytes.heldUnits }
 
     /// Renders waiting for budget right now.
-    public var waitingCount: Int { bytes.waitingCount }
+    package var waitingCount: Int { bytes.waitingCount }
 
     /// Reserves `amount` bytes (at most `largestReservation`), waiting until they are free, and returns the amount
     /// actually reserved: hand it to `release` when the render is done.
     ///
     /// Throws `deadlineExceeded` when `deadline` passes first and `cancelled` when the calling task is cancelled;
     /// nothing stays reserved then.
-    public func reserve(_ amount: Int, deadline: ContinuousClock.Instant) async throws(ImageError) -> Int {
+    package func reserve(_ amount: Int, deadline: ContinuousClock.Instant) async throws(ImageError) -> Int {
         do {
             return try await bytes.acquire(min(amount, largestReservation), deadline: deadline)
         } catch {
@@ -57,12 +57,12 @@ public final class RenderMemoryBudget: Sendable {
     }
 
     /// Gives back what `reserve` returned, and lets the waiters that now fit through.
-    public func release(_ amount: Int) {
+    package func release(_ amount: Int) {
         bytes.release(amount)
     }
 
     /// Reserves, runs `body`, and releases whatever `body` does.
-    public func withReservation<Value>(
+    package func withReservation<Value>(
         of bytes: Int, deadline: ContinuousClock.Instant, _ body: () async throws(ImageError) -> Value
     ) async throws(ImageError) -> Value {
         let reserved = try await reserve(bytes, deadline: deadline)
@@ -77,7 +77,7 @@ public final class RenderMemoryBudget: Sendable {
     /// encoded bytes, the cache, libraries and the runtime, and other processes on the host. The floor lets one
     /// large render (a 40 MP image decoded at full size is 160 MB, and runs alone) still go through at a time on a
     /// tiny machine; the ceiling keeps a large host from letting dozens of full-size decodes pile up at once.
-    public static func defaultCapacity(
+    package static func defaultCapacity(
         cgroupLimit: String? = try? String(contentsOfFile: "/sys/fs/cgroup/memory.max", encoding: .utf8),
         meminfo: String? = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8)
     ) -> Int {
