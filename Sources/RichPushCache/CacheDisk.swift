@@ -9,7 +9,7 @@ struct CacheDisk: Sendable {
     /// Built once: warm lookups consult it for every media item.
     let rules: CacheFreshnessRules
     let sidecars = SidecarMemo()
-    /// Reads of objects and negative entries, for tests of how often a resolution reads one key.
+    /// Reads of objects and negative entries (`CacheLookCounts`).
     let looks = CacheLookCounts()
 
     init(configuration: CacheConfiguration) {

@@ -37,10 +37,10 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
         self.resolver = CacheResolver(backend: backend)
     }
 
-    /// Resolutions started by this instance; callers that joined one in flight do not count. For tests.
+    /// Resolutions started by this instance; callers that joined one in flight do not count.
     var flightsStarted: Int { singleFlight.flightsStarted }
 
-    /// Callers of this instance waiting for a resolution, leaders included. For tests.
+    /// Callers of this instance waiting for a resolution, leaders included.
     var callersWaiting: Int { singleFlight.callersWaiting }
 
     /// `MediaStore.look`: a fresh object covering `retainUntil`, or a live failure, from memory or from the backend

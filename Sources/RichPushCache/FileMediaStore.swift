@@ -52,10 +52,9 @@ public actor FileMediaStore: MaintainedMediaStore {
         }
     }
 
-    /// Resolutions started by this store instance; callers that joined one in flight do not count. For tests.
-    var flightsStarted: Int { cache.flightsStarted }
-    /// Callers of this store waiting for a resolution, leaders included. For tests.
-    nonisolated var callersWaiting: Int { cache.callersWaiting }
+    package nonisolated var flightsStarted: Int { cache.flightsStarted }
+    package nonisolated var callersWaiting: Int { cache.callersWaiting }
+    package nonisolated var directoryReads: CacheLookCounts? { disk.looks }
     private let ledger: Mutex<UsageLedger>
 
     /// Creates the directory tree if needed. Throws `invalidConfiguration` for a public base URL that is not

@@ -28,12 +28,20 @@ public protocol MediaStore: Sendable {
     func checkReadiness() async throws(CacheError)
 }
 
-/// The maintenance the `cache` commands and the cache gauges run on a store: statistics, garbage collection and
-/// verification. Not part of the library's API, which needs only `MediaStore`.
+/// What the `cache` commands and the cache metrics (`CacheGauges`) ask of a store: statistics, garbage collection,
+/// verification, and this process's resolutions and reads. Not part of the library's API, which needs only
+/// `MediaStore`.
 package protocol MaintainedMediaStore: MediaStore {
     func statistics() async throws(CacheError) -> CacheStatistics
     func collectGarbage(maximumBytes: Int?, maximumAge: Duration?) async throws(CacheError) -> GarbageCollectionReport
     func verify(repair: Bool) async throws(CacheError) -> VerificationReport
+    /// Resolutions this store started in this process; callers that joined one in flight do not count.
+    var flightsStarted: Int { get }
+    /// Callers of this store waiting for a resolution now, leaders included.
+    var callersWaiting: Int { get }
+    /// The store's reads of objects and negative entries from the directory; nil for object storage, whose reads
+    /// are requests.
+    var directoryReads: CacheLookCounts? { get }
 }
 
 extension MediaStore {

@@ -45,10 +45,9 @@ public final class ObjectStorageMediaStore: MaintainedMediaStore {
         }
     }
 
-    /// Resolutions started by this instance (callers that joined one in flight do not count). For tests.
-    var flightsStarted: Int { cache.flightsStarted }
-    /// Callers of this store waiting for a resolution, leaders included. For tests.
-    var callersWaiting: Int { cache.callersWaiting }
+    package var flightsStarted: Int { cache.flightsStarted }
+    package var callersWaiting: Int { cache.callersWaiting }
+    package var directoryReads: CacheLookCounts? { nil }
 
     /// One HEAD on the bucket: throws a single clear error for a missing bucket or refused credentials.
     public func checkAccess() async throws(CacheError) {

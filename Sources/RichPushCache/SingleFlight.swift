@@ -37,10 +37,10 @@ final class SingleFlight: Sendable {
         self.clock = clock
     }
 
-    /// Resolutions started (callers that joined one in flight do not count). For tests.
+    /// Resolutions started (callers that joined one in flight do not count): `richpush_cache_resolutions_total`.
     var flightsStarted: Int { state.withLock { $0.started } }
 
-    /// Callers waiting for a resolution, leaders included. For tests, which wait for callers to join.
+    /// Callers waiting for a resolution, leaders included: `richpush_cache_resolution_waiters`.
     var callersWaiting: Int { state.withLock { $0.flights.values.reduce(0) { $0 + $1.waiters.count } } }
 
     /// True when no resolution of `key` is running in this process.

@@ -60,9 +60,8 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertFalse(output.standardError.contains("?"), "logs carry no URL query strings")
     }
 
-    /// `--quality-target 80`: each rendered JPEG reports its SSIMULACRA2 score in `media[]`, at or above the target;
-    /// `off` (the default) is the fixed quality, without a score; a score outside 0...100 is a usage mistake.
-    /// Issue 28: the metrics carry the cache's size as gauges, and they grow when a job renders into it.
+    /// Issue 28: the metrics carry the cache's size as gauges, and they grow when a job renders into it. Issue 37:
+    /// the process's resolutions and directory reads are metrics too, each cold key one resolution and two reads.
     func testMetricsFileCarriesCacheGaugesThatGrowAfterRendering() throws {
         let metricsPath = temporaryDirectory.appendingPathComponent("metrics.prom").path
         func gauge(_ name: String, _ text: String) -> Int? {
@@ -75,6 +74,8 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertTrue(before.contains("# TYPE richpush_cache_bytes gauge\n"), before)
         XCTAssertEqual(gauge("richpush_cache_objects", before), 0, before)
         XCTAssertEqual(gauge("richpush_cache_bytes", before), 0, before)
+        XCTAssertEqual(gauge("richpush_cache_resolutions_total", before), 0, before)
+        XCTAssertEqual(gauge("richpush_cache_resolution_waiters", before), 0, before)
 
         let rendered = try CommandRunner.run([
             "process", "--local-origin", origin, "--cache-dir", cacheDirectory, "--metrics-file", metricsPath,
@@ -84,6 +85,12 @@ final class ProcessCommandTests: XCTestCase {
         let after = try String(contentsOfFile: metricsPath, encoding: .utf8)
         XCTAssertGreaterThan(gauge("richpush_cache_objects", after) ?? 0, 0, after)
         XCTAssertGreaterThan(gauge("richpush_cache_bytes", after) ?? 0, 1000, after)
+        let resolutions = try XCTUnwrap(gauge("richpush_cache_resolutions_total", after), after)
+        XCTAssertGreaterThan(resolutions, 0, after)
+        XCTAssertEqual(gauge("richpush_cache_resolution_waiters", after), 0, "nothing waits once the run ended")
+        let objectReads = try XCTUnwrap(gauge(#"richpush_cache_reads_total{entry="object"}"#, after), after)
+        XCTAssertGreaterThanOrEqual(objectReads, 2 * resolutions, "one read before the lock and one under it: \(after)")
+        XCTAssertNotNil(gauge(#"richpush_cache_reads_total{entry="negative"}"#, after), after)
     }
 
     /// Issue 39 item 3: `--result` chooses what each line carries; id, line, status, target and timings always come.
@@ -114,6 +121,9 @@ final class ProcessCommandTests: XCTestCase {
         XCTAssertTrue(refused.standardError.contains("--result"), refused.standardError)
     }
 
+    /// `--quality-target 80`: each rendered JPEG reports its SSIMULACRA2 score in `media[]`, at or above the target;
+    /// the default target does too, and `off` is the fixed quality, without a score; a score outside 0...100 is a
+    /// usage mistake.
     func testRenderedMediaReportTheirScoreAgainstTheQualityTarget() throws {
         // The search takes the best so far when the deadline leaves no time for another step, as it must; a debug
         // build on a loaded machine scores slowly, so the deadline here is long enough never to cut the search.
