@@ -25,9 +25,14 @@ let commands = CommandList.all
         print("richpush \(RichPushInfo.version)")
         return 0
     }
-    // Not in the help: docs/cli.md's option tables, checked by a test and rewritten by scripts/update-option-table.sh.
+    // Not in the help: docs/cli.md's option tables and docs/limits.md's table, checked by tests and rewritten by
+    // scripts/update-option-table.sh.
     if arguments == ["help", "--markdown"] {
         print(OptionTable.markdown(commands: commands), terminator: "")
+        return 0
+    }
+    if arguments == ["help", "--limits"] {
+        print(LimitsTable.markdown(), terminator: "")
         return 0
     }
     if first == "--help" || first == "-h" || first == "help" {

@@ -127,4 +127,25 @@ final class OptionSchemaTests: XCTestCase {
             String(readme[begin.upperBound..<end.lowerBound]), printed.standardOutput,
             "docs/cli.md's option tables are out of date: run scripts/update-option-table.sh")
     }
+
+    /// Issue 37: docs/limits.md's table is generated from the values the code runs with, a row per bound.
+    func testTheLimitsTableIsTheGeneratedOne() throws {
+        let document = try String(contentsOf: packageRoot.appendingPathComponent("docs/limits.md"), encoding: .utf8)
+        let begin = try XCTUnwrap(document.range(of: "<!-- limits:begin -->\n"), "docs/limits.md has no <!-- limits:begin --> marker")
+        let end = try XCTUnwrap(document.range(of: "<!-- limits:end -->", range: begin.upperBound..<document.endIndex))
+        let printed = try CommandRunner.run(["help", "--limits"])
+        XCTAssertEqual(printed.status, 0, printed.standardError)
+        XCTAssertEqual(printed.standardOutput, LimitsTable.markdown())
+        XCTAssertEqual(
+            String(document[begin.upperBound..<end.lowerBound]), printed.standardOutput,
+            "docs/limits.md's table is out of date: run scripts/update-option-table.sh")
+        let rows = printed.standardOutput.split(separator: "\n").dropFirst(2)
+        XCTAssertTrue(rows.allSatisfy { $0.hasPrefix("| ") && $0.split(separator: "|").count == 3 }, printed.standardOutput)
+        for variant in EnricherConfiguration.defaultVariants.values {
+            XCTAssertTrue(rows.contains { $0.hasPrefix("| variant `\(variant.name)` | ") && $0.contains("\(variant.width)x\(variant.height)") },
+                          "\(variant.name): \(printed.standardOutput)")
+        }
+        XCTAssertTrue(rows.contains { $0.hasPrefix("| JPEG scans | \(ImageLimits.maximumJPEGScans) |") }, printed.standardOutput)
+        XCTAssertTrue(rows.contains { $0.hasPrefix("| job deadline | \(WorkerOption.deadline.definition.defaultText ?? ""),") }, printed.standardOutput)
+    }
 }

@@ -40,9 +40,9 @@ final class DecodeWorkTests: XCTestCase {
     func testMoreScansThanTheCapAreRefusedByTheProbe() throws {
         XCTAssertThrowsError(try ImageProbe.probe(JPEGScanFlood.jpeg(width: 64, height: 64, scans: 883))) { error in
             guard case .corrupt(let reason)? = error as? ImageError else { return XCTFail("\(error)") }
-            XCTAssertTrue(reason.contains("more than \(JPEGDecoder.maximumScans) scans"), reason)
+            XCTAssertTrue(reason.contains("more than \(ImageLimits.maximumJPEGScans) scans"), reason)
         }
-        XCTAssertNoThrow(try ImageProbe.probe(JPEGScanFlood.jpeg(width: 64, height: 64, scans: JPEGDecoder.maximumScans)))
+        XCTAssertNoThrow(try ImageProbe.probe(JPEGScanFlood.jpeg(width: 64, height: 64, scans: ImageLimits.maximumJPEGScans)))
     }
 
     /// Real files: the probe counts the scans libjpeg wrote (`JPEGScanScript.scanSizes` reads them another way),

@@ -30,7 +30,7 @@ final class GIFValidationTests: XCTestCase {
     }
 
     func testFrameCountIsCapped() {
-        let frames = Array(repeating: (left: 0, top: 0, width: 1, height: 1), count: GIFValidator.maximumFrames + 1)
+        let frames = Array(repeating: (left: 0, top: 0, width: 1, height: 1), count: ImageLimits.maximumGIFFrames + 1)
         let gif = ImagingHelpers.gif(screenWidth: 1, screenHeight: 1, frames: frames)
         assertRejected(gif, code: "animation_too_large", mentioning: "more than 1000 frames")
         XCTAssertNoThrow(try ImagingHelpers.render(Data(ImagingHelpers.gif(screenWidth: 1, screenHeight: 1,

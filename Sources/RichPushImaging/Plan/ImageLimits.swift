@@ -15,6 +15,10 @@ public struct ImageLimits: Sendable, Hashable, Codable {
 
     /// 2,000 M samples: a 40 MP 4:4:4 file with libjpeg's 10-scan progression decodes 560 M, a baseline one 120 M.
     public static let defaultMaximumDecodeWork = 2_000_000_000
+    /// Most scans a JPEG may have, against scan-flood files; more is refused from the headers.
+    package static let maximumJPEGScans = 500
+    /// Most frames a GIF may have.
+    package static let maximumGIFFrames = 1_000
 
     public init(maximumPixels: Int = 40_000_000, maximumSide: Int = 16_384,
                 maximumSourceBytes: Int = AttachmentKind.image.appleByteLimit, maximumDecodeWork: Int = defaultMaximumDecodeWork) {

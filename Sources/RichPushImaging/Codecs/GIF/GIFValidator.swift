@@ -11,8 +11,6 @@ import RichPushCore
 /// later frames' data is only walked (sub-block lengths), not decoded. The budget is checked before every record
 /// and every band of rows.
 enum GIFValidator {
-    /// Most frames accepted.
-    static let maximumFrames = 1_000
     /// The pixels of all frames together may be this many times `ImageLimits.maximumPixels` (400 MP by default):
     /// what a device decodes to play the animation once.
     static let totalPixelsPerPixelLimit = 10
@@ -50,7 +48,7 @@ enum GIFValidator {
                 throw .corrupt(reason: "GIF frame \(frames) is \(width)x\(height) at (\(left), \(top)), "
                     + "not within its \(screenWidth)x\(screenHeight) screen")
             }
-            if frames > maximumFrames { throw .animationTooLarge(reason: "more than \(maximumFrames) frames") }
+            if frames > ImageLimits.maximumGIFFrames { throw .animationTooLarge(reason: "more than \(ImageLimits.maximumGIFFrames) frames") }
             totalPixels += width * height
             if totalPixels > maximumTotalPixels {
                 throw .animationTooLarge(reason: "its first \(frames) frames hold \(totalPixels) pixels, more than \(maximumTotalPixels)")

@@ -7,8 +7,6 @@ import RichPushCore
 enum JPEGDecoder {
     /// libjpeg's working memory cap: enough for a 40 MP progressive coefficient buffer, no more.
     static let maximumMemory = 320 * 1024 * 1024
-    /// Progressive scan cap against scan-flood files.
-    static let maximumScans = 500
 
     /// The output size for `scaleNumerator`/8, as libjpeg computes it (ceiling).
     static func scaledSize(_ size: Int, numerator: Int) -> Int { (size * numerator + 7) / 8 }
@@ -49,7 +47,7 @@ enum JPEGDecoder {
         let result: Result<DecodedImage, ImageError> = bytes.withUnsafeBytes { raw in
             Result { () throws(ImageError) -> DecodedImage in
                 guard let base = raw.baseAddress?.assumingMemoryBound(to: UInt8.self),
-                      let decoder = richpush_jpeg_decoder_create(base, raw.count, maximumMemory, Int32(maximumScans)) else {
+                      let decoder = richpush_jpeg_decoder_create(base, raw.count, maximumMemory, Int32(ImageLimits.maximumJPEGScans)) else {
                     throw .corrupt(reason: "JPEG decoder could not be created")
                 }
                 defer { richpush_jpeg_decoder_destroy(decoder) }

@@ -16,7 +16,7 @@ enum JPEGHeader {
     /// (`ImageProbe.decodeWork`): each scan decodes every block of its components, so a file's work is the sum over
     /// its scans, known before a single scan is decoded. The entropy-coded data between markers is skipped with
     /// `memchr`, so the walk costs a pass over the bytes, well under a millisecond for a 10 MB file. A file of more
-    /// than `JPEGDecoder.maximumScans` scans is refused here, before any decoding.
+    /// than `ImageLimits.maximumJPEGScans` scans is refused here, before any decoding.
     static func probe(_ reader: ByteReader) throws(ImageError) -> ImageProbe {
         var offset = 2
         var orientation = 1
@@ -60,8 +60,8 @@ enum JPEGHeader {
             if marker == 0xDA {
                 guard let current = frame else { throw .corrupt(reason: "JPEG has no frame header before its scan data") }
                 scans += 1
-                if scans > JPEGDecoder.maximumScans {
-                    throw .corrupt(reason: "JPEG has more than \(JPEGDecoder.maximumScans) scans")
+                if scans > ImageLimits.maximumJPEGScans {
+                    throw .corrupt(reason: "JPEG has more than \(ImageLimits.maximumJPEGScans) scans")
                 }
                 let count = reader.byte(body) ?? 0
                 if firstScanComponents == nil { firstScanComponents = count }
