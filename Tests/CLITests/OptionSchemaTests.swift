@@ -117,35 +117,37 @@ final class OptionSchemaTests: XCTestCase {
     }
 
     func testTheOptionReferenceTablesAreTheGeneratedOnes() throws {
-        let readme = try String(contentsOf: packageRoot.appendingPathComponent("docs/cli.md"), encoding: .utf8)
-        let begin = try XCTUnwrap(readme.range(of: "<!-- options:begin -->\n"), "docs/cli.md has no <!-- options:begin --> marker")
-        let end = try XCTUnwrap(readme.range(of: "<!-- options:end -->", range: begin.upperBound..<readme.endIndex))
-        let printed = try CommandRunner.run(["help", "--markdown"])
-        XCTAssertEqual(printed.status, 0, printed.standardError)
-        XCTAssertEqual(printed.standardOutput, OptionTable.markdown(commands: CommandList.all))
-        XCTAssertEqual(
-            String(readme[begin.upperBound..<end.lowerBound]), printed.standardOutput,
-            "docs/cli.md's option tables are out of date: run scripts/update-option-table.sh")
+        let printed = try generatedSection(of: "docs/cli.md", marker: "options", printedBy: ["help", "--markdown"])
+        XCTAssertEqual(printed, OptionTable.markdown(commands: CommandList.all))
     }
 
     /// Issue 37: docs/limits.md's table is generated from the values the code runs with, a row per bound.
     func testTheLimitsTableIsTheGeneratedOne() throws {
-        let document = try String(contentsOf: packageRoot.appendingPathComponent("docs/limits.md"), encoding: .utf8)
-        let begin = try XCTUnwrap(document.range(of: "<!-- limits:begin -->\n"), "docs/limits.md has no <!-- limits:begin --> marker")
-        let end = try XCTUnwrap(document.range(of: "<!-- limits:end -->", range: begin.upperBound..<document.endIndex))
-        let printed = try CommandRunner.run(["help", "--limits"])
-        XCTAssertEqual(printed.status, 0, printed.standardError)
-        XCTAssertEqual(printed.standardOutput, LimitsTable.markdown())
-        XCTAssertEqual(
-            String(document[begin.upperBound..<end.lowerBound]), printed.standardOutput,
-            "docs/limits.md's table is out of date: run scripts/update-option-table.sh")
-        let rows = printed.standardOutput.split(separator: "\n").dropFirst(2)
-        XCTAssertTrue(rows.allSatisfy { $0.hasPrefix("| ") && $0.split(separator: "|").count == 3 }, printed.standardOutput)
+        let printed = try generatedSection(of: "docs/limits.md", marker: "limits", printedBy: ["help", "--limits"])
+        XCTAssertEqual(printed, LimitsTable.markdown())
+        let rows = printed.split(separator: "\n").dropFirst(2)
+        XCTAssertTrue(rows.allSatisfy { $0.hasPrefix("| ") && $0.split(separator: "|").count == 3 }, printed)
         for variant in EnricherConfiguration.defaultVariants.values {
             XCTAssertTrue(rows.contains { $0.hasPrefix("| variant `\(variant.name)` | ") && $0.contains("\(variant.width)x\(variant.height)") },
-                          "\(variant.name): \(printed.standardOutput)")
+                          "\(variant.name): \(printed)")
         }
-        XCTAssertTrue(rows.contains { $0.hasPrefix("| JPEG scans | \(ImageLimits.maximumJPEGScans) |") }, printed.standardOutput)
-        XCTAssertTrue(rows.contains { $0.hasPrefix("| job deadline | \(WorkerOption.deadline.definition.defaultText ?? ""),") }, printed.standardOutput)
+        XCTAssertTrue(rows.contains { $0.hasPrefix("| JPEG scans | \(ImageLimits.maximumJPEGScans) |") }, printed)
+        XCTAssertTrue(rows.contains { $0.hasPrefix("| job deadline | \(WorkerOption.deadline.definition.defaultText ?? ""),") }, printed)
+    }
+
+    /// What `richpush ARGUMENTS` prints, after checking that it exits 0 and that `path` holds exactly that between
+    /// its `<!-- MARKER:begin -->` and `<!-- MARKER:end -->` lines (scripts/update-option-table.sh writes it there).
+    private func generatedSection(of path: String, marker: String, printedBy arguments: [String],
+                                  file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        let document = try String(contentsOf: packageRoot.appendingPathComponent(path), encoding: .utf8)
+        let begin = try XCTUnwrap(document.range(of: "<!-- \(marker):begin -->\n"), "\(path) has no <!-- \(marker):begin --> marker",
+                                  file: file, line: line)
+        let end = try XCTUnwrap(document.range(of: "<!-- \(marker):end -->", range: begin.upperBound..<document.endIndex),
+                                file: file, line: line)
+        let printed = try CommandRunner.run(arguments)
+        XCTAssertEqual(printed.status, 0, printed.standardError, file: file, line: line)
+        XCTAssertEqual(String(document[begin.upperBound..<end.lowerBound]), printed.standardOutput,
+                       "\(path) is out of date: run scripts/update-option-table.sh", file: file, line: line)
+        return printed.standardOutput
     }
 }
