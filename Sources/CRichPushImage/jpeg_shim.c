@@ -186,8 +186,8 @@ int richpush_jpeg_start(richpush_jpeg_decoder *decoder, int scale_num, int out_c
     decoder->cinfo.scale_denom = 8;
     decoder->cinfo.out_color_space = (J_COLOR_SPACE)out_color_space;
     // libjpeg's defaults (accurate integer IDCT, fancy upsampling) at every scale. At reduced scales the fast IDCT
-    // saved no measurable time but lost 4.5 dB against a float reference, and libjpeg-turbo sizes the chroma
-    // IDCT so that no upsampling is left to do (docs/benchmarks.md, JPEG).
+    // saved no measurable time but lost PSNR against a float reference, and libjpeg-turbo sizes the chroma
+    // IDCT so that no upsampling is left to do (docs/benchmarks.md, "JPEG: DCT scale, IDCT and band-wise resize").
     jpeg_start_decompress(&decoder->cinfo);
     decoder->started = 1;
     *out_width = (int)decoder->cinfo.output_width;

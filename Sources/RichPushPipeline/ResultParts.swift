@@ -1,7 +1,7 @@
 /// What a result line carries besides its `id`, `line`, `status`, `target` and `timings`, which every line has: the
 /// sender's `request`, the device's `apns` request, `media` and `diagnostics`. A sender that posts `request` to its
-/// provider needs only that (`--result request`, a much shorter line: docs/benchmarks.md). The default is every
-/// part.
+/// provider needs only that (`--result request`, a much shorter line: docs/benchmarks.md, "Result lines by part").
+/// The default is every part.
 public struct ResultParts: OptionSet, Sendable, Hashable {
     public let rawValue: Int
     public init(rawValue: Int) { self.rawValue = rawValue }

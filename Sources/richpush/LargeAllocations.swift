@@ -11,11 +11,10 @@ enum LargeAllocations {
     /// Fixes glibc's mmap threshold at `ownMappingThreshold`.
     ///
     /// By default glibc raises the threshold to the size of each large buffer freed (up to 32 MB), so from the
-    /// second render on a 27 MB pixel buffer comes from the render thread's arena and stays resident there after
-    /// it is freed, in every thread's arena: 40 renders of 36 MP PNGs one after another peaked at 124 MB RSS
-    /// against 77 MB for one (`richpush-bench memory --concurrency 1`); with the threshold fixed they peak at
-    /// 80-83 MB. Cost: a fresh mapping, and its page faults, per large buffer: about 5% more CPU time on those
-    /// renders (11.1 → 11.7 CPU s for the 40).
+    /// second render on a large pixel buffer comes from the render thread's arena and stays resident there after
+    /// it is freed, in every thread's arena, so large renders one after another peak well above one alone; with
+    /// the threshold fixed they stay near one render's peak. Cost: a fresh mapping, and its page faults, per large
+    /// buffer: a little more CPU time on those renders (docs/benchmarks.md, "Memory of large images").
     /// Does nothing where the C library has no `mallopt` (it is looked up, not linked, for that reason).
     static func returnToTheSystemWhenFreed() {
         guard let program = dlopen(nil, RTLD_NOW), let symbol = dlsym(program, "mallopt") else { return }

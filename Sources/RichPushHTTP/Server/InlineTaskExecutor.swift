@@ -3,9 +3,10 @@ import Synchronization
 /// Runs one request's task on the libmicrohttpd thread that took the request, for as long as its work is ready to
 /// run, and on Swift's global pool once it waits for something outside (a fetch, a render, a timer).
 ///
-/// Why: a warm enrichment is about 20 µs of work. Handing it to the pool and back cost as much again (suspending
+/// Why: a warm enrichment is little work, and handing it to the pool and back cost about as much again (suspending
 /// and resuming the connection re-registers it with epoll, wakes a pool thread, and wakes the polling thread through
-/// its event fd). Run inline, a warm request is answered in the same access-handler call, with no hop at all.
+/// its event fd; docs/benchmarks.md, "serve against process"). Run inline, a warm request is answered in the same
+/// access-handler call, with no hop at all.
 /// A task that has to wait continues on the pool exactly as before, so a slow request never holds the polling
 /// thread. One executor per request; it costs one small allocation.
 final class InlineTaskExecutor: TaskExecutor {

@@ -94,8 +94,8 @@ enum ImageEncoding {
             }
             var outcome = try search.run(warnings: &warnings)
             // The found file rewritten in the scan script that makes it smallest: the same coefficients, so the same
-            // pixels and score, in 3.5% fewer bytes on average (0.5-1% on photographs, up to 17% on gradients). The
-            // transform goes first, so that the rewrite's coefficients fit in its place in the memory reservation.
+            // pixels and score, in fewer bytes, most on gradients (docs/benchmarks.md, "Scan scripts"). The transform
+            // goes first, so that the rewrite's coefficients fit in its place in the memory reservation.
             transform = nil
             outcome.bytes = try JPEGScanOptimizer.smallest(outcome.bytes, iccProfile: iccProfile, budget: budget)
             return Encoded(bytes: outcome.bytes, format: .jpeg, quality: outcome.quality, score: outcome.score,

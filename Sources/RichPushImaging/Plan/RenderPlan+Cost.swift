@@ -7,10 +7,9 @@ extension RenderPlan {
         .nanoseconds(Int64(clamping: decodeWork.multipliedReportingOverflow(by: Self.nanosecondsPerSample(decode)).partialValue))
     }
 
-    /// Nanoseconds one decoded sample costs, by decoder, rounded from renders measured here (docs/benchmarks.md):
-    /// libjpeg per sample and scan (0.3 on a flat many-scan file, 1.1-1.4 for a whole render of a progressive
-    /// photograph), libpng with the unfiltering, libwebp, and libheif's HEVC or AV1 decoders (19 on a 12 MP grid,
-    /// 43 on the review's 36 MP one), an order of magnitude over libjpeg.
+    /// Nanoseconds one decoded sample costs, by decoder, rounded from renders measured here (docs/benchmarks.md,
+    /// "Decode work and render lanes"): libjpeg per sample and scan, libpng with the unfiltering, libwebp, and
+    /// libheif's HEVC or AV1 decoders, an order of magnitude over libjpeg.
     static func nanosecondsPerSample(_ decode: Decode) -> Int {
         switch decode {
         case .jpeg: 1

@@ -19,7 +19,8 @@ extension RenderPlan {
 
     /// What the libraries hold whatever the image's size: libpng's and zlib's state and 32 KB window, libjpeg's
     /// tables, giflib's, libwebp's decoder and a lossless file's Huffman tables (for one group of codes; a file
-    /// with hundreds of groups holds more). The largest seen across the corpus is 76 KB.
+    /// with hundreds of groups holds more), with room above the largest measured across the corpus
+    /// (docs/benchmarks.md, "Memory of large images").
     static let libraryStateBytes = 128 << 10
 
     private func pixelBytes(of probe: ImageProbe, as variant: ImageVariant) -> Int {

@@ -121,8 +121,9 @@ package struct RenderPlan: Sendable, Equatable {
 
     /// Whether a PNG render takes the libdeflate fast path: when the file's colour type and depth are ones it
     /// reads and its filtered image is within `PNGInflatedRows.maximumFilteredBytes`, also when the decode
-    /// shrinks. Streaming a 12 MP RGB PNG into a thumbnail instead held 39 MB of peak RSS rather than 80, but took
-    /// 2.1 times as long (322 ms against 153); the reservation counts the filtered image, and its cap bounds it.
+    /// shrinks. Streaming such a PNG into a thumbnail through libpng instead holds less memory but takes about twice
+    /// as long (docs/benchmarks.md, "PNG: libdeflate, Huffman-only coding and a fast decode path"); the reservation
+    /// counts the filtered image, and its cap bounds it.
     static func inflatesWholePNG(_ probe: ImageProbe) -> Bool {
         probe.pngHasFastPathLayout && !probe.isInterlaced
             && PNGInflatedRows.filteredBytes(width: probe.width, height: probe.height, bitsPerPixel: probe.pngBitsPerPixel)

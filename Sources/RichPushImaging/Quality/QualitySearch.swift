@@ -25,9 +25,9 @@ import Foundation
 /// The byte budget caps it: a quality over the budget counts as too high, and when no passing quality fits, the
 /// highest-scoring one that fits is taken, with a warning.
 ///
-/// Cost per step: one JPEG encode, one decode and one SSIMULACRA2 comparison at the output size (about 25 ms of
-/// CPU for 1038x779, docs/benchmarks.md); usually one to three steps, up to twice `maximumEvaluations` with 4:4:4 or
-/// a smooth image's second tables.
+/// Cost per step: one JPEG encode, one decode and one SSIMULACRA2 comparison at the output size, about a whole fixed
+/// render of a photograph (docs/benchmarks.md, "Quality by target"); usually one to three steps, up to twice
+/// `maximumEvaluations` with 4:4:4 or a smooth image's second tables.
 struct QualitySearch {
     struct Outcome {
         var bytes: Data
@@ -47,13 +47,13 @@ struct QualitySearch {
     /// A 4:2:0 result at this quality or above is tried at 4:4:4 too.
     static let fullChromaQuality = 90
     /// How many qualities higher a trellis-quantised candidate reaches the score of a rounded one: the median over
-    /// the 4:2:0 images of "Trellis quantisation" in docs/benchmarks.md (0 to 5).
+    /// the 4:2:0 images of "Trellis quantisation" in docs/benchmarks.md.
     static let trellisQualityRise = 3
 
-    /// Whether the candidates at `chroma` are trellis-quantised: at 4:2:0, where it gives 0.96 of the bytes at equal
-    /// score, unless the image is smooth. Not at 4:4:4 (0.99, for more steps), nor for a smooth image, whose score
-    /// curve is searched on the standard tables for being steady, and which trellis makes jump (a blurred noise
-    /// image scores 78.5 at q77 and 77.5 at q80).
+    /// Whether the candidates at `chroma` are trellis-quantised: at 4:2:0, where it saves bytes at equal score,
+    /// unless the image is smooth. Not at 4:4:4 (it saves little there, for more steps), nor for a smooth image, whose
+    /// score curve is searched on the standard tables for being steady, and which trellis makes jump (a blurred noise
+    /// image scored lower at a higher quality: docs/benchmarks.md, "Trellis quantisation").
     func trellises(_ chroma: JPEGEncoder.Chroma) -> Bool {
         chroma == .halved && !smooth
     }
@@ -225,7 +225,8 @@ struct QualitySearch {
                 previous = (quality, score)
                 next = quality + Int(((target + Self.aimMargin - score) * slope).rounded(.up))
                 // At 4:2:0, a target beyond quality 100 on the slope is out of reach: 4:4:4 is searched without a
-                // step on quality 100 here (text and line art score 45-70 at the first guess; docs/benchmarks.md).
+                // step on quality 100 here (text and line art score far below the target at the first guess:
+                // docs/benchmarks.md, "Quality by target").
                 if chroma == .halved, pass.best == nil, next > 100 { pass.exhausted = true }
             }
             stepCost = started.duration(to: .now)
@@ -243,8 +244,9 @@ struct QualitySearch {
 
     /// A luma block this even (standard deviation in 8-bit levels) is flat.
     static let flatBlockDeviation = 2.0
-    /// An image with at least this share of flat 8×8 blocks is smooth (`JPEGQuantization.searched`). Measured at
-    /// 1038 px: the generated gradients and blurred low noise 0.98-1.00, the story page 0.79, photographs 0.0-0.36.
+    /// An image with at least this share of flat 8×8 blocks is smooth (`JPEGQuantization.searched`): the share lies
+    /// below the generated gradients and blurred low noise and above the story page and the photographs, measured at
+    /// 1038 px (docs/benchmarks.md, "Bytes at equal score").
     static let smoothShare = 0.95
 
     /// Whether most of `pixels`' 8×8 blocks are flat in luma. Cost: one pass over the pixels.

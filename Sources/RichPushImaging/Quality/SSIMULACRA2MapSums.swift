@@ -2,7 +2,7 @@
 ///
 /// Plain scalar loops on purpose: the per-pixel pass is elementwise and the sums keep eight running totals, which
 /// the optimiser turns into vector code; `SIMD8` operators would be as fast optimised but are generic calls in
-/// debug builds (500x slower there), which the command-line tests run.
+/// debug builds (far slower there: docs/benchmarks.md, "SSIMULACRA2"), which the command-line tests run.
 enum SSIMULACRA2MapSums {
     private static let c2: Float = 0.0009
 

@@ -107,7 +107,8 @@ struct LanczosKernels {
                                                 // order, so the bytes are those of three separate sums. The loop
                                                 // is written twice so each has a constant stride: one loop
                                                 // stepping by `channels`, or a shared inlined helper, measured
-                                                // 2-5% slower on the corpus.
+                                                // slower on the corpus (docs/benchmarks.md, "JPEG: DCT
+                                                // scale, IDCT and band-wise resize").
                                                 for _ in 0..<Int(counts[x]) {
                                                     let w = weight.pointee
                                                     red += pointer[0] * w

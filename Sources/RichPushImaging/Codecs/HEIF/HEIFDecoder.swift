@@ -13,11 +13,11 @@ import RichPushCore
 /// free at once. The worker also runs under an RLIMIT_CPU of the time left (in case this process dies first) and
 /// an RLIMIT_AS of the estimated decode memory plus `workerMemoryAllowance`.
 ///
-/// Cost: one full-size decode (libheif cannot scale while decoding): about 10x a same-size JPEG decode (a 12 MP
-/// HEIC takes 380-520 ms here), plus the YCbCr planes libheif holds while it converts (1.5 bytes a pixel) beside
-/// the RGB output, which the worker copies into a shared mapping and this process copies again into its own
-/// buffer. The worker adds about 1-1.5 ms a decode (fork, exit, reap), and on a large picture the page faults
-/// of its fresh memory and of the mapping (10-25% of a 12 MP decode); see docs/limits.md, HEIC and AVIF.
+/// Cost: one full-size decode (libheif cannot scale while decoding), an order of magnitude over a same-size JPEG
+/// decode, plus the YCbCr planes libheif holds while it converts (1.5 bytes a pixel) beside the RGB output, which
+/// the worker copies into a shared mapping and this process copies again into its own buffer. The worker adds a
+/// fork, an exit and a reap to each decode, and on a large picture the page faults of its fresh memory and of the
+/// mapping; see docs/limits.md, HEIC and AVIF, and docs/benchmarks.md ("Decode work and render lanes").
 enum HEIFDecoder {
     /// Registers libheif's built-in decoders once per process (libheif asks callers to do this).
     private static let initialized: Bool = withLibheif { heif_init(nil).code == heif_error_Ok }

@@ -4,10 +4,10 @@
 /// off instead of showing as grey halos on the white (or black) background, and the block needs fewer bits for the
 /// same look. The file stays an ordinary JPEG.
 ///
-/// It pays under the quality search, where a cleaner edge reaches the target at a lower quality (docs/benchmarks.md,
-/// "Deringing"): about 29% fewer bytes on dark text on white, 18% on white text on black, 6-13% on line art on white,
-/// nothing on photographs. At one quality it costs a few percent more bytes for a much better score. Only an
-/// image's background extremes are deringed (`backgrounds(of:)`).
+/// It pays under the quality search, where a cleaner edge reaches the target at a lower quality: fewer bytes on text
+/// and line art on a white or black background, nothing on photographs (docs/benchmarks.md, "Deringing"). At one
+/// quality it costs some bytes for a much better score. Only an image's background extremes are deringed
+/// (`backgrounds(of:)`).
 enum Deringing {
     /// White and black in a level-shifted sample (255 - 128 and 0 - 128).
     static let white: Float = 127
@@ -22,12 +22,13 @@ enum Deringing {
     }
 
     /// An extreme is deringed when at least this share of the luma blocks are partly at it (the strokes' edges)...
-    /// Measured at the output size: the corpus photographs 0-1.7% (deringing neither helps nor costs there), line
-    /// art 4-43%, text 33-57%.
+    /// The corpus photographs stay under it (deringing neither helps nor costs there), text and most line art are
+    /// over it, measured at the output size (docs/benchmarks.md, "Deringing").
     static let minimumPartlyShare = 0.05
     /// ...and at least this share wholly at it: it is a background, not the strokes. Deringing the strokes' own
-    /// extreme (black text on white, dark line art) was measured 0.2-0.9% larger as searched. Measured: the
-    /// backgrounds of text and line art 29-64%, the strokes and the corpus photographs 0%.
+    /// extreme (black text on white, dark line art) made the searched files larger. The backgrounds of text and line
+    /// art are well over it, the strokes and the corpus photographs have no such block (docs/benchmarks.md,
+    /// "Deringing").
     static let minimumWhollyShare = 0.10
 
     /// The extremes `pixels` has as backgrounds with edges on them (`minimumPartlyShare`, `minimumWhollyShare`),

@@ -14,7 +14,8 @@ enum JPEGDecoder {
     /// The DCT scales `scaleNumerator` may pick, smallest first. 1/8, 2/8 and 4/8 run libjpeg-turbo's SIMD
     /// IDCTs; 5/8 runs its C IDCT, yet decode plus the smaller resize still beats 8/8 plus the larger one.
     /// 3/8 and 7/8 are left out as slower than 4/8 and 8/8 with the larger resize, and 6/8 because the shipped
-    /// JPEG of the 2 MP corpus file lost 0.04 dB PSNR with it (docs/benchmarks.md, JPEG).
+    /// JPEG of the 2 MP corpus file lost PSNR with it, where the image path keeps PSNR no worse than 8/8 gives
+    /// (docs/benchmarks.md, "JPEG: DCT scale, IDCT and band-wise resize").
     static let scaleNumerators = [1, 2, 4, 5, 8]
 
     /// Chooses the smallest of `scaleNumerators` whose output (libjpeg's ceiling of size × M / 8) still covers

@@ -2,8 +2,8 @@
 ///
 /// A variant's fixed `quality` is on libjpeg's standard scale (the JPEG standard's Annex K tables), the scale every
 /// tool's "quality 82" means, so its outputs stay what they were. The quality search scores every candidate, so it
-/// may use tables that spend the bits where the eye looks: at the same SSIMULACRA2 score they give 0.89 of the
-/// standard tables' bytes on the corpus and generated images (docs/benchmarks.md, "Quantisation tables").
+/// may use tables that spend the bits where the eye looks: at the same SSIMULACRA2 score they give fewer bytes than
+/// the standard tables on the corpus and generated images (docs/benchmarks.md, "Quantisation tables").
 enum JPEGQuantization: Sendable {
     /// libjpeg's own tables.
     case standard
@@ -13,11 +13,11 @@ enum JPEGQuantization: Sendable {
 
     /// The tables the quality search encodes with, in order: the perceptual ones at 4:2:0. At 4:4:4, which the search
     /// takes for text and line art, the standard ones: the perceptual chroma table's coarse high frequencies, meant
-    /// for halved chroma, cost bytes on full-resolution sharp colour edges (measured: line art and text at 4:4:4 came
-    /// out 1-3% larger than the peers' standard tables at the same score, where the standard tables were below them).
+    /// for halved chroma, cost bytes on full-resolution sharp colour edges (line art and text at 4:4:4 came out larger
+    /// than the peers' standard tables at the same score: docs/benchmarks.md, "Quantisation tables").
     /// A smooth image (`QualitySearch.isSmooth`: gradients, blurred low noise) is searched at 4:2:0 on the standard
-    /// tables too, and the smaller passing file kept: on three of the nine smooth images measured the standard tables
-    /// won, by 4-9% (docs/benchmarks.md, "Bytes at equal score").
+    /// tables too, and the smaller passing file kept, since on some smooth images the standard tables win
+    /// (docs/benchmarks.md, "Bytes at equal score").
     static func searched(_ chroma: JPEGEncoder.Chroma, smooth: Bool) -> [JPEGQuantization] {
         switch chroma {
         case .halved: smooth ? [.perceptual, .standard] : [.perceptual]
@@ -26,8 +26,8 @@ enum JPEGQuantization: Sendable {
     }
 
     /// How many quality steps lower these tables reach the score the standard tables reach at a given quality: the
-    /// search's first guess moves by it. Measured on the corpus and generated images at SSIMULACRA2 80 (5 to 10
-    /// lower for the perceptual tables, 6 the median; docs/benchmarks.md, "Quantisation tables").
+    /// search's first guess moves by it: the median over the corpus and generated images at SSIMULACRA2 80
+    /// (docs/benchmarks.md, "Quantisation tables").
     var qualityBelowStandard: Int {
         switch self {
         case .standard: 0

@@ -1,8 +1,8 @@
 import Foundation
 
 /// Rewrites a JPEG losslessly in the scan script that makes it smallest, as mozjpeg's `optimize_scans` does: the same
-/// coefficients, so the same pixels and score, in about 3.5% fewer bytes than libjpeg's simple progression or
-/// baseline, whichever is smaller (docs/benchmarks.md, "Scan scripts").
+/// coefficients, so the same pixels and score, in no more bytes than the file it is given, and usually fewer than
+/// libjpeg's simple progression or baseline, whichever is smaller (docs/benchmarks.md, "Scan scripts").
 ///
 /// Each candidate script is written once (`JPEGTranscoder`), and the size of each of its scans read from the file.
 /// Every component then takes the plan whose scans came out smallest, from whichever candidate measured it, and
@@ -12,9 +12,8 @@ import Foundation
 enum JPEGScanOptimizer {
     /// The candidate scripts' plans, luma and chroma: chosen on the 56 images of `scripts/quality_peers.py` from
     /// mozjpeg's search space (bands split after position 2, 5, 8, 12 or 18 or not at all, 0-2 refined bits),
-    /// greedily, each the one that most lowered the total. These two give 0.965 of the bytes of the smaller of
-    /// baseline and libjpeg's simple progression, all 18 plans 0.961: the first suits photographs and gradients,
-    /// the second text and line art.
+    /// greedily, each the one that most lowered the total. These two come close to what all 18 plans give
+    /// (docs/benchmarks.md, "Scan scripts"): the first suits photographs and gradients, the second text and line art.
     static let candidates: [(luma: JPEGScanScript.Plan, chroma: JPEGScanScript.Plan)] = [
         (JPEGScanScript.Plan(split: 2, refinedBits: 0), JPEGScanScript.Plan(split: 2, refinedBits: 0)),
         (JPEGScanScript.Plan(split: 12, refinedBits: 1), JPEGScanScript.Plan(split: 8, refinedBits: 0)),

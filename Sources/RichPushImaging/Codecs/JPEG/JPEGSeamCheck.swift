@@ -1,7 +1,7 @@
 /// A plausibility check for the damage libjpeg cannot see: a bit flip in a scan's entropy-coded data usually
 /// decodes without a warning (there is no checksum, and Huffman codes fall back into step after a few blocks), but
 /// from the flipped MCU on every DC value is off by the same amount, so the rest of the image in MCU order carries a
-/// colour cast (88% of the pixels wrong at 11 dB, in one case of the corpus).
+/// colour cast over most of the image (docs/benchmarks.md, "JPEG integrity").
 ///
 /// The cast's edge is a staircase on the MCU grid: along the seam below the damaged MCU row, left of the damaged MCU,
 /// and along the seam above it, right of it. Per MCU column and seam the check takes the step across the seam (the
@@ -14,7 +14,7 @@
 /// column and scores high.
 ///
 /// In a noisy photograph the per-column steps vary by several levels, so the first score, which divides by that
-/// spread and by the mean step magnitude on the control halves, hides a cast of 5-16 levels. A second score
+/// spread and by the mean step magnitude on the control halves, hides a cast of several levels. A second score
 /// divides by what noise does to the means instead: twice the control halves' signed means (noise averages out
 /// there, a natural edge does not) and three standard errors of the staircase's means. A file is damaged when
 /// either score reaches the threshold (docs/benchmarks.md, "JPEG integrity").
@@ -23,23 +23,23 @@
 /// column of a row is one full-width step along a seam, as a banner's edge is), nor at 1/8 and 2/8 scale.
 ///
 /// Cost: per seam (one row in 16 at full size, 4:2:0) three rows copied, one branch-free pass over four rows'
-/// samples and O(columns) arithmetic per split column: at most a few percent of the CPU time of rendering the
-/// corpus JPEGs, within this machine's noise (docs/benchmarks.md). Memory: three rows, one row of sums, and two
+/// samples and O(columns) arithmetic per split column: within this machine's run-to-run noise on the CPU time of
+/// rendering the corpus JPEGs (docs/benchmarks.md, "JPEG integrity"). Memory: three rows, one row of sums, and two
 /// seams of three doubles per MCU column.
 struct JPEGSeamCheck {
-    /// Scores at or above this are damage. Every valid JPEG of Fixtures/ and the conformance set, and the tests'
-    /// synthetic images, scored at most 0.59 at every scale from 2/8 (the photos at most 0.42); the damaged files
-    /// of the corpus that no warning caught scored 1.15 to 9.2 at 8/8. The noise-aware score gives at most 0.59 to
-    /// those and to 600 generated files (text, faces, gradients, noise, line art, dark text on white; q20-92, 4:4:4
-    /// and 4:2:0) at 8/8, 5/8 and 4/8 (docs/benchmarks.md, JPEG integrity).
+    /// Scores at or above this are damage. Every valid JPEG of Fixtures/ and the conformance set, the tests'
+    /// synthetic images and 600 generated files (text, faces, gradients, noise, line art, dark text on white;
+    /// q20-92, 4:4:4 and 4:2:0) score well under it on both scores at the scales the check runs at, and the damaged
+    /// files of the corpus that no warning caught score over it (docs/benchmarks.md, "JPEG integrity").
     static let threshold = 1.0
     /// Added to the denominator so that flat images (steps of a level or two) cannot score.
     private static let floor = 3.0
-    /// The noise-aware score's: smaller, since its control term counts twice (measured with 1, 1.5, 2 and 3 and
-    /// control weights of 1 and 2; this one left the most margin under the threshold on valid files).
+    /// The noise-aware score's: smaller, since its control term counts twice. Of the floors and control weights
+    /// measured, this one left the most margin under the threshold on valid files (docs/benchmarks.md, "JPEG
+    /// integrity").
     private static let noiseFloor = 1.0
-    /// Fewer MCU columns give too few steps to tell a cast from a flat design's edges: 64x48 synthetic fixtures of
-    /// four flat colours scored 0.75 in 4x3 MCUs.
+    /// Fewer MCU columns give too few steps to tell a cast from a flat design's edges: small synthetic fixtures of
+    /// four flat colours scored close to the threshold (docs/benchmarks.md, "JPEG integrity").
     static let minimumColumns = 8
     /// Splits this close to either side are not tried: one half would be too few steps to tell anything.
     private static let edgeColumns = 2

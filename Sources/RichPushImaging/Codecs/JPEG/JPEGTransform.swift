@@ -8,7 +8,8 @@ import Foundation
 ///
 /// The conversion is libjpeg's: its fixed-point JFIF colour conversion, its 2x2 box downsampling at 4:2:0 (with its
 /// alternating rounding bias) and edge replication to whole MCUs. The DCT is an exact float one where libjpeg's is
-/// integer, so with neither it gives libjpeg's bytes within about 1% and its pixels within a level or two.
+/// integer, so with neither it gives libjpeg's bytes within 2% and its pixels within half a level on average, which
+/// `DeringingTests` checks (docs/benchmarks.md, "Deringing").
 ///
 /// Cost: one pass of colour conversion, then per encode a DCT of every block (128 eight-wide multiply-adds each), as
 /// libjpeg's own encode does, and the trellis when asked; `workingBytes` while it lives.

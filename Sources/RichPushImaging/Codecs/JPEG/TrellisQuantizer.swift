@@ -10,12 +10,13 @@
 /// their small coefficients: `weightScale / (activityKnee + mean AC energy)`, mozjpeg's default lambda in the
 /// orthonormal DCT's scale. DC is rounded to the nearest, as libjpeg rounds it.
 ///
-/// Measured with mozjpeg itself at equal SSIMULACRA2 (docs/benchmarks.md, "Trellis quantisation"): 0.957 of the
-/// bytes at 4:2:0 over 34 images, 0.989 at 4:4:4 over 22.
+/// Why: at equal SSIMULACRA2 it gives fewer bytes than rounding, clearly at 4:2:0 and barely at 4:4:4, as measured
+/// with mozjpeg itself (docs/benchmarks.md, "Trellis quantisation"); the search uses it only for 4:2:0.
 ///
 /// Cost: per block, for each coefficient that does not round to zero, one pass over the earlier nonzero ones and
-/// their few candidate values; a block whose values all round to zero (flat areas, most chroma) skips it. About a
-/// quarter more than libjpeg's own encode, decode and comparison per search step (docs/benchmarks.md).
+/// their few candidate values; a block whose values all round to zero (flat areas, most chroma) skips it. A search
+/// step with it costs more than libjpeg's own encode, decode and comparison (docs/benchmarks.md, "Trellis
+/// quantisation").
 struct TrellisQuantizer: Sendable {
     /// mozjpeg's lambda (`lambda_log_scale1` 14.75 and `lambda_log_scale2` 16.5 over its DCT's 8x scale) in the
     /// orthonormal DCT's units: weight = 2^14.75 / (2^10.5 + mean squared AC coefficient), per step squared.

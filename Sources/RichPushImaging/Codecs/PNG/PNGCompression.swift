@@ -4,10 +4,10 @@ import CPNG
 /// The zlib stream for a PNG's filtered rows: the smaller of libdeflate's level 6 and zlib's Huffman-only coding.
 ///
 /// Why two: filtered photographs are close to noise, and LZ matches there cost more than the literals they
-/// replace (libpng asks zlib for `Z_FILTERED` for this reason). libdeflate has no such strategy, and on the 2048 px
-/// RGBA corpus photo its level 6 came out 3.5% larger than zlib's `Z_FILTERED` 6, while Huffman-only coding was 5%
-/// smaller than zlib's and took 50 ms against 380. Graphics (flat areas, repeats) need LZ, where libdeflate is fast
-/// and small. Cost: both encodes, about 150 ms for a 1038 × 1038 RGBA photo; neither call can stop early.
+/// replace (libpng asks zlib for `Z_FILTERED` for this reason). libdeflate has no such strategy: on the RGBA corpus
+/// photo its level 6 came out larger than zlib's `Z_FILTERED`, while Huffman-only coding was both smaller and
+/// faster (docs/benchmarks.md, "PNG: libdeflate, Huffman-only coding and a fast decode path"). Graphics (flat
+/// areas, repeats) need LZ, where libdeflate is fast and small. Cost: both encodes; neither call can stop early.
 enum PNGCompression {
     static let libdeflateLevel: Int32 = 6
 

@@ -6,16 +6,17 @@ import Foundation
 /// or tRNS, exactly as libpng's transforms give them (`PNGRowLayout`). libdeflate inflates all of the image data
 /// at once into a buffer of exactly the size the rows need, and the rows are unfiltered here as they are read.
 ///
-/// Why: on the 1920 px corpus PNG, libpng's unfiltering and zlib's inflate and checksums were 70% of the render;
-/// libdeflate inflates about twice as fast as zlib. Nothing past the image's own bytes is ever inflated: a stream
-/// that holds more (a bomb), less, or a bad checksum is left to libpng, whose answer stands, so the two paths
-/// accept and reject the same files (`richpush-fuzz png-paths` checks that). Every other file (Adam7, 16-bit,
-/// low-bit grey, tRNS on grey or RGB, iCCP, odd chunks) goes to libpng too.
+/// Why: on the 1920 px corpus PNG, libpng's unfiltering and zlib's inflate and checksums were most of the render,
+/// and libdeflate inflates faster than zlib (docs/benchmarks.md, "PNG: libdeflate, Huffman-only coding and a fast
+/// decode path"). Nothing past the image's own bytes is ever inflated: a stream that holds more (a bomb), less, or
+/// a bad checksum is left to libpng, whose answer stands, so the two paths accept and reject the same files
+/// (`richpush-fuzz png-paths` checks that). Every other file (Adam7, 16-bit, low-bit grey, tRNS on grey or RGB,
+/// iCCP, odd chunks) goes to libpng too.
 ///
 /// A class because its rows are unfiltered in place as they are read, by one decode on one thread.
 ///
 /// Cost: the filtered image in memory, which is why files whose rows exceed `maximumFilteredBytes` take libpng's
-/// streaming path instead; and one inflate call that cannot stop early (about 30 ms for the largest allowed).
+/// streaming path instead; and one inflate call that cannot stop early, bounded by `maximumFilteredBytes`.
 final class PNGInflatedRows {
     /// 48 MB of rows: a 4000 × 3000 RGBA image. Above it the banded libpng path keeps memory to one band, which
     /// the memory targets (36 MP RGBA under 120 MB) need.

@@ -9,22 +9,21 @@
 ///
 /// Cost: one pass over the pixels for the exact case, else the median cut's sorts of s samples (s log s per level
 /// of splitting), 3 × s nearest-entry searches and one search per pixel (a search visits the entries sorted by
-/// green outwards from the pixel's, usually a fraction of them): about 200 ms for the corpus's noisy 1038 × 1038
-/// RGBA photo and 40 ms for a flat graphic in a release build. Memory: `workingBytes`.
+/// green outwards from the pixel's, usually a fraction of them); a noisy photograph costs several times a flat
+/// graphic (docs/benchmarks.md, "Palette PNGs for alpha"). Memory: `workingBytes`.
 enum PaletteQuantizer {
     static let maximumColours = 256
     /// Pixels sampled for choosing the palette: enough that a colour covering 1/1000 of a photo is well represented.
     static let sampleLimit = 1 << 18
     static let refinementIterations = 3
-    /// Floyd-Steinberg error diffusion, measured both ways (docs/benchmarks.md, "Palette PNGs for alpha"): on a
-    /// smooth-alpha graphic at 1038 px it gained 0.6 SSIMULACRA2 points for 5.3 times the bytes (the noise it adds
-    /// defeats deflate), at 192 px it lost a point and cost 1.6 times the bytes; on the corpus's RGBA photo it
-    /// raised 26.6 to 49.1 for twice the bytes, both far below a useful target. So the plain mapping wins.
+    /// Floyd-Steinberg error diffusion, measured both ways (docs/benchmarks.md, "Palette PNGs for alpha"): where the
+    /// plain palette passes, dithering adds little or no score for several times the bytes (the noise it adds
+    /// defeats deflate), and on a noisy photograph both stay far below a useful target. So the plain mapping wins.
     static let dithers = false
     /// A sample with more distinct colours than this share of its pixels, and more than 16 per palette entry, is
     /// photographic (sensor noise in every channel): no 256 colours hold it, and the quantisation is not tried.
-    /// Measured (premultiplied colours at 1038 px): the corpus's RGBA photo 50% (its palette scores 26.6 against a
-    /// target of 80), an alpha gradient 3.9%, a logo with a soft shadow 0.7%. The 16 per entry keeps small images,
+    /// The share lies between the corpus's RGBA photo, whose palette fails any useful target, and flat graphics
+    /// under alpha (docs/benchmarks.md, "Palette PNGs for alpha"). The 16 per entry keeps small images,
     /// whose anti-aliased edges are a larger share of their pixels, from counting as photographs.
     static let photographicShare = 0.0625
 
