@@ -1,5 +1,6 @@
 import XCTest
 @testable import RichPushImaging
+import ImagingTestSupport
 
 /// Our SSIMULACRA2 against numbers from the `ssimulacra2` PyPI package (0.3.0) on the same generated images.
 ///
@@ -64,6 +65,43 @@ final class SSIMULACRA2Tests: XCTestCase {
         }
         XCTAssertGreaterThan(scores[0], scores[1])
         XCTAssertGreaterThan(scores[1], scores[2])
+    }
+
+    /// The reference is prepared once and only read after: each candidate scores the same against one metric,
+    /// in any order and any number of times, as against a metric prepared for it alone.
+    func testAPreparedReferenceScoresEveryCandidateAsAFreshOne() throws {
+        let original = image(width: 72, height: 66, reference)
+        let candidates = [8, 24, 64].map { step in image(width: 72, height: 66) { x, y, c in reference(x, y, c) / step * step } }
+        let shared = try SSIMULACRA2(reference: original)
+        let fresh = try candidates.map { try SSIMULACRA2(reference: original).score($0) }
+        for round in 0..<2 {
+            for index in [2, 0, 1] {
+                XCTAssertEqual(try shared.score(candidates[index]), fresh[index], "candidate \(index), round \(round)")
+            }
+        }
+        XCTAssertEqual(Set(fresh).count, 3, "three different scores")
+    }
+
+    /// Preparing the reference is a pass over it at every scale, so it stops at the deadline like a comparison.
+    func testPreparingTheReferenceStopsAtTheDeadline() {
+        let expired = WorkBudget(deadline: .now - .seconds(1))
+        XCTAssertThrowsError(try SSIMULACRA2(reference: image(width: 72, height: 66, reference), budget: expired)) { error in
+            XCTAssertEqual(error as? ImageError, .deadlineExceeded)
+        }
+    }
+
+    /// The prepared reference and a comparison stay within `workingBytes`, which the search's memory reservation
+    /// counts; most of it is the prepared planes, held while the metric lives.
+    func testThePreparedReferenceAndAComparisonStayWithinTheirWorkingBytes() throws {
+        let original = image(reference)
+        let candidate = image { x, y, c in reference(x, y, c) / 24 * 24 + 12 }
+        let meter = RenderMemoryMeter()
+        let metered = WorkBudget(deadline: .now + .seconds(120), onCheck: meter.sample)
+        let metric = try SSIMULACRA2(reference: original, budget: metered)
+        _ = try metric.score(candidate, budget: metered)
+        let reserved = SSIMULACRA2.workingBytes(width: original.width, height: original.height)
+        XCTAssertLessThanOrEqual(meter.peakGrowth, reserved)
+        XCTAssertGreaterThan(meter.peakGrowth, reserved / 2, "measured while the prepared planes were alive")
     }
 
     func testCandidatesOfAnotherSizeAreRefused() throws {

@@ -128,7 +128,7 @@ struct QualitySearch {
     func run(warnings: inout [String]) throws(ImageError) -> Outcome {
         let start = ContinuousClock.now
         let scoring = budget.halfOfTimeLeft(from: start)
-        let metric = try SSIMULACRA2(reference: pixels)
+        let metric = try SSIMULACRA2(reference: pixels, budget: budget)
         // Guesses are on the standard tables' scale (the variant's quality); each search's tables move them to theirs.
         let halvedTables = JPEGQuantization.searched(.halved, smooth: smooth)
         var pass = try search(.halved, tables: halvedTables[0], from: variant.quality, metric: metric, scoring: scoring)

@@ -13,24 +13,36 @@ struct SSIMULACRA2 {
 
     let width: Int
     let height: Int
-    private let reference: PixelBuffer
-    private let lowerScales: [LinearImage]
+    /// The reference's side of each measured scale, prepared once (`SSIMULACRA2Scale.Reference`).
+    private let scales: [SSIMULACRA2Scale.Reference]
 
-    /// The memory a prepared reference and one comparison hold beyond the two images' own pixels: both images'
-    /// lower scales (a third of their pixels, 12 bytes each) and the comparison's ring of blurred rows.
+    /// The memory a prepared reference and one comparison hold beyond the two images' own pixels: the reference's
+    /// prepared scales, the candidate's lower scales (a third of its pixels, 12 bytes each), while preparing the
+    /// reference's own, and the comparison's ring of blurred rows.
     static func workingBytes(width: Int, height: Int) -> Int {
-        2 * (width * height * 12 / 3) + SSIMULACRA2Scale.ringBytes(width: width)
+        var bytes = width * height * 12 / 3 + SSIMULACRA2Scale.ringBytes(width: width)
+        var size = (width: width, height: height)
+        for scale in 0..<measuredScaleCount {
+            bytes += SSIMULACRA2Scale.Reference.bytes(width: size.width, height: size.height, terms: terms[scale])
+            size = ((size.width + 1) / 2, (size.height + 1) / 2)
+        }
+        return bytes
     }
 
-    /// Prepares `reference` (RGB). Cost: its halvings, one pass over its pixels.
-    init(reference: PixelBuffer) throws(ImageError) {
+    /// Prepares `reference` (RGB). Cost: its halvings, then per scale one XYB conversion and the blurs of its own
+    /// quantities, a little less than one comparison.
+    init(reference: PixelBuffer, budget: WorkBudget? = nil) throws(ImageError) {
         guard reference.channels == 3 else {
             throw .encodeFailed(reason: "SSIMULACRA2 needs RGB pixels, got \(reference.channels) channels")
         }
         width = reference.width
         height = reference.height
-        self.reference = reference
-        lowerScales = Self.lowerScales(of: reference)
+        var scales: [SSIMULACRA2Scale.Reference] = []
+        try Self.visitScales(of: reference) { (scale, width, height, rows) throws(ImageError) in
+            scales.append(try SSIMULACRA2Scale.Reference(width: width, height: height, terms: Self.terms[scale],
+                                                         rows: rows, budget: budget))
+        }
+        self.scales = scales
     }
 
     /// The score of `candidate` (RGB, the reference's size) against the reference.
@@ -39,27 +51,34 @@ struct SSIMULACRA2 {
             throw .encodeFailed(reason: "SSIMULACRA2 compares RGB images of one size: \(width)x\(height) against "
                                 + "\(candidate.width)x\(candidate.height)x\(candidate.channels)")
         }
-        let candidateScales = Self.lowerScales(of: candidate)
-        var scales: [SSIMULACRA2Scale.Norms] = []
-        for scale in 0..<(lowerScales.count + (width >= 8 && height >= 8 ? 1 : 0)) {
+        var norms: [SSIMULACRA2Scale.Norms] = []
+        try Self.visitScales(of: candidate) { (scale, _, _, rows) throws(ImageError) in
             try budget?.check()
-            let terms = Self.terms[scale]
-            if scale == 0 {
-                scales.append(try SSIMULACRA2Scale.measure(
-                    width: width, height: height, terms: terms,
-                    reference: { LinearImage.linearRow(of: reference, y: $0, red: $1, green: $2, blue: $3) },
-                    distorted: { LinearImage.linearRow(of: candidate, y: $0, red: $1, green: $2, blue: $3) },
-                    budget: budget))
-            } else {
-                let mine = lowerScales[scale - 1], theirs = candidateScales[scale - 1]
-                scales.append(try SSIMULACRA2Scale.measure(
-                    width: mine.width, height: mine.height, terms: terms,
-                    reference: { y, red, green, blue in Self.copyRow(y, of: mine, red: red, green: green, blue: blue) },
-                    distorted: { y, red, green, blue in Self.copyRow(y, of: theirs, red: red, green: green, blue: blue) },
-                    budget: budget))
+            norms.append(try SSIMULACRA2Scale.measure(scales[scale], distorted: rows, budget: budget))
+        }
+        return Self.score(of: norms)
+    }
+
+    /// Calls `body` with each scale the metric measures of `pixels`, in order: its index, size and linear RGB rows.
+    /// The first is `pixels` itself; each next one is the one above it halved in linear light, while that one is at
+    /// least 8 pixels on both sides (so the last may be smaller), up to `measuredScaleCount`. Images below 8 pixels
+    /// on a side have no scale. One halved scale is held at a time, beside the one it is halved from.
+    private static func visitScales(
+        of pixels: PixelBuffer,
+        _ body: (Int, Int, Int, SSIMULACRA2Scale.RowSource) throws(ImageError) -> Void
+    ) throws(ImageError) {
+        guard pixels.width >= 8, pixels.height >= 8 else { return }
+        try body(0, pixels.width, pixels.height) { LinearImage.linearRow(of: pixels, y: $0, red: $1, green: $2, blue: $3) }
+        var current: LinearImage?
+        for scale in 1..<measuredScaleCount {
+            let size: (width: Int, height: Int) = current.map { ($0.width, $0.height) } ?? (pixels.width, pixels.height)
+            guard size.width >= 8, size.height >= 8 else { return }
+            let next = current.map { $0.halved() } ?? LinearImage(halving: pixels)
+            current = next
+            try body(scale, next.width, next.height) { y, red, green, blue in
+                Self.copyRow(y, of: next, red: red, green: green, blue: blue)
             }
         }
-        return Self.score(of: scales)
     }
 
     /// A term whose weight is below this moves the score by less than 0.01 at any quality worth scoring (its norm
@@ -103,19 +122,6 @@ struct SSIMULACRA2 {
         sum *= 0.9562382616834844
         sum = 2.326765642916932 * sum - 0.020884521182843837 * sum * sum + 6.248496625763138e-05 * sum * sum * sum
         return sum > 0 ? 100 - 10 * pow(sum, 0.6276336467831387) : 100
-    }
-
-    /// Scales 1...4 (below `measuredScaleCount`) that the metric visits: a scale is measured while the one above it
-    /// is at least 8 pixels on both sides (so the last one may be smaller).
-    private static func lowerScales(of pixels: PixelBuffer) -> [LinearImage] {
-        var scales: [LinearImage] = []
-        var size = (width: pixels.width, height: pixels.height)
-        while scales.count + 1 < measuredScaleCount, size.width >= 8, size.height >= 8 {
-            let next = scales.last.map { $0.halved() } ?? LinearImage(halving: pixels)
-            size = (next.width, next.height)
-            scales.append(next)
-        }
-        return scales
     }
 
     private static func copyRow(_ y: Int, of image: LinearImage, red: UnsafeMutablePointer<Float>,

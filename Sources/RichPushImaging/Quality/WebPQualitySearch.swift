@@ -28,7 +28,7 @@ struct WebPQualitySearch {
     func run(warnings: inout [String]) throws(ImageError) -> Outcome {
         let scoring = budget.halfOfTimeLeft(from: .now)
         // Translucent pixels are compared as a phone would show them on a neutral background.
-        let metric = try SSIMULACRA2(reference: Self.opaque(pixels))
+        let metric = try SSIMULACRA2(reference: Self.opaque(pixels), budget: budget)
         var low = min(100, max(0, variant.minimumQuality)), high = 100
         var quality = min(high, max(low, variant.quality))
         var best: Outcome?, fallback: Outcome?, smallestOverBudget: Data?

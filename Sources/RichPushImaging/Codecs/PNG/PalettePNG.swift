@@ -52,7 +52,7 @@ enum PalettePNG {
                       budget: WorkBudget? = nil) throws(ImageError) -> Double {
         var lowest = Double.infinity
         for background in [ImageVariant.Background(red: 0, green: 0, blue: 0), .white] {
-            let metric = try SSIMULACRA2(reference: reference.flattened(onto: background))
+            let metric = try SSIMULACRA2(reference: reference.flattened(onto: background), budget: budget)
             lowest = min(lowest, try metric.score(candidate.flattened(onto: background), budget: budget))
             if lowest < target { break }
         }
