@@ -31,8 +31,6 @@ package struct CacheStatistics: Sendable, Hashable, Codable {
     package var negativeEntryCount = 0
     package var expiredNegativeEntryCount = 0
 
-    package init() {}
-
     /// Adds one object to the totals and the oldest/newest report.
     mutating func count(_ object: CachedObject, now: Date) {
         objectCount += 1

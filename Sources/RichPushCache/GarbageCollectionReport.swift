@@ -33,6 +33,4 @@ package struct GarbageCollectionReport: Sendable, Hashable, Codable {
     package var removedTemporaryFiles = 0
     /// Files left behind by a re-render in another format, removed once their retainUntil passed.
     package var removedRetiredObjects = 0
-
-    package init() {}
 }

@@ -23,8 +23,6 @@ package struct VerificationReport: Sendable, Hashable, Codable {
     package var removed = 0
     package var repaired = false
 
-    package init() {}
-
     /// Number of problems found, whether or not they were repaired.
     package var problemCount: Int {
         mismatchedObjects.count + orphanObjects.count + orphanSidecars.count + unreadableMetadata.count
