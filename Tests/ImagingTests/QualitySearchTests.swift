@@ -130,6 +130,63 @@ final class QualitySearchTests: XCTestCase {
 
     /// Red and blue lines one pixel wide: 4:2:0 averages them to purple at any quality, so the target is reached
     /// only at 4:4:4.
+    /// The first step moves by the slope for its direction (`QualitySearch.firstSlope`): up by the rising one when
+    /// the first guess falls short of the target, down by the falling one when it passes by more than a point.
+    func testTheFirstStepMovesByTheSlopeForItsDirection() throws {
+        let pixels = try resizedPixels(ImagingHelpers.data("media/hero.jpg"))
+        XCTAssertFalse(QualitySearch.isSmooth(pixels))
+        let budget = ImagingHelpers.farBudget
+        func tried(target: Double) throws -> [(quality: Int, bytes: Data)] {
+            var tried: [(quality: Int, bytes: Data)] = []
+            let search = QualitySearch(pixels: pixels, variant: variant(target: target), target: target, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
+                let bytes = try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
+                                                   iccProfile: nil, budget: budget)
+                tried.append((quality, bytes))
+                return bytes
+            }
+            var warnings: [String] = []
+            _ = try search.run(warnings: &warnings)
+            return tried
+        }
+        let first = try XCTUnwrap(tried(target: 50).first)
+        let firstScore = try SSIMULACRA2(reference: pixels).score(JPEGDecoder.decode(first.bytes, budget: budget).pixels)
+        for (offset, rising) in [(2.0, true), (-3.0, false)] {
+            let target = firstScore + offset
+            let steps = try tried(target: target)
+            XCTAssertGreaterThanOrEqual(steps.count, 2, "target \(target)")
+            XCTAssertEqual(steps[0].quality, first.quality)
+            let slope = QualitySearch.firstSlope(.halved, tables: .perceptual, rising: rising)
+            let expected = first.quality + Int(((target + QualitySearch.aimMargin - firstScore) * slope).rounded(.up))
+            XCTAssertEqual(steps[1].quality, expected, "rising \(rising): from \(first.quality) at \(firstScore)")
+        }
+        XCTAssertLessThan(QualitySearch.firstSlope(.halved, tables: .perceptual, rising: true),
+                          QualitySearch.firstSlope(.halved, tables: .perceptual, rising: false))
+    }
+
+    /// A later search (a smooth image's second tables, or 4:4:4) keeps a candidate only when it is smaller than the
+    /// pass already found, so a candidate as large or larger is not scored: here the standard tables' candidates are
+    /// made too large to win, and not valid JPEG either, which scoring would refuse.
+    func testALaterSearchDoesNotScoreACandidateThatCannotWin() throws {
+        let pixels = ImagingHelpers.gradient(checker: 0)
+        XCTAssertTrue(QualitySearch.isSmooth(pixels))
+        let budget = ImagingHelpers.farBudget
+        var standardEncodes = 0
+        let search = QualitySearch(pixels: pixels, variant: variant(target: 80), target: 80, budget: budget) { quality, chroma, tables, _ throws(ImageError) in
+            guard tables == .perceptual else {
+                standardEncodes += 1
+                return Data(repeating: 0xFF, count: 4 << 20)
+            }
+            return try JPEGEncoder.encode(pixels, quality: quality, progressive: false, chroma: chroma, quantization: tables,
+                                          iccProfile: nil, budget: budget)
+        }
+        var warnings: [String] = []
+        let outcome = try search.run(warnings: &warnings)
+        XCTAssertGreaterThan(standardEncodes, 0, "the second tables were searched")
+        XCTAssertEqual(outcome.quantization, .perceptual)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(outcome.score), 80)
+        XCTAssertTrue(warnings.isEmpty, "\(warnings)")
+    }
+
     func testSharpColourEdgesAreSearchedAgainAtFullChroma() throws {
         let pixels = ImagingHelpers.sharpColourEdges
         let budget = ImagingHelpers.farBudget

@@ -58,6 +58,31 @@ struct QualitySearch {
         chroma == .halved && !smooth
     }
 
+    /// Quality steps per SSIMULACRA2 point, the slope a search takes from its first step until two scores measure
+    /// it. The score climbs faster above the first guess than it falls below it, so it depends on the way the search
+    /// moves: up (`rising`) for the text, line art and noise that fall short, down for the photographs and gradients
+    /// that pass by several points; and at 4:4:4, where text and line art are searched, it moves about a point per
+    /// 1.4 qualities (docs/benchmarks.md, "The search's first step").
+    static func firstSlope(_ chroma: JPEGEncoder.Chroma, tables: JPEGQuantization, rising: Bool) -> Double {
+        switch (chroma, tables, rising) {
+        case (.full, _, true): 0.8
+        case (.full, _, false): 1.4
+        case (.halved, .standard, true): 1.5
+        case (.halved, .standard, false): 2.5
+        case (.halved, .perceptual, true): 1.3
+        case (.halved, .perceptual, false): 4.5
+        }
+    }
+
+    /// The most quality steps per point a rising first step at 4:2:0 is taken to need when the search judges whether
+    /// the target lies below quality 100: beyond it at this slope, the search goes to 4:4:4 at once.
+    static func steepestRisingSlope(_ tables: JPEGQuantization) -> Double {
+        switch tables {
+        case .standard: 2.5
+        case .perceptual: 3.0
+        }
+    }
+
     /// A quality on the variant's scale (the standard tables, rounded) as the quality on `tables` at `chroma` that
     /// scores about the same.
     func quality(matchingStandard quality: Int, on tables: JPEGQuantization, at chroma: JPEGEncoder.Chroma) -> Int {
@@ -134,7 +159,8 @@ struct QualitySearch {
         var pass = try search(.halved, tables: halvedTables[0], from: variant.quality, metric: metric, scoring: scoring)
         for tables in halvedTables.dropFirst() {
             guard let best = pass.best, !pass.stopped, !Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) else { break }
-            pass.merge(try search(.halved, tables: tables, from: Self.standardQuality(of: best), metric: metric, scoring: scoring))
+            pass.merge(try search(.halved, tables: tables, from: Self.standardQuality(of: best), metric: metric, scoring: scoring,
+                                  toBeat: best.bytes.count))
         }
         let needsFullChroma = pass.best.map { $0.quality >= Self.fullChromaQuality } ?? pass.exhausted
         if needsFullChroma, !pass.stopped, Self.leavesNoTime(after: pass.lastStepCost, scoring: scoring) {
@@ -142,7 +168,8 @@ struct QualitySearch {
         } else if needsFullChroma, !pass.stopped, pass.smallestOverBudget == nil {
             let halvedBest = pass.best.map(Self.standardQuality)
             pass.merge(try search(.full, tables: JPEGQuantization.searched(.full, smooth: smooth)[0],
-                                  from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring))
+                                  from: min(variant.quality, halvedBest ?? 100), metric: metric, scoring: scoring,
+                                  toBeat: pass.best?.bytes.count))
         }
         if let best = pass.best { return best }
         if let unscored = pass.unscored, pass.fallback == nil {
@@ -171,13 +198,15 @@ struct QualitySearch {
         throw .outputTooLarge(bytes: pass.smallestOverBudget?.count ?? 0, limit: variant.maximumBytes ?? 0)
     }
 
+    /// One search at `chroma` on `tables` from `standardGuess`. With `toBeat`, the size of a passing file an earlier
+    /// search found, a candidate as large or larger cannot be kept: it is not scored, and counts as too high.
     private func search(_ chroma: JPEGEncoder.Chroma, tables: JPEGQuantization, from standardGuess: Int,
-                        metric: SSIMULACRA2, scoring: WorkBudget) throws(ImageError) -> Pass {
+                        metric: SSIMULACRA2, scoring: WorkBudget, toBeat: Int? = nil) throws(ImageError) -> Pass {
         // The floor keeps its meaning on these tables: no coarser than `minimumQuality` on the standard ones.
         let floor = tables.quality(matchingStandard: variant.minimumQuality)
         var failing = floor - 1, passing = 101      // the open bracket: known too low, known high enough (or too big)
         var pass = Pass()
-        var slope = tables.qualityPerScorePoint, previous: (quality: Int, score: Double)?
+        var slope: Double?, previous: (quality: Int, score: Double)?
         var quality = max(floor, self.quality(matchingStandard: standardGuess, on: tables, at: chroma))
         let trellis = trellises(chroma)
         var stepCost: Duration?
@@ -194,6 +223,10 @@ struct QualitySearch {
                 passing = quality
                 if pass.smallestOverBudget.map({ bytes.count < $0.count }) ?? true { pass.smallestOverBudget = bytes }
                 // Bytes grow fast with quality near the top; halve the way down to the known floor.
+                next = quality - max(1, (quality - failing) / 2)
+            } else if let toBeat, bytes.count >= toBeat {
+                // No higher quality is smaller either: only a lower one can still win, and it needs no score here.
+                passing = quality
                 next = quality - max(1, (quality - failing) / 2)
             } else {
                 let score: Double
@@ -223,11 +256,13 @@ struct QualitySearch {
                     slope = min(8, max(0.5, Double(quality - previous.quality) / (score - previous.score)))
                 }
                 previous = (quality, score)
-                next = quality + Int(((target + Self.aimMargin - score) * slope).rounded(.up))
-                // At 4:2:0, a target beyond quality 100 on the slope is out of reach: 4:4:4 is searched without a
-                // step on quality 100 here (text and line art score far below the target at the first guess:
-                // docs/benchmarks.md, "Quality by target").
-                if chroma == .halved, pass.best == nil, next > 100 { pass.exhausted = true }
+                let rise = target + Self.aimMargin - score
+                next = quality + Int((rise * (slope ?? Self.firstSlope(chroma, tables: tables, rising: rise > 0))).rounded(.up))
+                // At 4:2:0, a target beyond quality 100 on the slope (before it is measured, the steepest a first
+                // step may meet) is out of reach: 4:4:4 is searched without a step on quality 100 here (text and line
+                // art score far below the target at the first guess: docs/benchmarks.md, "Quality by target").
+                let reach = quality + Int((rise * (slope ?? Self.steepestRisingSlope(tables))).rounded(.up))
+                if chroma == .halved, pass.best == nil, reach > 100 { pass.exhausted = true }
             }
             stepCost = started.duration(to: .now)
             if pass.exhausted || passing - failing <= 1 { break }

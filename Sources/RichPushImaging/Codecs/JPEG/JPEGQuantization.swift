@@ -40,15 +40,6 @@ enum JPEGQuantization: Sendable {
         min(100, max(1, quality - qualityBelowStandard))
     }
 
-    /// Quality steps per SSIMULACRA2 point near 80, the search's slope until two scores measure it: about 2.5 on the
-    /// standard tables, 3 on the perceptual ones (their scores climb more slowly with quality).
-    var qualityPerScorePoint: Double {
-        switch self {
-        case .standard: 2.5
-        case .perceptual: 3.0
-        }
-    }
-
     /// 128 values at quality 50, luma then chroma, in natural (row-major) order; nil for libjpeg's own.
     var tables: [UInt32]? {
         switch self {
