@@ -4,8 +4,8 @@ import Foundation
 /// still looks right, instead of one quality for easy and hard images alike.
 ///
 /// It brackets from the variant's quality (the first guess): each step encodes, decodes and scores one quality,
-/// then moves by the score's distance from the target times the quality-per-point slope (measured once two
-/// qualities are scored), never outside the bracket of the highest failing and lowest passing quality. It stops
+/// then moves by the score's distance from the target times the quality-per-point slope (`firstSlope` for the way the
+/// first step moves, then measured from the last two scores), never outside the bracket of the highest failing and lowest passing quality. It stops
 /// when a pass is within `closeEnough` of the target (another step would save a few hundred bytes for a whole
 /// comparison's time), when the bracket is closed, after `maximumEvaluations`, or when the deadline leaves less
 /// than two more steps (then the best so far is taken). Scoring may use half the time left when the search starts:
@@ -20,13 +20,13 @@ import Foundation
 /// the smaller passing file kept. When 4:2:0 cannot reach the target (quality 100 fails, or the slope puts the target
 /// beyond it), or needs `fullChromaQuality` or more (text and sharp coloured edges, which 4:2:0 smears at any
 /// quality), it searches again at 4:4:4 and keeps the smaller passing file (docs/benchmarks.md, "Better bytes at the
-/// same score").
+/// same score"). These later searches do not score a candidate that is no smaller than the pass already found.
 ///
 /// The byte budget caps it: a quality over the budget counts as too high, and when no passing quality fits, the
 /// highest-scoring one that fits is taken, with a warning.
 ///
 /// Cost per step: one JPEG encode, one decode and one SSIMULACRA2 comparison at the output size, about a whole fixed
-/// render of a photograph (docs/benchmarks.md, "Quality by target"); usually one to three steps, up to twice
+/// render of a photograph (docs/benchmarks.md, "Quality by target"); usually two or three steps, up to twice
 /// `maximumEvaluations` with 4:4:4 or a smooth image's second tables.
 struct QualitySearch {
     struct Outcome {

@@ -56,7 +56,7 @@ struct SSIMULACRA2Scale {
         let height: Int
         let terms: [ChannelTerms]
         /// The planes, `width * height` floats each, in one allocation.
-        fileprivate var storage: [Float]
+        fileprivate let storage: [Float]
         /// Per channel, where in `storage` its XYB plane, blurred mean and (for `.all`) blurred square start; nil
         /// where the channel has none.
         fileprivate let image: [Int?], mean: [Int?], square: [Int?]
@@ -84,7 +84,7 @@ struct SSIMULACRA2Scale {
                 load: { row, slot, scratch in
                     rows(row, scratch.linear, scratch.linear + width, scratch.linear + 2 * width)
                     storage.withUnsafeMutableBufferPointer { storage in
-                        // Converted into the product row's space first: the planes hold only the channels that count.
+                        // Converted into a scratch row first: the planes hold only the channels that count.
                         let xyb = scratch.xyb
                         XYB.convert(red: scratch.linear, green: scratch.linear + width, blue: scratch.linear + 2 * width,
                                     count: width, lumaOnly: lumaOnly, into: xyb)
