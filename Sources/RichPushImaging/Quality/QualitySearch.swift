@@ -4,13 +4,13 @@ import Foundation
 /// still looks right, instead of one quality for easy and hard images alike.
 ///
 /// It brackets from the variant's quality (the first guess): each step encodes, decodes and scores one quality,
-/// then moves by the score's distance from the target times the quality-per-point slope (`firstSlope` for the way the
-/// first step moves, then measured from the last two scores), never outside the bracket of the highest failing and lowest passing quality. It stops
-/// when a pass is within `closeEnough` of the target (another step would save a few hundred bytes for a whole
-/// comparison's time), when the bracket is closed, after `maximumEvaluations`, or when the deadline leaves less
-/// than two more steps (then the best so far is taken). Scoring may use half the time left when the search starts:
-/// past that, a comparison in progress is abandoned and the best so far is taken, or the first guess unscored, so
-/// the search never turns a render that would finish into a missed deadline.
+/// then moves by the score's distance from the target times the quality-per-point slope (`firstSlope` for the way
+/// the first step moves, then measured from the last two scores), never outside the bracket of the highest failing
+/// and lowest passing quality. It stops when a pass is within `closeEnough` of the target (another step would save a
+/// few hundred bytes for a whole comparison's time), when the bracket is closed, after `maximumEvaluations`, or when
+/// the deadline leaves less than two more steps (then the best so far is taken). Scoring may use half the time left
+/// when the search starts: past that, a comparison in progress is abandoned and the best so far is taken, or the
+/// first guess unscored, so the search never turns a render that would finish into a missed deadline.
 ///
 /// Trellis: the 4:2:0 candidates of an image that is not smooth are trellis-quantised (`TrellisQuantizer`, through
 /// `ImageEncoding`'s front end), which reaches a score in fewer bytes at a quality `trellisQualityRise` higher.

@@ -17,8 +17,9 @@ struct SSIMULACRA2 {
     private let scales: [SSIMULACRA2Scale.Reference]
 
     /// The memory a prepared reference and one comparison hold beyond the two images' own pixels: the reference's
-    /// prepared scales, the candidate's lower scales (a third of its pixels, 12 bytes each), while preparing the
-    /// reference's own, and the comparison's ring of blurred rows.
+    /// prepared scales, the lower scale being halved and the one it is halved from (under a third of the image's
+    /// pixels, 12 bytes each: the reference's while it is prepared, the candidate's during a comparison), and the
+    /// comparison's ring of blurred rows.
     static func workingBytes(width: Int, height: Int) -> Int {
         var bytes = width * height * 12 / 3 + SSIMULACRA2Scale.ringBytes(width: width)
         var size = (width: width, height: height)
