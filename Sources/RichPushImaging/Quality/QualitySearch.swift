@@ -219,14 +219,13 @@ struct QualitySearch {
             let started = ContinuousClock.now
             let bytes = try encode(quality, chroma, tables, trellis)
             var next: Int
-            if let limit = variant.maximumBytes, bytes.count > limit {
+            let overBudget = variant.maximumBytes.map { bytes.count > $0 } ?? false
+            if overBudget || toBeat.map({ bytes.count >= $0 }) ?? false {
+                // Too large to keep (over the budget, or no smaller than the pass to beat), and no higher quality is
+                // smaller: it needs no score. Bytes grow fast with quality near the top; halve the way down to the
+                // known floor.
                 passing = quality
-                if pass.smallestOverBudget.map({ bytes.count < $0.count }) ?? true { pass.smallestOverBudget = bytes }
-                // Bytes grow fast with quality near the top; halve the way down to the known floor.
-                next = quality - max(1, (quality - failing) / 2)
-            } else if let toBeat, bytes.count >= toBeat {
-                // No higher quality is smaller either: only a lower one can still win, and it needs no score here.
-                passing = quality
+                if overBudget, pass.smallestOverBudget.map({ bytes.count < $0.count }) ?? true { pass.smallestOverBudget = bytes }
                 next = quality - max(1, (quality - failing) / 2)
             } else {
                 let score: Double
