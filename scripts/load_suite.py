@@ -6,7 +6,7 @@
 Builds a corpus of jobs (60% single image, 25% stories of 3-6 pages, 10% broken media, 5% silent) over --urls
 distinct JPEGs served by nginx on loopback, runs --workers `richpush process` processes sharing one cache directory,
 then runs the same jobs again on the warm cache. Prints jobs/s, job latency (p50, p99, max), origin requests per
-distinct URL, peak RSS per worker, and the warm pass's throughput and origin requests.
+distinct URL, peak RSS per worker, CPU (user + system) per job, and the warm pass's throughput and origin requests.
 Needs nginx, Pillow and numpy (apt-get install -y nginx; pip install pillow numpy).
 """
 import argparse, io, json, os, random, shutil, signal, socket, subprocess, sys, tempfile, time
@@ -94,7 +94,7 @@ def run_pass(name):
     for worker, path in enumerate(inputs):
         out = open(os.path.join(work, f'{name}-{worker}.out'), 'w')
         rss = os.path.join(work, f'{name}-{worker}.rss')
-        procs.append((subprocess.Popen(['/usr/bin/time', '-f', '%M', '-o', rss, args.binary, 'process',
+        procs.append((subprocess.Popen(['/usr/bin/time', '-f', '%U %S %M', '-o', rss, args.binary, 'process',
                                         '--concurrency', str(args.concurrency), '--cache-dir', cache,
                                         '--allow-network', '127.0.0.1/32', '--log-level', 'warning', path],
                                        stdout=out, stderr=subprocess.DEVNULL), out, rss))
@@ -113,9 +113,11 @@ def run_pass(name):
     latencies.sort()
     with open(access_log) as f:
         f.seek(start_log); requests = [line.split()[0] for line in f if line.strip()]
-    peak = [int(open(rss).read().strip().splitlines()[-1]) // 1024 for _, _, rss in procs]
+    usage = [open(rss).read().strip().splitlines()[-1].split() for _, _, rss in procs]
+    cpu = sum(float(user) + float(system) for user, system, _ in usage)
     return dict(wall=wall, per_worker=[len(open(p).read().splitlines()) / t for p, t in zip(inputs, finished)],
-                lines=lines, statuses=statuses, latencies=latencies, requests=requests, peak=peak)
+                lines=lines, statuses=statuses, latencies=latencies, requests=requests,
+                peak=[int(kilobytes) // 1024 for _, _, kilobytes in usage], cpu_per_job=cpu / max(1, lines))
 
 cold = run_pass('cold')
 warm = run_pass('warm')
@@ -124,13 +126,13 @@ nginx.send_signal(signal.SIGQUIT); nginx.wait()
 def pct(values, q): return values[min(len(values) - 1, int(q * len(values)))] if values else 0
 image_requests = Counter(r for r in cold['requests'] if r.endswith('.jpg') and r[1].isdigit())
 print(f'load suite: {args.jobs} jobs, {args.urls} distinct images, {args.workers} workers x concurrency {args.concurrency}')
-print(f'| pass | jobs/s (all workers) | jobs/s per worker | p50 ms | p99 ms | max ms | origin requests | per distinct URL | peak RSS per worker (MB) |')
-print('|---|---|---|---|---|---|---|---|---|')
+print(f'| pass | jobs/s (all workers) | jobs/s per worker | CPU µs per job | p50 ms | p99 ms | max ms | origin requests | per distinct URL | peak RSS per worker (MB) |')
+print('|---|---|---|---|---|---|---|---|---|---|')
 for name, result in (('cold', cold), ('warm', warm)):
     images = Counter(r for r in result['requests'] if r.endswith('.jpg') and r[1].isdigit())
     per_url = (sum(images.values()) / len(image_requests)) if image_requests else 0
     print(f"| {name} | {result['lines'] / result['wall']:.0f} | {' / '.join(f'{x:.0f}' for x in result['per_worker'])} | "
-          f"{pct(result['latencies'], 0.5)} | {pct(result['latencies'], 0.99)} | {result['latencies'][-1] if result['latencies'] else 0} | "
+          f"{result['cpu_per_job'] * 1e6:.1f} | {pct(result['latencies'], 0.5)} | {pct(result['latencies'], 0.99)} | {result['latencies'][-1] if result['latencies'] else 0} | "
           f"{len(result['requests'])} | {per_url:.2f} | {' / '.join(map(str, result['peak']))} |")
 print('statuses (cold):', dict(cold['statuses']))
 print('statuses (warm):', dict(warm['statuses']))
