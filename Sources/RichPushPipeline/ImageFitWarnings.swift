@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 import RichPushPayload
 import RichPushImaging
 
@@ -40,7 +41,7 @@ enum ImageFitWarnings {
         if upscale > maximumUpscale {
             found.append(Diagnostic(
                 severity: .warning, pointer: media.pointer, code: DiagnosticCode.imageUpscaled.rawValue,
-                message: "the \(image) image is \(String(format: "%.1f", upscale))× smaller than the \(variant.name) variant's \(box), so the phone blows it up and it looks blurred"))
+                message: "the \(image) image is \(upscale.decimalString(fractionDigits: 1))× smaller than the \(variant.name) variant's \(box), so the phone blows it up and it looks blurred"))
         }
         return found
     }

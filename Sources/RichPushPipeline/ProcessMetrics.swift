@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -50,11 +51,11 @@ package struct ProcessMetrics: Sendable {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(value)\n"
         }
         family("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.",
-               cpuSeconds.map { String(format: "%.2f", $0) })
+               cpuSeconds.map { $0.decimalString(fractionDigits: 2) })
         family("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", residentMemoryBytes.map(String.init))
         family("process_open_fds", "gauge", "Number of open file descriptors.", openFileDescriptors.map(String.init))
         family("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
-               startTimeSeconds.map { String(format: "%.2f", $0) })
+               startTimeSeconds.map { $0.decimalString(fractionDigits: 2) })
         return text
     }
 }

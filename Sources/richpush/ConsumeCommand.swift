@@ -66,7 +66,7 @@ enum ConsumeCommand: Command {
             ("dead_lettered", .number(String(summary.deadLettered))),
             ("reconnects", .number(String(summary.reconnects))),
             ("round_trips", .number(String(summary.roundTrips))),
-            ("round_trips_per_job", .number(String(format: "%.3f", summary.roundTripsPerJob))),
+            ("round_trips_per_job", .number(summary.roundTripsPerJob.decimalString(fractionDigits: 3))),
             ("stopped_by_signal", .bool(watcher.signalReceived)),
         ]
         logger.summary(fields)

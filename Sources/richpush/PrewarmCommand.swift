@@ -162,8 +162,8 @@ final class Progress: Sendable {
             let fields: [(String, JSONValue)] = [
                 ("done", .number(String(done))),
                 ("total", .number(String(total))),
-                ("rate", .number(String(format: "%.1f", rate))),
-                ("eta_s", .number(String(format: "%.0f", remaining))),
+                ("rate", .number(rate.decimalString(fractionDigits: 1))),
+                ("eta_s", .number(remaining.decimalString(fractionDigits: 0))),
                 ("failed", .number(String(failed))),
             ]
             logger.log(.info, "progress", fields)

@@ -36,9 +36,9 @@ enum ValidationReport {
                 // sender's request, not the APNs payload below.
                 add("    media   \(media.pointer) (\(media.platform.rawValue) \(media.variant)): \(URLRedaction.redact(media.source))")
                 if let published = media.published {
-                    let size = String(format: "%.1f KB", Double(published.bytes) / 1024)
+                    let size = (Double(published.bytes) / 1024).decimalString(fractionDigits: 1) + " KB"
                     let dimensions = published.size.map { " \($0.width)x\($0.height)" } ?? ""
-                    let score = published.score.map { String(format: " SSIMULACRA2 %.1f", $0) } ?? ""
+                    let score = published.score.map { " SSIMULACRA2 " + $0.decimalString(fractionDigits: 1) } ?? ""
                     add("            \(media.status.rawValue)\(dimensions) \(published.format.rawValue)"
                         + " \(size)\(score) in \(media.milliseconds) ms -> \(published.publicURL)")
                 } else {

@@ -1,4 +1,5 @@
 import Foundation
+import RichPushCore
 
 /// Finds, per image, the lowest JPEG quality whose output reaches a SSIMULACRA2 target: the smallest file that
 /// still looks right, instead of one quality for easy and hard images alike.
@@ -315,5 +316,5 @@ struct QualitySearch {
         stepCost.map { ContinuousClock.now + $0 * 2 > scoring.deadline } ?? false
     }
 
-    static func format(_ score: Double) -> String { String(format: "%.1f", score) }
+    static func format(_ score: Double) -> String { score.decimalString(fractionDigits: 1) }
 }
