@@ -66,8 +66,10 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
-    /// Appends without checking for an existing key; the parser uses it after doing its own duplicate check.
-    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+    /// Appends without looking for an existing key, for a caller that knows `key` is absent: the parser after its
+    /// own duplicate check, and builders of objects with fixed keys (a result line's members), which would otherwise
+    /// compare each new key with every member before it. A repeated key would be written twice.
+    package mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append(Member(key: key, value: value))
     }
 
@@ -75,7 +77,14 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         members[index].value = value
     }
 
-    public func makeIterator() -> IndexingIterator<[(key: String, value: JSONValue)]> {
-        members.map { (key: $0.key, value: $0.value) }.makeIterator()
+    /// Iterates the members in order as (key, value) pairs, reading them in place rather than through a copy.
+    public struct Iterator: IteratorProtocol {
+        fileprivate var members: IndexingIterator<[Member]>
+
+        public mutating func next() -> (key: String, value: JSONValue)? {
+            members.next().map { (key: $0.key, value: $0.value) }
+        }
     }
+
+    public func makeIterator() -> Iterator { Iterator(members: members.makeIterator()) }
 }

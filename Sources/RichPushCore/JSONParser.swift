@@ -119,11 +119,16 @@ private struct Parser {
         }
     }
 
+    /// The member count from which an object's keys are indexed for the duplicate check.
+    static let indexedMemberCount = 16
+
     mutating func parseObject(depth: Int) throws(JSONParseError) -> JSONValue {
         try enter(depth: depth)
         position += 1
         var object = JSONObject()
-        var indexByKey: [String: Int] = [:]
+        // Repeated keys are found by comparing with the members so far while the object is small (most are), and
+        // through an index once it reaches `indexedMemberCount`, so a large object does not cost a square.
+        var indexByKey: [String: Int]?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -141,12 +146,16 @@ private struct Parser {
             skipWhitespace()
             path.append(key)
             let value = try parseValue(depth: depth)
-            if let existing = indexByKey[key] {
+            let existing = if let indexByKey { indexByKey[key] } else { object.members.firstIndex { $0.key == key } }
+            if let existing {
                 object.replaceValue(atMemberIndex: existing, with: value)
                 duplicates.append(JSONPointer.make(path))
             } else {
-                indexByKey[key] = object.count
+                indexByKey?[key] = object.count
                 object.appendUnchecked(key, value)
+                if indexByKey == nil, object.count == Self.indexedMemberCount {
+                    indexByKey = Dictionary(uniqueKeysWithValues: object.members.enumerated().map { ($1.key, $0) })
+                }
             }
             path.removeLast()
             skipWhitespace()

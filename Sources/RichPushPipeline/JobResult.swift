@@ -83,18 +83,18 @@ public struct JobResult: Sendable {
     /// carry the sender's credentials (`validate`).
     public func json(parts: ResultParts) -> JSONValue {
         var object = JSONObject()
-        object["id"] = id.map(JSONValue.string) ?? .null
-        if let line { object["line"] = .number(String(line)) }
-        object["status"] = .string(status.rawValue)
-        object["target"] = target.map(JSONValue.object) ?? .null
-        if parts.contains(.request) { object["request"] = request ?? .null }
-        if parts.contains(.apns) { object["apns"] = apns.map(Self.json(of:)) ?? .null }
-        if parts.contains(.media) { object["media"] = .array(media.map(\.json)) }
-        if parts.contains(.diagnostics) { object["diagnostics"] = .array(diagnostics.map(\.json)) }
+        object.appendUnchecked("id", id.map(JSONValue.string) ?? .null)
+        if let line { object.appendUnchecked("line", .number(String(line))) }
+        object.appendUnchecked("status", .string(status.rawValue))
+        object.appendUnchecked("target", target.map(JSONValue.object) ?? .null)
+        if parts.contains(.request) { object.appendUnchecked("request", request ?? .null) }
+        if parts.contains(.apns) { object.appendUnchecked("apns", apns.map(Self.json(of:)) ?? .null) }
+        if parts.contains(.media) { object.appendUnchecked("media", .array(media.map(\.json))) }
+        if parts.contains(.diagnostics) { object.appendUnchecked("diagnostics", .array(diagnostics.map(\.json))) }
         var timings = JSONObject()
-        timings["media_ms"] = .number(String(self.timings.mediaMilliseconds))
-        timings["total_ms"] = .number(String(self.timings.totalMilliseconds))
-        object["timings"] = .object(timings)
+        timings.appendUnchecked("media_ms", .number(String(self.timings.mediaMilliseconds)))
+        timings.appendUnchecked("total_ms", .number(String(self.timings.totalMilliseconds)))
+        object.appendUnchecked("timings", .object(timings))
         return .object(object)
     }
 
@@ -103,10 +103,10 @@ public struct JobResult: Sendable {
         var headers = JSONObject()
         for header in apns.headers { headers[header.name] = .string(header.value) }
         var request = JSONObject()
-        request["headers"] = .object(headers)
-        request["payload"] = apns.payload
-        request["bytes"] = .number(String(apns.byteCount))
-        request["limit"] = .number(String(apns.byteLimit))
+        request.appendUnchecked("headers", .object(headers))
+        request.appendUnchecked("payload", apns.payload)
+        request.appendUnchecked("bytes", .number(String(apns.byteCount)))
+        request.appendUnchecked("limit", .number(String(apns.byteLimit)))
         return .object(request)
     }
 }
@@ -114,32 +114,32 @@ public struct JobResult: Sendable {
 extension MediaResult {
     var json: JSONValue {
         var object = JSONObject()
-        object["pointer"] = .string(pointer)
-        object["source"] = .string(source)
-        object["variant"] = .string(variant)
-        object["platform"] = .string(platform.rawValue)
-        object["status"] = .string(status.rawValue)
+        object.appendUnchecked("pointer", .string(pointer))
+        object.appendUnchecked("source", .string(source))
+        object.appendUnchecked("variant", .string(variant))
+        object.appendUnchecked("platform", .string(platform.rawValue))
+        object.appendUnchecked("status", .string(status.rawValue))
         if let published {
-            object["cached_url"] = .string(published.publicURL)
+            object.appendUnchecked("cached_url", .string(published.publicURL))
             if let size = published.size {
-                object["width"] = .number(String(size.width))
-                object["height"] = .number(String(size.height))
+                object.appendUnchecked("width", .number(String(size.width)))
+                object.appendUnchecked("height", .number(String(size.height)))
             }
             if let source = published.sourceSize {
-                object["source_width"] = .number(String(source.width))
-                object["source_height"] = .number(String(source.height))
+                object.appendUnchecked("source_width", .number(String(source.width)))
+                object.appendUnchecked("source_height", .number(String(source.height)))
             }
-            object["bytes"] = .number(String(published.bytes))
-            object["format"] = .string(published.format.rawValue)
-            if let score = published.score { object["score"] = .number(String(format: "%.1f", score)) }
+            object.appendUnchecked("bytes", .number(String(published.bytes)))
+            object.appendUnchecked("format", .string(published.format.rawValue))
+            if let score = published.score { object.appendUnchecked("score", .number(score.decimalString(fractionDigits: 1))) }
         }
-        object["ms"] = .number(String(milliseconds))
+        object.appendUnchecked("ms", .number(String(milliseconds)))
         // A reference that was not fetched on purpose has no error.
         if let errorCode {
             var error = JSONObject()
-            error["code"] = .string(errorCode.rawValue)
-            error["message"] = .string(errorMessage ?? errorCode.rawValue)
-            object["error"] = .object(error)
+            error.appendUnchecked("code", .string(errorCode.rawValue))
+            error.appendUnchecked("message", .string(errorMessage ?? errorCode.rawValue))
+            object.appendUnchecked("error", .object(error))
         }
         return .object(object)
     }
@@ -148,11 +148,11 @@ extension MediaResult {
 extension Diagnostic {
     var json: JSONValue {
         var object = JSONObject()
-        object["severity"] = .string(severity.rawValue)
-        object["pointer"] = .string(pointer)
-        object["code"] = .string(code)
-        object["message"] = .string(message)
-        if let fix { object["fix"] = .string(fix) }
+        object.appendUnchecked("severity", .string(severity.rawValue))
+        object.appendUnchecked("pointer", .string(pointer))
+        object.appendUnchecked("code", .string(code))
+        object.appendUnchecked("message", .string(message))
+        if let fix { object.appendUnchecked("fix", .string(fix)) }
         return .object(object)
     }
 }
