@@ -28,19 +28,23 @@ package struct LineProcessor: Sendable {
         self.init(documents: DocumentProcessor(enricher: enricher), concurrency: concurrency, ordered: ordered)
     }
 
-    /// What the run loop waits for: the next input line (nil at the end), or a finished job.
+    /// What the run loop waits for: the next batch of input lines (nil at the end), or a finished job.
     private enum Event: Sendable {
-        case line(Data?)
+        case lines([Data]?)
         case finished(line: Int, output: Data, status: JobStatus)
     }
 
-    /// Processes every line `lines` yields until it finishes, calling `emit` once per line with its output
-    /// (compact JSON, no newline). `emit` is called from one task at a time.
+    /// Processes every line `batches` yields until it finishes, calling `emit` once per line with its output
+    /// (compact JSON, no newline). `emit` is called from one task at a time; `lineTaken` once per line as its job
+    /// starts.
     ///
-    /// Reading the next line and finishing a job are awaited together, so a result is written as soon as it is
-    /// ready even while the input trickles in (a live pipe): a job never waits for later lines to arrive.
+    /// The input comes in batches (a reader hands over every line one read gave it), so a line costs no stream hand-
+    /// over and no reading task of its own: lines wait in the batch until there is room, and the next batch is read
+    /// only once the last one is started. Reading the next batch and finishing a job are awaited together, so a
+    /// result is written as soon as it is ready even while the input trickles in (a live pipe): a job never waits
+    /// for later lines to arrive.
     package func run(
-        _ lines: AsyncStream<Data>,
+        _ batches: AsyncStream<[Data]>,
         lineTaken: @Sendable () -> Void = {},
         emit: (Data, JobStatus) -> Void
     ) async -> Summary {
@@ -51,6 +55,8 @@ package struct LineProcessor: Sendable {
             var inFlight = 0
             var nextToEmit = 1
             var waiting: [Int: (Data, JobStatus)] = [:]
+            // The batch being started, and the index of its next line.
+            var batch: [Data] = [], batchIndex = 0
             var exhausted = false
             var reading = false
 
@@ -67,39 +73,46 @@ package struct LineProcessor: Sendable {
                 }
             }
 
-            // At most one read is outstanding, so the stream is never awaited from two tasks at once.
-            func readNextLineIfRoom() {
-                guard !exhausted, !reading, inFlight < concurrency else { return }
-                reading = true
-                group.addTask {
-                    var iterator = lines.makeAsyncIterator()
-                    return .line(await iterator.next())
-                }
-            }
-
-            readNextLineIfRoom()
-            while reading || inFlight > 0 {
-                guard let event = await group.next() else { break }
-                switch event {
-                case .line(nil):
-                    reading = false
-                    exhausted = true
-                case .line(let document?):
-                    reading = false
-                    lineTaken()
-                    let line = nextLine
+            // Starts the batch's lines while there is room; once it is used up, reads the next. At most one read is
+            // outstanding, so the stream is never awaited from two tasks at once.
+            func startLinesWhileRoom() {
+                while inFlight < concurrency, batchIndex < batch.count {
+                    let document = batch[batchIndex], line = nextLine
+                    batchIndex += 1
                     nextLine += 1
                     inFlight += 1
+                    lineTaken()
                     group.addTask {
                         // Only the bytes and status wait for earlier lines; the job results are dropped here.
                         let output = await documents.resultLine(for: document, line: line)
                         return .finished(line: line, output: output.bytes, status: output.status)
                     }
+                }
+                guard batchIndex == batch.count, !exhausted, !reading, inFlight < concurrency else { return }
+                batch = []
+                batchIndex = 0
+                reading = true
+                group.addTask {
+                    var iterator = batches.makeAsyncIterator()
+                    return .lines(await iterator.next())
+                }
+            }
+
+            startLinesWhileRoom()
+            while reading || inFlight > 0 {
+                guard let event = await group.next() else { break }
+                switch event {
+                case .lines(nil):
+                    reading = false
+                    exhausted = true
+                case .lines(let lines?):
+                    reading = false
+                    batch = lines
                 case .finished(let line, let output, let status):
                     inFlight -= 1
                     record(line, output, status)
                 }
-                readNextLineIfRoom()
+                startLinesWhileRoom()
             }
             summary.lines = nextLine - 1
         }

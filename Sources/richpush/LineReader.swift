@@ -5,7 +5,8 @@ import Glibc
 #endif
 
 /// Reads lines from files or standard input on a thread of its own, so blocking reads never occupy the
-/// cooperative thread pool, and hands them over as an `AsyncStream` with bounded read-ahead.
+/// cooperative thread pool, and hands them over as an `AsyncStream` of batches (the lines of one read) with bounded
+/// read-ahead.
 final class LineReader: @unchecked Sendable {
     // The condition's lock guards `stopped`, `waiting` and every yield, so no line is yielded after `stop()`
     // returns: each line handed over before that is processed, and none read after it is handed over.
@@ -14,22 +15,22 @@ final class LineReader: @unchecked Sendable {
     /// Lines handed over and not yet taken by a worker.
     private var waiting = 0
     private let readAhead: Int
-    private let continuation: AsyncStream<Data>.Continuation
-    let lines: AsyncStream<Data>
+    private let continuation: AsyncStream<[Data]>.Continuation
+    let lines: AsyncStream<[Data]>
     private let paths: [String]
     private let maximumLineBytes: Int
     private(set) var failure: String?
 
     /// - Parameters:
     ///   - paths: files to read in order; empty or `-` means standard input.
-    ///   - readAhead: how many lines may wait for a worker before reading pauses.
+    ///   - readAhead: how many lines may wait for a worker before reading pauses (one read's lines may go past it).
     ///   - maximumLineBytes: a longer line is handed over cut to this many bytes plus one, so the enricher
     ///     rejects it; the rest of it is read and dropped, never buffered.
     init(paths: [String], readAhead: Int, maximumLineBytes: Int) {
         self.paths = paths.isEmpty ? ["-"] : paths
         self.readAhead = max(1, readAhead)
         self.maximumLineBytes = max(1, maximumLineBytes)
-        (lines, continuation) = AsyncStream.makeStream(of: Data.self, bufferingPolicy: .unbounded)
+        (lines, continuation) = AsyncStream.makeStream(of: [Data].self, bufferingPolicy: .unbounded)
     }
 
     /// Starts the reading thread. Unreadable files end the stream early and are reported through `failure`.
@@ -64,14 +65,15 @@ final class LineReader: @unchecked Sendable {
         continuation.finish()
     }
 
-    /// Hands one line over, first waiting while the read-ahead is full; false once stopped.
-    private func handOver(_ line: Data) -> Bool {
+    /// Hands a batch of lines over, first waiting while the read-ahead is full; false once stopped.
+    private func handOver(_ lines: [Data]) -> Bool {
+        guard !lines.isEmpty else { return true }
         condition.lock()
         defer { condition.unlock() }
         while waiting >= readAhead && !stopped { condition.wait() }
         if stopped { return false }
-        waiting += 1
-        continuation.yield(line)
+        waiting += lines.count
+        continuation.yield(lines)
         return true
     }
 
@@ -84,15 +86,18 @@ final class LineReader: @unchecked Sendable {
         defer { close(descriptor) }
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         var splitter = LineSplitter(maximumLineBytes: maximumLineBytes)
+        var batch: [Data] = []
         while true {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
             guard count > 0 else {
                 if count < 0 { failure = "cannot read \(path): \(String(cString: strerror(errno)))" }
-                splitter.finish { handOver($0) }
-                return count == 0
+                splitter.finish { batch.append($0); return true }
+                return handOver(batch) && count == 0
             }
-            guard splitter.feed(chunk[..<count], emit: { handOver($0) }) else { return false }
+            _ = splitter.feed(chunk[..<count]) { batch.append($0); return true }
+            guard handOver(batch) else { return false }
+            batch.removeAll(keepingCapacity: true)
         }
     }
 }

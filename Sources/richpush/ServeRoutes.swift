@@ -119,12 +119,13 @@ struct ServeRoutes: Sendable {
         return HTTPResponse(status: 200, headers: [("Content-Type", "application/x-ndjson")], body: .stream { writer in
             let taken = Mutex(0)
             // A line is taken only while the server runs and the client is there.
-            let input = AsyncStream<Data> {
+            // One line a batch: a line counts as taken when the processor asks for it.
+            let input = AsyncStream<[Data]> {
                 guard !writer.isStopping, !Task.isCancelled else { return nil }
-                return taken.withLock { taken -> Data? in
+                return taken.withLock { taken -> [Data]? in
                     guard taken < lines.count else { return nil }
                     taken += 1
-                    return lines[taken - 1]
+                    return [lines[taken - 1]]
                 }
             }
             _ = await processor.run(input, emit: { line, _ in

@@ -11,9 +11,15 @@ import RichPush
 import TestSupport
 
 final class LineProcessorTests: PipelineTestCase {
-    private func lines(_ documents: [String]) -> AsyncStream<Data> {
+    /// `documents` in batches of one to seven lines, as a reader hands over the lines of each read.
+    private func lines(_ documents: [String]) -> AsyncStream<[Data]> {
         AsyncStream { continuation in
-            for document in documents { continuation.yield(Data(document.utf8)) }
+            var start = 0
+            while start < documents.count {
+                let end = min(documents.count, start + 1 + start % 7)
+                continuation.yield(documents[start..<end].map { Data($0.utf8) })
+                start = end
+            }
             continuation.finish()
         }
     }
@@ -22,7 +28,7 @@ final class LineProcessorTests: PipelineTestCase {
         // A live pipe: the first line's result must not wait for later input (it once waited for 16 lines).
         let (enricher, fetcher, _) = try makeEnricher()
         defer { fetcher.shutdown() }
-        let (stream, continuation) = AsyncStream.makeStream(of: Data.self)
+        let (stream, continuation) = AsyncStream.makeStream(of: [Data].self)
         let emitted = Mutex<[String]>([])
         let processor = LineProcessor(enricher: enricher, concurrency: 16, ordered: true)
         let run = Task {
@@ -30,12 +36,12 @@ final class LineProcessorTests: PipelineTestCase {
                 emitted.withLock { $0.append(String(decoding: data, as: UTF8.self)) }
             })
         }
-        continuation.yield(Data(#"{"id":"first","payload":{"aps":{"content-available":1}}}"#.utf8))
+        continuation.yield([Data(#"{"id":"first","payload":{"aps":{"content-available":1}}}"#.utf8)])
         try await waitUntil(timeout: .seconds(10), "the first result", interval: .milliseconds(5)) {
             !emitted.withLock { $0.isEmpty }
         }
         XCTAssertEqual(emitted.withLock { $0.count }, 1, "the first result is out while the input is still open")
-        continuation.yield(Data(#"{"id":"second","payload":{"aps":{"content-available":1}}}"#.utf8))
+        continuation.yield([Data(#"{"id":"second","payload":{"aps":{"content-available":1}}}"#.utf8)])
         continuation.finish()
         let summary = await run.value
         XCTAssertEqual(summary.lines, 2)
@@ -88,6 +94,28 @@ final class LineProcessorTests: PipelineTestCase {
             seen.withLock { $0.append(line) }
         })
         XCTAssertEqual(seen.withLock { $0 }.sorted(), Array(1...200))
+    }
+
+    func testABatchLargerThanTheConcurrencyIsStartedAsRoomFrees() async throws {
+        // One read can hand over more lines than may run at once: they wait in the batch, each taken as it starts.
+        let (enricher, fetcher, _) = try makeEnricher()
+        defer { fetcher.shutdown() }
+        let documents = (1...50).map { #"{"id":"b\#($0)","aps":{"alert":"hello"}}"# }
+        let (stream, continuation) = AsyncStream.makeStream(of: [Data].self)
+        continuation.yield(documents.map { Data($0.utf8) })
+        continuation.finish()
+        let processor = LineProcessor(enricher: enricher, concurrency: 4, ordered: false)
+        let taken = Mutex(0)
+        let counts = Mutex((emitted: 0, mostInFlight: 0))
+        let summary = await processor.run(stream, lineTaken: { taken.withLock { $0 += 1 } }, emit: { _, _ in
+            let started = taken.withLock { $0 }
+            counts.withLock { $0 = ($0.emitted + 1, max($0.mostInFlight, started - $0.emitted)) }
+        })
+        XCTAssertEqual(summary.lines, 50)
+        XCTAssertEqual(taken.withLock { $0 }, 50, "each line is taken once, as its job starts")
+        XCTAssertEqual(counts.withLock { $0.emitted }, 50)
+        XCTAssertLessThanOrEqual(counts.withLock { $0.mostInFlight }, 4, "no more jobs run at once than the concurrency")
+        XCTAssertGreaterThan(counts.withLock { $0.mostInFlight }, 1, "the batch's lines run concurrently")
     }
 
     func testPushwooshRequestBodyYieldsOneLineHoldingEveryNotification() async throws {
