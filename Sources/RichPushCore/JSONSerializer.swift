@@ -11,14 +11,25 @@ extension JSONValue {
         return Data(output)
     }
 
-    /// The compact serialized size in bytes, the number APNs compares with its limit.
-    package var compactByteCount: Int { serialized().count }
+    /// The compact serialized size in bytes, the number APNs compares with its limit: what `serialized()` would
+    /// write, counted without writing it.
+    package var compactByteCount: Int {
+        switch self {
+        case .null: 4
+        case .bool(let flag): flag ? 4 : 5
+        case .number(let text): text.utf8.count
+        case .string(let text): JSONValue.serializedCount(of: text)
+        case .array(let elements): elements.reduce(max(1, elements.count) + 1) { $0 + $1.compactByteCount }
+        case .object(let object):
+            object.members.reduce(max(1, object.count) + 1) { $0 + JSONValue.serializedCount(of: $1.key) + 1 + $1.value.compactByteCount }
+        }
+    }
 
     private func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {
-        case .null: output.append(contentsOf: Array("null".utf8))
-        case .bool(let flag): output.append(contentsOf: Array((flag ? "true" : "false").utf8))
-        case .number(let text): output.append(contentsOf: Array(text.utf8))
+        case .null: output.append(contentsOf: "null".utf8)
+        case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .number(let text): output.append(contentsOf: text.utf8)
         case .string(let text): JSONValue.writeString(text, to: &output)
         case .array(let elements):
             if elements.isEmpty { output.append(contentsOf: [0x5B, 0x5D]); return }
@@ -53,6 +64,23 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
+    /// How many bytes `writeString` writes for `byte` beyond the byte itself: 1 for the two-character escapes, 5
+    /// for `\u00XX`, 0 for a byte written as it is.
+    @inline(__always)
+    private static func escapeExtraBytes(_ byte: UInt8) -> Int {
+        switch byte {
+        case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: 1
+        case ..<0x20: 5
+        default: 0
+        }
+    }
+
+    /// What `writeString` writes for `text`, counted: the quotes, the bytes and their escapes.
+    private static func serializedCount(of text: String) -> Int {
+        var text = text
+        return text.withUTF8 { bytes in bytes.reduce(bytes.count + 2) { $0 + escapeExtraBytes($1) } }
+    }
+
     static func writeString(_ text: String, to output: inout [UInt8]) {
         output.append(0x22)
         var text = text
@@ -61,7 +89,7 @@ extension JSONValue {
             var runStart = 0
             for index in 0..<bytes.count {
                 let byte = bytes[index]
-                guard byte < 0x20 || byte == 0x22 || byte == 0x5C else { continue }
+                guard escapeExtraBytes(byte) > 0 else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 runStart = index + 1
                 switch byte {
