@@ -20,6 +20,7 @@ struct CachedMediaRenderer: MediaStage {
     private let variants: [String: (variant: ImageVariant, description: String)]
     private let fallbackVariant: (variant: ImageVariant, description: String)
     private let concealsUnreachableHostCause: Bool
+    private let keys = CacheKeyMemo()
 
     init(fetcher: Fetcher, imaging: ImagePipeline, store: any MediaStore, configuration: EnricherConfiguration) {
         self.fetcher = fetcher
@@ -53,10 +54,13 @@ struct CachedMediaRenderer: MediaStage {
     }
 
     /// The item for `source` in the variant named `variantName` (`attachment` when there is none by that name).
-    /// Costs one SHA-256 of the normalized URL and the variant's description.
+    /// Costs a lookup in the renderer's key memo, or once per source and variant one SHA-256 of the normalized URL
+    /// and the variant's description.
     func item(source: String, pointer: String, variantName: String) -> Item {
         let (variant, description) = variants[variantName] ?? fallbackVariant
-        let key = CacheKey(sourceURL: source, variant: description, rendererVersion: ImagePipeline.rendererVersion)
+        let key = keys.key(source: source, variantName: variantName) {
+            CacheKey(sourceURL: source, variant: description, rendererVersion: ImagePipeline.rendererVersion)
+        }
         return Item(source: source, pointer: pointer, variant: variant, key: key)
     }
 
