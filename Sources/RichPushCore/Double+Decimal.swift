@@ -1,12 +1,11 @@
 import Foundation
 
 extension Double {
-    /// The number with `fractionDigits` digits after the point, as `String(format: "%.Nf")` writes it (rounded to
-    /// nearest, a tie to even on the exact binary value), without Foundation's formatter: that one parses the format
-    /// and builds a CFString per call, which cost about 5% of a warm job's CPU when every media result wrote its
-    /// score with it. A value whose scaled form is not a whole number plus an exact tie is rounded here; a tie, a
-    /// negative or non-finite value, or one too large for an `Int` goes through the formatter, so the two always
-    /// agree.
+    /// The number with `fractionDigits` digits after the point, exactly as `String(format: "%.Nf")` writes it, without
+    /// Foundation's formatter, which parses the format and builds a CFString on every call (a warm job paid that for
+    /// each media result's score: docs/benchmarks.md, "The warm path against ffa4335"). Rounding the scaled value to
+    /// nearest agrees with the formatter except at an exact tie, so a tie goes through the formatter, as do negative,
+    /// non-finite and very large values.
     package func decimalString(fractionDigits: Int) -> String {
         precondition((0...9).contains(fractionDigits), "fractionDigits must be 0...9")
         var scale = 1
