@@ -3,8 +3,9 @@ import Foundation
 /// Runs NDJSON through a ``DocumentProcessor``: one output line per input line, with bounded concurrency. Metrics
 /// and the per-job log are the document processor's.
 ///
-/// Memory is bounded by `concurrency` jobs in flight plus, in ordered mode, the finished lines waiting
-/// for a slower line before them (at most what `concurrency` workers finish within one job deadline).
+/// Memory is bounded by `concurrency` jobs in flight, the rest of the batch being started (what one read of the input
+/// gave), and, in ordered mode, the finished lines waiting for a slower line before them (at most what `concurrency`
+/// workers finish within one job deadline).
 package struct LineProcessor: Sendable {
     /// Counts of what a run produced, for the summary on stderr.
     package struct Summary: Sendable {
