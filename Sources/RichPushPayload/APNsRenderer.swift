@@ -128,20 +128,7 @@ package struct APNsRenderer: Sendable {
 
     /// Whether `tokens` is exactly the end of a configured key path (the value the SDK reads).
     private func isMediaKeyEnd(_ tokens: [String]) -> Bool {
-        options.mediaKeys.contains { keyPath in
-            var remaining = tokens[...]
-            for segment in keyPath.split(separator: ".") {
-                if segment.hasSuffix("[]") {
-                    guard remaining.count >= 2, remaining.first == String(segment.dropLast(2)),
-                          Int(remaining.dropFirst().first ?? "") != nil else { return false }
-                    remaining = remaining.dropFirst(2)
-                } else {
-                    guard remaining.first == String(segment) else { return false }
-                    remaining = remaining.dropFirst()
-                }
-            }
-            return remaining.isEmpty
-        }
+        options.mediaKeyPaths.contains { $0.ends(at: tokens) }
     }
 
     /// Writes the original URL, redacted, next to the reference, by the rules in docs/diagnostic-codes.md:

@@ -1,8 +1,5 @@
 import RichPushCore
-/// Finds media URLs at the configured key paths of an APNs payload.
-///
-/// A key path is dotted from the root; a segment ending in `[]` walks every element of that array
-/// (`pw_stories.pages[].image`). At the end of the path:
+/// Finds media URLs at the configured key paths (`MediaKeyPath`) of an APNs payload. At the end of a path:
 /// - a string is one reference,
 /// - an object contributes every member whose value is an http(s) URL string (OneSignal `att`: id → URL,
 ///   or `{"url": ...}`), or a string with another scheme; other members (`"type": "jpg"`) are left alone,
@@ -20,11 +17,14 @@ struct MediaDiscovery {
         var found: [MediaReference] = []
         var seen = Set<String>()
         let storyPages = (story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]) + ["pages"]
-        var keyPaths = options.mediaKeys
+        var keyPaths = options.mediaKeyPaths
         // A story inside `u` or `userdata` is read there; its images are media when story images are.
-        let storyKeyPath = options.storyKey + ".pages[].image"
-        if let container = story?.container, keyPaths.contains(storyKeyPath) {
-            keyPaths = keyPaths.filter { $0 != storyKeyPath } + [container + "." + storyKeyPath]
+        if let container = story?.container {
+            let storyKeyPath = options.storyKey + ".pages[].image"
+            if keyPaths.contains(where: { $0.text == storyKeyPath }) {
+                keyPaths.removeAll { $0.text == storyKeyPath }
+                keyPaths.append(MediaKeyPath(container + "." + storyKeyPath))
+            }
         }
         /// `whole` is true when the string is the key's whole value: any string there is meant as a URL.
         func consider(_ url: String, tokens: [String], whole: Bool) {
@@ -58,12 +58,9 @@ struct MediaDiscovery {
                                         invalidReason: invalidReason))
         }
         for keyPath in keyPaths {
-            // A payload holds one or two of the configured keys; looking for the first segment is far cheaper than
-            // splitting every path.
-            let root = keyPath.prefix { $0 != "." }
-            guard payload[String(root.hasSuffix("[]") ? root.dropLast(2) : root)] != nil else { continue }
-            let segments = keyPath.split(separator: ".").map(String.init)
-            walk(.object(payload), segments[...], tokens: [], keyPath: keyPath) { tokens, value in
+            // A payload holds one or two of the configured keys: the others end at their first segment.
+            guard let root = keyPath.segments.first, payload[root.name] != nil else { continue }
+            walk(.object(payload), keyPath.segments[...], tokens: []) { tokens, value in
                 switch value {
                 case .string(let url):
                     consider(url, tokens: tokens, whole: true)
@@ -77,7 +74,7 @@ struct MediaDiscovery {
                     }
                 default:
                     diagnostics.add(.warning, .mediaURLInvalid, JSONPointer.make(tokens),
-                                    "media key \"\(keyPath)\" holds \(value.typeDescription); write a URL string")
+                                    "media key \"\(keyPath.text)\" holds \(value.typeDescription); write a URL string")
                 }
             }
         }
@@ -109,7 +106,7 @@ struct MediaDiscovery {
         return found
     }
 
-    private func walk(_ value: JSONValue, _ segments: ArraySlice<String>, tokens: [String], keyPath: String,
+    private func walk(_ value: JSONValue, _ segments: ArraySlice<MediaKeyPath.Segment>, tokens: [String],
                       visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
         guard let segment = segments.first else {
             visit(tokens, value)
@@ -117,14 +114,14 @@ struct MediaDiscovery {
         }
         guard case .object(let object) = value else { return }
         let rest = segments.dropFirst()
-        if segment.hasSuffix("[]") {
-            let name = String(segment.dropLast(2))
+        switch segment {
+        case .everyElement(of: let name):
             guard case .array(let elements)? = object[name] else { return }
             for (index, element) in elements.enumerated() {
-                walk(element, rest, tokens: tokens + [name, String(index)], keyPath: keyPath, visit: visit)
+                walk(element, rest, tokens: tokens + [name, String(index)], visit: visit)
             }
-        } else if let child = object[segment] {
-            walk(child, rest, tokens: tokens + [segment], keyPath: keyPath, visit: visit)
+        case .member(let name):
+            if let child = object[name] { walk(child, rest, tokens: tokens + [name], visit: visit) }
         }
     }
 }

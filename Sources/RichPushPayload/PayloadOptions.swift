@@ -15,7 +15,11 @@ public struct PayloadOptions: Sendable {
     /// The app's bundle id: `apns-topic` for jobs whose input names no topic (`--topic`). VoIP pushes get
     /// `<topic>.voip`, as APNs requires.
     public var topic: String?
-    public var mediaKeys: [String]
+    public var mediaKeys: [String] {
+        didSet { mediaKeyPaths = mediaKeys.map(MediaKeyPath.init) }
+    }
+    /// `mediaKeys`, each split into its segments once.
+    package private(set) var mediaKeyPaths: [MediaKeyPath]
     /// The category given to story pushes (the content extension's category).
     public var storyCategory: String
     /// The root key holding the story.
@@ -83,6 +87,7 @@ public struct PayloadOptions: Sendable {
         self.forcedShape = forcedShape
         self.topic = topic
         self.mediaKeys = mediaKeys
+        self.mediaKeyPaths = mediaKeys.map(MediaKeyPath.init)
         self.storyCategory = storyCategory
         self.storyKey = storyKey
         self.maximumStoryPages = maximumStoryPages
