@@ -6,7 +6,7 @@ extension JSONValue {
     /// written as they are. Numbers are written as their source text. Cost: O(size of the output).
     package func serialized(pretty: Bool = false) -> Data {
         var output: [UInt8] = []
-        output.reserveCapacity(256)
+        output.reserveCapacity(1024)
         write(to: &output, pretty: pretty, indent: 0)
         return Data(output)
     }
@@ -78,7 +78,43 @@ extension JSONValue {
     /// What `writeString` writes for `text`, counted: the quotes, the bytes and their escapes.
     private static func serializedCount(of text: String) -> Int {
         var text = text
-        return text.withUTF8 { bytes in bytes.reduce(bytes.count + 2) { $0 + escapeExtraBytes($1) } }
+        return text.withUTF8 { bytes in
+            var count = bytes.count + 2
+            var index = firstEscapeIndex(in: bytes, from: 0)
+            while index < bytes.count {
+                count += escapeExtraBytes(bytes[index])
+                index = firstEscapeIndex(in: bytes, from: index + 1)
+            }
+            return count
+        }
+    }
+
+    /// The index of the first byte at or after `start` that `writeString` escapes, or `bytes.count` when there is
+    /// none. Eight bytes are tested at a time: most strings of a payload (URLs, tokens, keys, text) have no escape.
+    @inline(__always)
+    private static func firstEscapeIndex(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        if let base = bytes.baseAddress {
+            let raw = UnsafeRawPointer(base)
+            while index + 8 <= bytes.count {
+                let flags = escapeFlags(UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
+                if flags != 0 { return index + flags.trailingZeroBitCount >> 3 }
+                index += 8
+            }
+        }
+        while index < bytes.count, escapeExtraBytes(bytes[index]) == 0 { index += 1 }
+        return index
+    }
+
+    /// The high bit of each byte of `word` that is a control character, `"` or `\`. A borrow can also mark a byte
+    /// above a marked one, never below it, so the lowest mark is always a byte to escape.
+    @inline(__always)
+    private static func escapeFlags(_ word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let control = (word &- ones &* 0x20) & ~word
+        let quote = word ^ (ones &* 0x22)
+        let backslash = word ^ (ones &* 0x5C)
+        return (control | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & (ones &* 0x80)
     }
 
     static func writeString(_ text: String, to output: inout [UInt8]) {
@@ -87,11 +123,12 @@ extension JSONValue {
         // Runs without an escape (nearly all of a payload) are copied in one piece.
         text.withUTF8 { bytes in
             var runStart = 0
-            for index in 0..<bytes.count {
+            var index = firstEscapeIndex(in: bytes, from: 0)
+            while index < bytes.count {
                 let byte = bytes[index]
-                guard escapeExtraBytes(byte) > 0 else { continue }
                 output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<index]))
                 runStart = index + 1
+                index = firstEscapeIndex(in: bytes, from: runStart)
                 switch byte {
                 case 0x22: output.append(contentsOf: [0x5C, 0x22])
                 case 0x5C: output.append(contentsOf: [0x5C, 0x5C])

@@ -28,4 +28,39 @@ final class JSONSerializerTests: XCTestCase {
         let payload = try JSONParser.parse(Data(#"{"aps":{"alert":{"title":"T\"1","body":"a\nb"},"mutable-content":1},"k":[],"o":{}}"#.utf8))
         XCTAssertEqual(payload.compactByteCount, payload.serialized().count)
     }
+
+    /// Strings are scanned eight bytes at a time: an escape at any offset of a word, beside non-ASCII bytes and runs
+    /// of plain text, is written as the byte-by-byte rule writes it, counted, and read back as the same string.
+    func testEveryEscapeIsWrittenWhereverItFallsInAWord() throws {
+        var generator = SystemRandomNumberGenerator()
+        let pieces = ["a", "Z", "/", " ", "~", "\u{7F}", "\"", "\\", "\n", "\r", "\t", "\u{08}", "\u{0C}", "\u{00}", "\u{01}",
+                      "\u{1F}", "é", "✓", "🎉", "https://cdn.example.com/x.jpg"]
+        func expected(_ text: String) -> String {
+            var written = "\""
+            for scalar in text.unicodeScalars {
+                switch scalar {
+                case "\"": written += "\\\""
+                case "\\": written += "\\\\"
+                case "\n": written += "\\n"
+                case "\r": written += "\\r"
+                case "\t": written += "\\t"
+                case "\u{08}": written += "\\b"
+                case "\u{0C}": written += "\\f"
+                case let control where control.value < 0x20: written += String(format: "\\u%04x", control.value)
+                default: written.unicodeScalars.append(scalar)
+                }
+            }
+            return written + "\""
+        }
+        for length in 0..<40 {
+            for _ in 0..<50 {
+                let text = (0..<length).map { _ in pieces.randomElement(using: &generator)! }.joined()
+                let value = JSONValue.string(text)
+                let data = value.serialized()
+                XCTAssertEqual(String(decoding: data, as: UTF8.self), expected(text))
+                XCTAssertEqual(value.compactByteCount, data.count)
+                XCTAssertEqual(try JSONParser.parse(data), value)
+            }
+        }
+    }
 }
