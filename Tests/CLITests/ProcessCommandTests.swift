@@ -247,4 +247,27 @@ final class ProcessCommandTests: XCTestCase {
             ["process", "--config", config.path, "--deadline", "2s", "--cache-dir", cacheDirectory], input: "",
             environment: ["RICHPUSH_DEADLINE": "bogus"]).status, 0)
     }
+
+    /// A reader that goes away (SIGPIPE ignored, as a supervisor may leave it) ends `process` with status 74 and
+    /// one message, not a crash: no later line could be delivered either.
+    func testStandardOutputClosedByItsReaderEndsWithAnIOError() throws {
+        let input = temporaryDirectory.appendingPathComponent("jobs.ndjson")
+        let line = #"{"token":"0a","payload":{"aps":{"alert":{"title":"T","body":"B"}}}}"# + "\n"
+        try Data(String(repeating: line, count: 3_000).utf8).write(to: input)
+        let errors = temporaryDirectory.appendingPathComponent("stderr.txt")
+        let process = CommandRunner.makeProcess([], environment: [:], workingDirectory: nil)
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // `true` exits without reading: once the pipe's buffer is full or its reader gone, each write fails.
+        process.arguments = ["bash", "-c", #"trap "" PIPE; "$0" process --cache-dir "$1" "$2" 2>"$3" | true; echo "${PIPESTATUS[0]}""#,
+                             CommandRunner.executable.path, cacheDirectory, input.path, errors.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let status = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(status.trimmingCharacters(in: .whitespacesAndNewlines), "74")
+        let message = try String(contentsOf: errors, encoding: .utf8)
+        XCTAssertTrue(message.contains("standard output refused a result line (Broken pipe)"), message)
+    }
 }
