@@ -77,8 +77,7 @@ package struct APNsRenderer: Sendable {
         let limit = options.maximumPayloadBytes(for: job.pushType)
         let shortener = PayloadShortener(options: options, limit: limit, rewrites: rewrites,
                                          asSent: job.isSilent ? nil : job.payload)
-        let value = shortener.shorten(root, diagnostics: &diagnostics)
-        let byteCount = value.compactByteCount
+        let (value, byteCount) = shortener.shorten(root, diagnostics: &diagnostics)
         if byteCount > limit {
             return .rejected(diagnostics.items + [Diagnostic.payloadTooLarge(
                 bytes: byteCount, limit: limit, largestKeys: PayloadShortener.largestKeys(of: value))])

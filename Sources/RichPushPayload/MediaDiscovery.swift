@@ -60,7 +60,7 @@ struct MediaDiscovery {
         for keyPath in keyPaths {
             // A payload holds one or two of the configured keys: the others end at their first segment.
             guard let root = keyPath.segments.first, payload[root.name] != nil else { continue }
-            walk(.object(payload), keyPath.segments[...], tokens: []) { tokens, value in
+            Self.walk(.object(payload), keyPath.segments[...], tokens: []) { tokens, value in
                 switch value {
                 case .string(let url):
                     consider(url, tokens: tokens, whole: true)
@@ -106,7 +106,8 @@ struct MediaDiscovery {
         return found
     }
 
-    private func walk(_ value: JSONValue, _ segments: ArraySlice<MediaKeyPath.Segment>, tokens: [String],
+    /// Static, so that the recursion does not copy the discovery and its options at every level.
+    private static func walk(_ value: JSONValue, _ segments: ArraySlice<MediaKeyPath.Segment>, tokens: [String],
                       visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
         guard let segment = segments.first else {
             visit(tokens, value)

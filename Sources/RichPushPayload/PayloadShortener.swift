@@ -23,10 +23,18 @@ struct PayloadShortener {
     /// option (a silent push, whose alert content must go).
     let asSent: JSONObject?
 
-    func shorten(_ root: JSONObject, diagnostics: inout DiagnosticCollector) -> JSONValue {
-        var tree = JSONValue.object(root)
-        guard size(tree) > limit else { return tree }
+    /// The payload to send and its compact size (counted once here, so the caller does not count it again).
+    func shorten(_ root: JSONObject, diagnostics: inout DiagnosticCollector) -> (payload: JSONValue, byteCount: Int) {
+        let tree = JSONValue.object(root)
         let before = size(tree)
+        guard before > limit else { return (tree, before) }
+        let shortened = shorten(tree, from: before, diagnostics: &diagnostics)
+        return (shortened, size(shortened))
+    }
+
+    /// The steps above, for a payload of `before` bytes, over the limit.
+    private func shorten(_ tree: JSONValue, from before: Int, diagnostics: inout DiagnosticCollector) -> JSONValue {
+        var tree = tree
 
         var droppedSourceKeys = 0
         for pointer in rewrites.sourceKeys.reversed() where size(tree) > limit {

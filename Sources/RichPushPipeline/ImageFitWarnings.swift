@@ -17,8 +17,8 @@ enum ImageFitWarnings {
     static func diagnostics(for media: MediaResult, variant: ImageVariant) -> [Diagnostic] {
         guard let source = media.published?.sourceSize, source.width > 0, source.height > 0,
               variant.width > 0, variant.height > 0 else { return [] }
-        let box = "\(variant.width)×\(variant.height)"
-        let image = "\(source.width)×\(source.height)"
+        // The texts are built only for a warning: most results have none, and this runs for every warm result.
+        var image: String { "\(source.width)×\(source.height)" }
         var found: [Diagnostic] = []
         if variant.fit == .cover {
             let sourceAspect = Double(source.width) / Double(source.height)
@@ -41,7 +41,7 @@ enum ImageFitWarnings {
         if upscale > maximumUpscale {
             found.append(Diagnostic(
                 severity: .warning, pointer: media.pointer, code: DiagnosticCode.imageUpscaled.rawValue,
-                message: "the \(image) image is \(upscale.decimalString(fractionDigits: 1))× smaller than the \(variant.name) variant's \(box), so the phone blows it up and it looks blurred"))
+                message: "the \(image) image is \(upscale.decimalString(fractionDigits: 1))× smaller than the \(variant.name) variant's \(variant.width)×\(variant.height), so the phone blows it up and it looks blurred"))
         }
         return found
     }

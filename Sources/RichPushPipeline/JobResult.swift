@@ -82,7 +82,7 @@ public struct JobResult: Sendable {
     /// document's request is written once beside it (a Pushwoosh request's jobs), and for reports that must not
     /// carry the sender's credentials (`validate`).
     public func json(parts: ResultParts) -> JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 9)
         object.appendUnchecked("id", id.map(JSONValue.string) ?? .null)
         if let line { object.appendUnchecked("line", .number(String(line))) }
         object.appendUnchecked("status", .string(status.rawValue))
@@ -91,7 +91,7 @@ public struct JobResult: Sendable {
         if parts.contains(.apns) { object.appendUnchecked("apns", apns.map(Self.json(of:)) ?? .null) }
         if parts.contains(.media) { object.appendUnchecked("media", .array(media.map(\.json))) }
         if parts.contains(.diagnostics) { object.appendUnchecked("diagnostics", .array(diagnostics.map(\.json))) }
-        var timings = JSONObject()
+        var timings = JSONObject(capacity: 2)
         timings.appendUnchecked("media_ms", .number(String(self.timings.mediaMilliseconds)))
         timings.appendUnchecked("total_ms", .number(String(self.timings.totalMilliseconds)))
         object.appendUnchecked("timings", .object(timings))
@@ -102,7 +102,7 @@ public struct JobResult: Sendable {
     private static func json(of apns: APNsRequest) -> JSONValue {
         var headers = JSONObject()
         for header in apns.headers { headers[header.name] = .string(header.value) }
-        var request = JSONObject()
+        var request = JSONObject(capacity: 4)
         request.appendUnchecked("headers", .object(headers))
         request.appendUnchecked("payload", apns.payload)
         request.appendUnchecked("bytes", .number(String(apns.byteCount)))
@@ -113,7 +113,7 @@ public struct JobResult: Sendable {
 
 extension MediaResult {
     var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 15)
         object.appendUnchecked("pointer", .string(pointer))
         object.appendUnchecked("source", .string(source))
         object.appendUnchecked("variant", .string(variant))
@@ -136,7 +136,7 @@ extension MediaResult {
         object.appendUnchecked("ms", .number(String(milliseconds)))
         // A reference that was not fetched on purpose has no error.
         if let errorCode {
-            var error = JSONObject()
+            var error = JSONObject(capacity: 2)
             error.appendUnchecked("code", .string(errorCode.rawValue))
             error.appendUnchecked("message", .string(errorMessage ?? errorCode.rawValue))
             object.appendUnchecked("error", .object(error))
@@ -147,7 +147,7 @@ extension MediaResult {
 
 extension Diagnostic {
     var json: JSONValue {
-        var object = JSONObject()
+        var object = JSONObject(capacity: 5)
         object.appendUnchecked("severity", .string(severity.rawValue))
         object.appendUnchecked("pointer", .string(pointer))
         object.appendUnchecked("code", .string(code))
