@@ -25,7 +25,7 @@ extension JSONValue {
         }
     }
 
-    private func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
+    func write(to output: inout [UInt8], pretty: Bool, indent: Int) {
         switch self {
         case .null: output.append(contentsOf: "null".utf8)
         case .bool(let flag): output.append(contentsOf: (flag ? "true" : "false").utf8)

@@ -80,79 +80,150 @@ public struct JobResult: Sendable {
 
     /// The result's JSON with only `parts` of the optional keys (`ResultParts`). Without `request` for a job whose
     /// document's request is written once beside it (a Pushwoosh request's jobs), and for reports that must not
-    /// carry the sender's credentials (`validate`).
+    /// carry the sender's credentials (`validate`). The tree is what `write(to:parts:)` writes, read back: the
+    /// written form is the one definition of the layout.
     public func json(parts: ResultParts) -> JSONValue {
-        var object = JSONObject(capacity: 9)
-        object.appendUnchecked("id", id.map(JSONValue.string) ?? .null)
-        if let line { object.appendUnchecked("line", .number(String(line))) }
-        object.appendUnchecked("status", .string(status.rawValue))
-        object.appendUnchecked("target", target.map(JSONValue.object) ?? .null)
-        if parts.contains(.request) { object.appendUnchecked("request", request ?? .null) }
-        if parts.contains(.apns) { object.appendUnchecked("apns", apns.map(Self.json(of:)) ?? .null) }
-        if parts.contains(.media) { object.appendUnchecked("media", .array(media.map(\.json))) }
-        if parts.contains(.diagnostics) { object.appendUnchecked("diagnostics", .array(diagnostics.map(\.json))) }
-        var timings = JSONObject(capacity: 2)
-        timings.appendUnchecked("media_ms", .number(String(self.timings.mediaMilliseconds)))
-        timings.appendUnchecked("total_ms", .number(String(self.timings.totalMilliseconds)))
-        object.appendUnchecked("timings", .object(timings))
-        return .object(object)
+        var writer = JSONWriter()
+        write(to: &writer, parts: parts)
+        // Our own compact JSON always parses; null would only stand for a bug in the writer.
+        return (try? JSONParser.parse(Data(writer.bytes))) ?? .null
+    }
+
+    /// Writes the result's JSON object with only `parts` of the optional keys, straight to bytes: a result line
+    /// builds no tree of its own, and the request and payload trees it carries are written as they are.
+    package func write(to writer: inout JSONWriter, parts: ResultParts) {
+        writer.beginObject()
+        writer.key("id")
+        if let id { writer.string(id) } else { writer.null() }
+        if let line {
+            writer.key("line")
+            writer.number(line)
+        }
+        writer.key("status")
+        writer.string(status.rawValue)
+        writer.key("target")
+        if let target { writer.value(.object(target)) } else { writer.null() }
+        if parts.contains(.request) {
+            writer.key("request")
+            writer.value(request ?? .null)
+        }
+        if parts.contains(.apns) {
+            writer.key("apns")
+            if let apns { Self.write(apns, to: &writer) } else { writer.null() }
+        }
+        if parts.contains(.media) {
+            writer.key("media")
+            writer.beginArray()
+            for item in media { item.write(to: &writer) }
+            writer.endArray()
+        }
+        if parts.contains(.diagnostics) {
+            writer.key("diagnostics")
+            writer.beginArray()
+            for diagnostic in diagnostics { diagnostic.write(to: &writer) }
+            writer.endArray()
+        }
+        writer.key("timings")
+        writer.beginObject()
+        writer.key("media_ms")
+        writer.number(timings.mediaMilliseconds)
+        writer.key("total_ms")
+        writer.number(timings.totalMilliseconds)
+        writer.endObject()
+        writer.endObject()
     }
 
     /// The `apns` member: the headers, the payload and its size against its limit.
-    private static func json(of apns: APNsRequest) -> JSONValue {
-        var headers = JSONObject()
+    private static func write(_ apns: APNsRequest, to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("headers")
+        writer.beginObject()
+        // A header repeated (none is today) keeps its first place and its last value, as a JSON object does.
+        var headers = JSONObject(capacity: apns.headers.count)
         for header in apns.headers { headers[header.name] = .string(header.value) }
-        var request = JSONObject(capacity: 4)
-        request.appendUnchecked("headers", .object(headers))
-        request.appendUnchecked("payload", apns.payload)
-        request.appendUnchecked("bytes", .number(String(apns.byteCount)))
-        request.appendUnchecked("limit", .number(String(apns.byteLimit)))
-        return .object(request)
+        for (name, value) in headers {
+            writer.key(name)
+            writer.value(value)
+        }
+        writer.endObject()
+        writer.key("payload")
+        writer.value(apns.payload)
+        writer.key("bytes")
+        writer.number(apns.byteCount)
+        writer.key("limit")
+        writer.number(apns.byteLimit)
+        writer.endObject()
     }
 }
 
 extension MediaResult {
-    var json: JSONValue {
-        var object = JSONObject(capacity: 15)
-        object.appendUnchecked("pointer", .string(pointer))
-        object.appendUnchecked("source", .string(source))
-        object.appendUnchecked("variant", .string(variant))
-        object.appendUnchecked("platform", .string(platform.rawValue))
-        object.appendUnchecked("status", .string(status.rawValue))
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("pointer")
+        writer.string(pointer)
+        writer.key("source")
+        writer.string(source)
+        writer.key("variant")
+        writer.string(variant)
+        writer.key("platform")
+        writer.string(platform.rawValue)
+        writer.key("status")
+        writer.string(status.rawValue)
         if let published {
-            object.appendUnchecked("cached_url", .string(published.publicURL))
+            writer.key("cached_url")
+            writer.string(published.publicURL)
             if let size = published.size {
-                object.appendUnchecked("width", .number(String(size.width)))
-                object.appendUnchecked("height", .number(String(size.height)))
+                writer.key("width")
+                writer.number(size.width)
+                writer.key("height")
+                writer.number(size.height)
             }
             if let source = published.sourceSize {
-                object.appendUnchecked("source_width", .number(String(source.width)))
-                object.appendUnchecked("source_height", .number(String(source.height)))
+                writer.key("source_width")
+                writer.number(source.width)
+                writer.key("source_height")
+                writer.number(source.height)
             }
-            object.appendUnchecked("bytes", .number(String(published.bytes)))
-            object.appendUnchecked("format", .string(published.format.rawValue))
-            if let score = published.score { object.appendUnchecked("score", .number(score.decimalString(fractionDigits: 1))) }
+            writer.key("bytes")
+            writer.number(published.bytes)
+            writer.key("format")
+            writer.string(published.format.rawValue)
+            if let score = published.score {
+                writer.key("score")
+                writer.number(text: score.decimalString(fractionDigits: 1))
+            }
         }
-        object.appendUnchecked("ms", .number(String(milliseconds)))
+        writer.key("ms")
+        writer.number(milliseconds)
         // A reference that was not fetched on purpose has no error.
         if let errorCode {
-            var error = JSONObject(capacity: 2)
-            error.appendUnchecked("code", .string(errorCode.rawValue))
-            error.appendUnchecked("message", .string(errorMessage ?? errorCode.rawValue))
-            object.appendUnchecked("error", .object(error))
+            writer.key("error")
+            writer.beginObject()
+            writer.key("code")
+            writer.string(errorCode.rawValue)
+            writer.key("message")
+            writer.string(errorMessage ?? errorCode.rawValue)
+            writer.endObject()
         }
-        return .object(object)
+        writer.endObject()
     }
 }
 
 extension Diagnostic {
-    var json: JSONValue {
-        var object = JSONObject(capacity: 5)
-        object.appendUnchecked("severity", .string(severity.rawValue))
-        object.appendUnchecked("pointer", .string(pointer))
-        object.appendUnchecked("code", .string(code))
-        object.appendUnchecked("message", .string(message))
-        if let fix { object.appendUnchecked("fix", .string(fix)) }
-        return .object(object)
+    func write(to writer: inout JSONWriter) {
+        writer.beginObject()
+        writer.key("severity")
+        writer.string(severity.rawValue)
+        writer.key("pointer")
+        writer.string(pointer)
+        writer.key("code")
+        writer.string(code)
+        writer.key("message")
+        writer.string(message)
+        if let fix {
+            writer.key("fix")
+            writer.string(fix)
+        }
+        writer.endObject()
     }
 }

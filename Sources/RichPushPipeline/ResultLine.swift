@@ -16,23 +16,36 @@ public struct ResultLine: Sendable {
     /// Every job's result, in document order (what `validate` reports on).
     public let results: [JobResult]
 
-    /// Builds the line of `results`, numbered `line` when the input has lines, carrying `parts`. Costs one
-    /// serialization of the results' JSON.
+    /// Builds the line of `results`, numbered `line` when the input has lines, carrying `parts`. Costs one write of
+    /// the results' JSON, with no tree built for the line itself.
     public init(results: [JobResult], line: Int?, parts: ResultParts = .all) {
         self.results = results
+        var writer = JSONWriter()
         if results.count == 1, let only = results.first {
-            bytes = only.json(parts: parts).serialized()
+            only.write(to: &writer, parts: parts)
+            bytes = Data(writer.bytes)
             status = only.status
             jobID = only.id
             return
         }
         let status = results.map(\.status).max() ?? .rejected
-        var object = JSONObject()
-        if let line { object["line"] = .number(String(line)) }
-        object["status"] = .string(status.rawValue)
-        if parts.contains(.request) { object["request"] = results.first?.request ?? .null }
-        object["jobs"] = .array(results.map { $0.json(parts: parts.subtracting(.request)) })
-        bytes = JSONValue.object(object).serialized()
+        writer.beginObject()
+        if let line {
+            writer.key("line")
+            writer.number(line)
+        }
+        writer.key("status")
+        writer.string(status.rawValue)
+        if parts.contains(.request) {
+            writer.key("request")
+            writer.value(results.first?.request ?? .null)
+        }
+        writer.key("jobs")
+        writer.beginArray()
+        for result in results { result.write(to: &writer, parts: parts.subtracting(.request)) }
+        writer.endArray()
+        writer.endObject()
+        bytes = Data(writer.bytes)
         self.status = status
         jobID = nil
     }

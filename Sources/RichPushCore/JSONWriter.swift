@@ -1,0 +1,72 @@
+/// Writes compact JSON straight to bytes, for output whose shape is fixed in code (a result line): no tree of
+/// `JSONValue`s is built and walked for its fixed keys, and values that are trees already (a payload) are written
+/// as `serialized()` writes them. The caller keeps the structure well formed: a key before each member's value,
+/// `end` for each `begin`. Commas are placed by the writer.
+package struct JSONWriter {
+    package private(set) var bytes: [UInt8] = []
+    /// Whether the next key or element follows a sibling and needs a comma.
+    private var followsSibling = false
+
+    package init(capacity: Int = 1024) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    package mutating func beginObject() { open(0x7B) }
+    package mutating func endObject() { close(0x7D) }
+    package mutating func beginArray() { open(0x5B) }
+    package mutating func endArray() { close(0x5D) }
+
+    /// The name of the next member, whose value the next call writes.
+    package mutating func key(_ name: String) {
+        separate()
+        JSONValue.writeString(name, to: &bytes)
+        bytes.append(0x3A)
+        followsSibling = false
+    }
+
+    package mutating func string(_ text: String) {
+        separate()
+        JSONValue.writeString(text, to: &bytes)
+        followsSibling = true
+    }
+
+    package mutating func number(_ value: Int) {
+        separate()
+        bytes.append(contentsOf: String(value).utf8)
+        followsSibling = true
+    }
+
+    /// A number already in JSON's syntax (a decimal string).
+    package mutating func number(text: String) {
+        separate()
+        bytes.append(contentsOf: text.utf8)
+        followsSibling = true
+    }
+
+    package mutating func null() {
+        separate()
+        bytes.append(contentsOf: "null".utf8)
+        followsSibling = true
+    }
+
+    package mutating func value(_ value: JSONValue) {
+        separate()
+        value.write(to: &bytes, pretty: false, indent: 0)
+        followsSibling = true
+    }
+
+    private mutating func open(_ bracket: UInt8) {
+        separate()
+        bytes.append(bracket)
+        followsSibling = false
+    }
+
+    private mutating func close(_ bracket: UInt8) {
+        bytes.append(bracket)
+        followsSibling = true
+    }
+
+    private mutating func separate() {
+        if followsSibling { bytes.append(0x2C) }
+    }
+}
