@@ -60,7 +60,8 @@ struct MediaDiscovery {
         for keyPath in keyPaths {
             // A payload holds one or two of the configured keys: the others end at their first segment.
             guard let root = keyPath.segments.first, payload[root.name] != nil else { continue }
-            Self.walk(.object(payload), keyPath.segments[...], tokens: []) { tokens, value in
+            var tokens: [String] = []
+            Self.walk(.object(payload), keyPath.segments[...], tokens: &tokens) { tokens, value in
                 switch value {
                 case .string(let url):
                     consider(url, tokens: tokens, whole: true)
@@ -106,9 +107,10 @@ struct MediaDiscovery {
         return found
     }
 
-    /// Static, so that the recursion does not copy the discovery and its options at every level.
-    private static func walk(_ value: JSONValue, _ segments: ArraySlice<MediaKeyPath.Segment>, tokens: [String],
-                      visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
+    /// Static, so that the recursion does not copy the discovery and its options at every level; `tokens` grows
+    /// and shrinks in place as the walk goes down and back up.
+    private static func walk(_ value: JSONValue, _ segments: ArraySlice<MediaKeyPath.Segment>, tokens: inout [String],
+                             visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
         guard let segment = segments.first else {
             visit(tokens, value)
             return
@@ -118,11 +120,18 @@ struct MediaDiscovery {
         switch segment {
         case .everyElement(of: let name):
             guard case .array(let elements)? = object[name] else { return }
+            tokens.append(name)
             for (index, element) in elements.enumerated() {
-                walk(element, rest, tokens: tokens + [name, String(index)], visit: visit)
+                tokens.append(String(index))
+                walk(element, rest, tokens: &tokens, visit: visit)
+                tokens.removeLast()
             }
+            tokens.removeLast()
         case .member(let name):
-            if let child = object[name] { walk(child, rest, tokens: tokens + [name], visit: visit) }
+            guard let child = object[name] else { return }
+            tokens.append(name)
+            walk(child, rest, tokens: &tokens, visit: visit)
+            tokens.removeLast()
         }
     }
 }

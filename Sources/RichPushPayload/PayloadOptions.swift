@@ -115,16 +115,21 @@ public struct PayloadOptions: Sendable {
     /// Whether `url` is an absolute http or https URL with a host, and without blanks or control characters (a NUL
     /// would cut the URL libcurl sees short of the one the cache key is made from).
     static func isHTTPURL(_ url: String) -> Bool {
-        let bytes = url.utf8
-        func hasPrefix(_ prefix: String) -> Bool {
-            bytes.count >= prefix.utf8.count
-                && zip(bytes, prefix.utf8).allSatisfy { ((0x41...0x5A).contains($0) ? $0 | 0x20 : $0) == $1 }
+        var url = url
+        return url.withUTF8 { bytes in
+            // The scheme in any case, then a host: something other than a third slash.
+            func hasPrefix(_ prefix: StaticString) -> Bool {
+                guard bytes.count >= prefix.utf8CodeUnitCount else { return false }
+                for index in 0..<prefix.utf8CodeUnitCount {
+                    let byte = bytes[index]
+                    if ((0x41...0x5A).contains(byte) ? byte | 0x20 : byte) != prefix.utf8Start[index] { return false }
+                }
+                return true
+            }
+            let schemeLength = hasPrefix("https://") ? 8 : hasPrefix("http://") ? 7 : 0
+            guard schemeLength > 0, bytes.count > schemeLength, bytes[schemeLength] != 0x2F else { return false }
+            return !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
         }
-        for prefix in ["https://", "http://"] where hasPrefix(prefix) {
-            let rest = bytes.dropFirst(prefix.utf8.count)
-            return rest.first.map { $0 != 0x2F } ?? false && !bytes.contains { $0 <= 0x20 || $0 == 0x7F }
-        }
-        return false
     }
 
     /// The payload size APNs accepts for a push of this type (VoIP has its own, larger limit).
