@@ -7,6 +7,8 @@ extension Array where Element == Diagnostic {
     /// occurrence, a result many times the size of its input. `diagnostics_omitted` findings are never capped, so
     /// capping a capped list changes nothing. Costs two passes over the list.
     package func cappedPerCode(_ limit: Int) -> [Diagnostic] {
+        // No code can pass the limit in a list no longer than it (every job's list, but for a flood).
+        guard count > limit else { return self }
         let omittedCode = DiagnosticCode.diagnosticsOmitted.rawValue
         var totals: [String: Int] = [:]
         for diagnostic in self where diagnostic.code != omittedCode { totals[diagnostic.code, default: 0] += 1 }

@@ -259,7 +259,7 @@ public struct Enricher: Sendable {
 
     static func status(of media: [MediaResult]) -> JobStatus {
         guard !media.isEmpty else { return .passthrough }
-        let usable = media.filter(\.isUsable).count
+        let usable = media.count(where: \.isUsable)
         if usable == media.count { return .enriched }
         return usable == 0 ? .fallback : .partial
     }
