@@ -1,7 +1,8 @@
 import Foundation
 import RichPush
 
-/// Entry point: `richpush <command> [options]`. Exit status 0 ok, 1 findings or failures, 2 usage.
+/// Entry point: `richpush <command> [options]`. Exit status 0 ok, 1 findings or failures, 2 usage, 74 when standard
+/// output refuses a result (`StandardOutput`).
 let commands = CommandList.all
 
 @MainActor func mainHelp() -> String {
