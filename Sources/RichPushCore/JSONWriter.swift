@@ -55,6 +55,18 @@ package struct JSONWriter {
         followsSibling = true
     }
 
+    /// A member whose value is a string.
+    package mutating func member(_ name: String, _ text: String) {
+        key(name)
+        string(text)
+    }
+
+    /// A member whose value is an integer.
+    package mutating func member(_ name: String, _ value: Int) {
+        key(name)
+        number(value)
+    }
+
     private mutating func open(_ bracket: UInt8) {
         separate()
         bytes.append(bracket)

@@ -95,12 +95,8 @@ public struct JobResult: Sendable {
         writer.beginObject()
         writer.key("id")
         if let id { writer.string(id) } else { writer.null() }
-        if let line {
-            writer.key("line")
-            writer.number(line)
-        }
-        writer.key("status")
-        writer.string(status.rawValue)
+        if let line { writer.member("line", line) }
+        writer.member("status", status.rawValue)
         writer.key("target")
         if let target { writer.value(.object(target)) } else { writer.null() }
         if parts.contains(.request) {
@@ -125,10 +121,8 @@ public struct JobResult: Sendable {
         }
         writer.key("timings")
         writer.beginObject()
-        writer.key("media_ms")
-        writer.number(timings.mediaMilliseconds)
-        writer.key("total_ms")
-        writer.number(timings.totalMilliseconds)
+        writer.member("media_ms", timings.mediaMilliseconds)
+        writer.member("total_ms", timings.totalMilliseconds)
         writer.endObject()
         writer.endObject()
     }
@@ -148,10 +142,8 @@ public struct JobResult: Sendable {
         writer.endObject()
         writer.key("payload")
         writer.value(apns.payload)
-        writer.key("bytes")
-        writer.number(apns.byteCount)
-        writer.key("limit")
-        writer.number(apns.byteLimit)
+        writer.member("bytes", apns.byteCount)
+        writer.member("limit", apns.byteLimit)
         writer.endObject()
     }
 }
@@ -159,50 +151,35 @@ public struct JobResult: Sendable {
 extension MediaResult {
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("pointer")
-        writer.string(pointer)
-        writer.key("source")
-        writer.string(source)
-        writer.key("variant")
-        writer.string(variant)
-        writer.key("platform")
-        writer.string(platform.rawValue)
-        writer.key("status")
-        writer.string(status.rawValue)
+        writer.member("pointer", pointer)
+        writer.member("source", source)
+        writer.member("variant", variant)
+        writer.member("platform", platform.rawValue)
+        writer.member("status", status.rawValue)
         if let published {
-            writer.key("cached_url")
-            writer.string(published.publicURL)
+            writer.member("cached_url", published.publicURL)
             if let size = published.size {
-                writer.key("width")
-                writer.number(size.width)
-                writer.key("height")
-                writer.number(size.height)
+                writer.member("width", size.width)
+                writer.member("height", size.height)
             }
             if let source = published.sourceSize {
-                writer.key("source_width")
-                writer.number(source.width)
-                writer.key("source_height")
-                writer.number(source.height)
+                writer.member("source_width", source.width)
+                writer.member("source_height", source.height)
             }
-            writer.key("bytes")
-            writer.number(published.bytes)
-            writer.key("format")
-            writer.string(published.format.rawValue)
+            writer.member("bytes", published.bytes)
+            writer.member("format", published.format.rawValue)
             if let score = published.score {
                 writer.key("score")
                 writer.number(text: score.decimalString(fractionDigits: 1))
             }
         }
-        writer.key("ms")
-        writer.number(milliseconds)
+        writer.member("ms", milliseconds)
         // A reference that was not fetched on purpose has no error.
         if let errorCode {
             writer.key("error")
             writer.beginObject()
-            writer.key("code")
-            writer.string(errorCode.rawValue)
-            writer.key("message")
-            writer.string(errorMessage ?? errorCode.rawValue)
+            writer.member("code", errorCode.rawValue)
+            writer.member("message", errorMessage ?? errorCode.rawValue)
             writer.endObject()
         }
         writer.endObject()
@@ -212,18 +189,11 @@ extension MediaResult {
 extension Diagnostic {
     func write(to writer: inout JSONWriter) {
         writer.beginObject()
-        writer.key("severity")
-        writer.string(severity.rawValue)
-        writer.key("pointer")
-        writer.string(pointer)
-        writer.key("code")
-        writer.string(code)
-        writer.key("message")
-        writer.string(message)
-        if let fix {
-            writer.key("fix")
-            writer.string(fix)
-        }
+        writer.member("severity", severity.rawValue)
+        writer.member("pointer", pointer)
+        writer.member("code", code)
+        writer.member("message", message)
+        if let fix { writer.member("fix", fix) }
         writer.endObject()
     }
 }

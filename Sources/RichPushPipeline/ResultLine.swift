@@ -30,12 +30,8 @@ public struct ResultLine: Sendable {
         }
         let status = results.map(\.status).max() ?? .rejected
         writer.beginObject()
-        if let line {
-            writer.key("line")
-            writer.number(line)
-        }
-        writer.key("status")
-        writer.string(status.rawValue)
+        if let line { writer.member("line", line) }
+        writer.member("status", status.rawValue)
         if parts.contains(.request) {
             writer.key("request")
             writer.value(results.first?.request ?? .null)
