@@ -16,8 +16,22 @@ package struct JSONWriter {
     package mutating func beginArray() { open(0x5B) }
     package mutating func endArray() { close(0x5D) }
 
-    /// The name of the next member, whose value the next call writes.
-    package mutating func key(_ name: String) {
+    /// The name of the next member, fixed in code, whose value the next call writes. It is copied as it is, so it
+    /// must need no escape (no `"`, `\\` or control character; checked in debug builds).
+    package mutating func key(_ name: StaticString) {
+        separate()
+        bytes.append(0x22)
+        name.withUTF8Buffer { name in
+            assert(!name.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }, "a fixed key that needs an escape")
+            bytes.append(contentsOf: name)
+        }
+        bytes.append(0x22)
+        bytes.append(0x3A)
+        followsSibling = false
+    }
+
+    /// The name of the next member, any text (a header's, a payload's): escaped as JSON needs.
+    package mutating func key(text name: String) {
         separate()
         JSONValue.writeString(name, to: &bytes)
         bytes.append(0x3A)
@@ -56,13 +70,13 @@ package struct JSONWriter {
     }
 
     /// A member whose value is a string.
-    package mutating func member(_ name: String, _ text: String) {
+    package mutating func member(_ name: StaticString, _ text: String) {
         key(name)
         string(text)
     }
 
     /// A member whose value is an integer.
-    package mutating func member(_ name: String, _ value: Int) {
+    package mutating func member(_ name: StaticString, _ value: Int) {
         key(name)
         number(value)
     }

@@ -136,7 +136,7 @@ public struct JobResult: Sendable {
         var headers = JSONObject(capacity: apns.headers.count)
         for header in apns.headers { headers[header.name] = .string(header.value) }
         for (name, value) in headers {
-            writer.key(name)
+            writer.key(text: name)
             writer.value(value)
         }
         writer.endObject()

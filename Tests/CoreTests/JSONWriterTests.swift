@@ -34,7 +34,7 @@ final class JSONWriterTests: XCTestCase {
             case .object(let object) where !whole:
                 writer.beginObject()
                 for (key, member) in object {
-                    writer.key(key)
+                    writer.key(text: key)
                     write(member, to: &writer, whole: Bool.random(using: &generator))
                 }
                 writer.endObject()
@@ -47,5 +47,21 @@ final class JSONWriterTests: XCTestCase {
             write(value, to: &writer, whole: false)
             XCTAssertEqual(Data(writer.bytes), value.serialized(), "\(value)")
         }
+    }
+
+    /// Fixed keys are copied as they are, beside members written in one call.
+    func testFixedKeysAndOneCallMembers() {
+        var writer = JSONWriter()
+        writer.beginObject()
+        writer.member("id", "x\"y")
+        writer.member("n", -3)
+        writer.key("list")
+        writer.beginArray()
+        writer.endArray()
+        writer.key("empty")
+        writer.beginObject()
+        writer.endObject()
+        writer.endObject()
+        XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), #"{"id":"x\"y","n":-3,"list":[],"empty":{}}"#)
     }
 }
