@@ -18,13 +18,6 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// An empty object.
     public init() { members = [] }
 
-    /// An empty object with room for `capacity` members: a builder of fixed keys (a result line's) appends them
-    /// without the member array growing on the way.
-    package init(capacity: Int) {
-        members = []
-        members.reserveCapacity(capacity)
-    }
-
     /// An object with these members in this order; a repeated key keeps its first position and its last value.
     public init(_ pairs: [(String, JSONValue)]) {
         members = []

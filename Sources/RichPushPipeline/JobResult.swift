@@ -133,7 +133,7 @@ public struct JobResult: Sendable {
         writer.key("headers")
         writer.beginObject()
         // A header repeated (none is today) keeps its first place and its last value, as a JSON object does.
-        var headers = JSONObject(capacity: apns.headers.count)
+        var headers = JSONObject()
         for header in apns.headers { headers[header.name] = .string(header.value) }
         for (name, value) in headers {
             writer.key(text: name)

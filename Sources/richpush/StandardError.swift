@@ -24,9 +24,12 @@ enum StandardOutput {
         var newline: UInt8 = 0x0A
         let written = data.withUnsafeBytes { line in
             withUnsafeMutableBytes(of: &newline) { newlineBytes in
-                var vectors = [iovec(iov_base: UnsafeMutableRawPointer(mutating: line.baseAddress), iov_len: line.count),
-                               iovec(iov_base: newlineBytes.baseAddress, iov_len: 1)]
-                return writeFully(line, newline: newlineBytes, firstAttempt: writev(STDOUT_FILENO, &vectors, 2))
+                withUnsafeTemporaryAllocation(of: iovec.self, capacity: 2) { vectors in
+                    vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: line.baseAddress), iov_len: line.count)
+                    vectors[1] = iovec(iov_base: newlineBytes.baseAddress, iov_len: 1)
+                    let written = writev(STDOUT_FILENO, vectors.baseAddress, 2)
+                    return writeFully(line, newline: newlineBytes, firstAttempt: written)
+                }
             }
         }
         if !written {
