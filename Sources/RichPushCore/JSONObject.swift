@@ -66,10 +66,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
-    /// Appends without looking for an existing key, for a caller that knows `key` is absent: the parser after its
-    /// own duplicate check, and builders of objects with fixed keys (a result line's members), which would otherwise
-    /// compare each new key with every member before it. A repeated key would be written twice.
-    package mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
+    /// Appends without looking for an existing key; the parser uses it after doing its own duplicate check. A
+    /// repeated key would be written twice.
+    mutating func appendUnchecked(_ key: String, _ value: JSONValue) {
         members.append(Member(key: key, value: value))
     }
 

@@ -67,7 +67,7 @@ extension JSONValue {
     /// How many bytes `writeString` writes for `byte` beyond the byte itself: 1 for the two-character escapes, 5
     /// for `\u00XX`, 0 for a byte written as it is.
     @inline(__always)
-    private static func escapeExtraBytes(_ byte: UInt8) -> Int {
+    static func escapeExtraBytes(_ byte: UInt8) -> Int {
         switch byte {
         case 0x22, 0x5C, 0x0A, 0x0D, 0x09, 0x08, 0x0C: 1
         case ..<0x20: 5

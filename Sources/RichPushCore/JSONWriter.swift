@@ -17,12 +17,12 @@ package struct JSONWriter {
     package mutating func endArray() { close(0x5D) }
 
     /// The name of the next member, fixed in code, whose value the next call writes. It is copied as it is, so it
-    /// must need no escape (no `"`, `\\` or control character; checked in debug builds).
+    /// must need no escape (no `"`, `\` or control character; checked in debug builds).
     package mutating func key(_ name: StaticString) {
         separate()
         bytes.append(0x22)
         name.withUTF8Buffer { name in
-            assert(!name.contains { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C }, "a fixed key that needs an escape")
+            assert(!name.contains { JSONValue.escapeExtraBytes($0) > 0 }, "a fixed key that needs an escape")
             bytes.append(contentsOf: name)
         }
         bytes.append(0x22)
