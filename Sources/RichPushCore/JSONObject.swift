@@ -76,6 +76,14 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         members[index].value = value
     }
 
+    /// The position of `key` among the members, or nil when it is absent.
+    func index(forKey key: String) -> Int? { members.firstIndex(where: { $0.key == key }) }
+
+    /// Runs `body` on the value of the member at `index` in place (no copy of it while it changes).
+    mutating func updateValue<Result>(atMemberIndex index: Int, _ body: (inout JSONValue) -> Result) -> Result {
+        body(&members[index].value)
+    }
+
     /// Iterates the members in order as (key, value) pairs, reading them in place rather than through a copy.
     public struct Iterator: IteratorProtocol {
         fileprivate var members: IndexingIterator<[Member]>

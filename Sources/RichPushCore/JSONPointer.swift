@@ -37,7 +37,14 @@ package enum JSONPointer {
 
     /// Builds a pointer from unescaped tokens.
     package static func make(_ tokens: [String]) -> String {
-        tokens.map { "/" + escape($0) }.joined()
+        // One string grown in place: a string per token and their join was most of discovery's own time.
+        var pointer = ""
+        pointer.reserveCapacity(tokens.reduce(0) { $0 + 1 + $1.utf8.count })
+        for token in tokens {
+            pointer.append("/")
+            pointer.append(escape(token))
+        }
+        return pointer
     }
 
     static func arrayIndex(_ token: String, count: Int) -> Int? {
@@ -95,6 +102,10 @@ extension JSONValue {
     /// Sets (or with nil removes) the value at `tokens`, walking as `walk` says. Returns false and leaves the value
     /// unchanged when a parent is missing (and not created) or is not a container; removing what is not there
     /// succeeds and changes nothing.
+    ///
+    /// Changes each container on the way in place: the container is taken out of `self` (which holds `.null`
+    /// meanwhile) so that it is the storage's only owner, and put back on every path. A walk that kept `self`
+    /// holding it would copy every object and array along the pointer at each write.
     @discardableResult
     package mutating func setValue(_ newValue: JSONValue?, at tokens: ArraySlice<String>, walk: PointerWalk = []) -> Bool {
         guard let token = tokens.first else {
@@ -105,31 +116,30 @@ extension JSONValue {
         let rest = tokens.dropFirst()
         switch self {
         case .object(var object):
+            self = .null
+            defer { self = .object(object) }
             if rest.isEmpty {
                 object[token] = newValue
-            } else if var child = object[token] {
-                guard child.setValue(newValue, at: rest, walk: walk) else { return false }
-                object[token] = child
-            } else if newValue == nil {
                 return true
-            } else if walk.contains(.creatingObjects) {
-                var child = JSONValue.object(JSONObject())
-                guard child.setValue(newValue, at: rest, walk: walk) else { return false }
-                object[token] = child
-            } else {
-                return false
             }
-            self = .object(object)
+            if let index = object.index(forKey: token) {
+                return object.updateValue(atMemberIndex: index) { $0.setValue(newValue, at: rest, walk: walk) }
+            }
+            if newValue == nil { return true }
+            guard walk.contains(.creatingObjects) else { return false }
+            var child = JSONValue.object(JSONObject())
+            guard child.setValue(newValue, at: rest, walk: walk) else { return false }
+            object[token] = child
             return true
         case .array(var elements):
             guard let index = JSONPointer.arrayIndex(token, count: elements.count) else { return false }
+            self = .null
+            defer { self = .array(elements) }
             if rest.isEmpty {
                 if let newValue { elements[index] = newValue } else { elements.remove(at: index) }
-            } else {
-                guard elements[index].setValue(newValue, at: rest, walk: walk) else { return false }
+                return true
             }
-            self = .array(elements)
-            return true
+            return elements[index].setValue(newValue, at: rest, walk: walk)
         case .string(let text) where walk.contains(.throughJSONText):
             guard var inner = try? JSONParser.parse(Data(text.utf8)), inner.setValue(newValue, at: tokens, walk: walk)
             else { return false }

@@ -57,11 +57,16 @@ struct MediaDiscovery {
             found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant,
                                         invalidReason: invalidReason))
         }
+        // The walk collects what it reaches, and this loop judges it: a closure for the walk to call would capture
+        // the discovery and its options, copying them (a retain per field) for every key path of every job.
+        var ends: [(tokens: [String], value: JSONValue)] = []
         for keyPath in keyPaths {
             // A payload holds one or two of the configured keys: the others end at their first segment.
             guard let root = keyPath.segments.first, payload[root.name] != nil else { continue }
             var tokens: [String] = []
-            Self.walk(.object(payload), keyPath.segments[...], tokens: &tokens) { tokens, value in
+            ends.removeAll(keepingCapacity: true)
+            Self.walk(.object(payload), keyPath.segments[...], tokens: &tokens, ends: &ends)
+            for (tokens, value) in ends {
                 switch value {
                 case .string(let url):
                     consider(url, tokens: tokens, whole: true)
@@ -107,12 +112,13 @@ struct MediaDiscovery {
         return found
     }
 
-    /// Static, so that the recursion does not copy the discovery and its options at every level; `tokens` grows
-    /// and shrinks in place as the walk goes down and back up.
+    /// Appends to `ends` every value the key path's `segments` reach, with its pointer's tokens. Static, so that
+    /// the recursion does not copy the discovery and its options at every level; `tokens` grows and shrinks in place
+    /// as the walk goes down and back up.
     private static func walk(_ value: JSONValue, _ segments: ArraySlice<MediaKeyPath.Segment>, tokens: inout [String],
-                             visit: (_ tokens: [String], _ value: JSONValue) -> Void) {
+                             ends: inout [(tokens: [String], value: JSONValue)]) {
         guard let segment = segments.first else {
-            visit(tokens, value)
+            ends.append((tokens, value))
             return
         }
         guard case .object(let object) = value else { return }
@@ -123,14 +129,14 @@ struct MediaDiscovery {
             tokens.append(name)
             for (index, element) in elements.enumerated() {
                 tokens.append(String(index))
-                walk(element, rest, tokens: &tokens, visit: visit)
+                walk(element, rest, tokens: &tokens, ends: &ends)
                 tokens.removeLast()
             }
             tokens.removeLast()
         case .member(let name):
             guard let child = object[name] else { return }
             tokens.append(name)
-            walk(child, rest, tokens: &tokens, visit: visit)
+            walk(child, rest, tokens: &tokens, ends: &ends)
             tokens.removeLast()
         }
     }

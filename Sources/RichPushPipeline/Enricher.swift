@@ -88,11 +88,9 @@ public struct Enricher: Sendable {
             document, rendered: zip(jobs, results).map { job, result in
                 SenderRequest.RenderedJob(job: job, payload: result.apns?.payload, androidMedia: result.androidOutcomes)
             }, storyKey: configuration.payload.storyKey)
-        return results.map { result in
-            var result = result
-            result.request = request
-            return result
-        }
+        var results = results
+        for index in results.indices { results[index].request = request }
+        return results
     }
 
     /// Renders the job's media concurrently, stops at `deadline`, and rewrites the payload from what finished.

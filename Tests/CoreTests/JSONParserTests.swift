@@ -138,6 +138,25 @@ final class JSONParserTests: XCTestCase {
         XCTAssertFalse(value.setValue(.null, at: ["n", "child"], walk: through), "a number is no container")
     }
 
+    /// A write changes the tree in place yet keeps value semantics: a copy taken before it is untouched, and a write
+    /// that fails deep down (a missing parent, an index past the end) leaves every level as it was.
+    func testPointerWriteKeepsCopiesAndUndoesNothingOnFailure() throws {
+        var value = try parse(#"{"a":{"b":[{"c":1},{"c":2}]},"d":"x"}"#)
+        let copy = value
+        XCTAssertTrue(value.setValue(.number("3"), at: "/a/b/1/c"))
+        XCTAssertEqual(value.value(at: "/a/b/1/c"), .number("3"))
+        XCTAssertEqual(copy.value(at: "/a/b/1/c"), .number("2"), "the copy shares no change")
+        let before = value
+        XCTAssertFalse(value.setValue(.null, at: "/a/b/5/c"))
+        XCTAssertFalse(value.setValue(.null, at: "/a/b/0/c/deeper"))
+        XCTAssertFalse(value.setValue(.null, at: "/a/missing/c"))
+        XCTAssertEqual(value, before)
+        XCTAssertTrue(value.setValue(nil, at: "/a/b/0"))
+        XCTAssertEqual(value, try parse(#"{"a":{"b":[{"c":3}]},"d":"x"}"#))
+        XCTAssertTrue(value.setValue(.string("y"), at: ["a", "e", "f"], walk: .creatingObjects))
+        XCTAssertEqual(value, try parse(#"{"a":{"b":[{"c":3}],"e":{"f":"y"}},"d":"x"}"#))
+    }
+
     func testWrongTopLevelTypesStillParse() throws {
         XCTAssertEqual(try parse(" 42 "), .number("42"))
         XCTAssertEqual(try parse("\u{FEFF}{}"), .object(JSONObject()))
