@@ -8,9 +8,16 @@ import Synchronization
 /// be handed out by this one for up to `duration`. Objects are immutable under their key, so nothing else goes stale.
 /// Bounded: a full table starts over rather than tracking recency on the hot path.
 final class OutcomeMemory: Sendable {
-    private struct Entry {
-        var outcome: CacheOutcome
-        var until: ContinuousClock.Instant
+    /// A class, so that reading an entry under the lock is one retain: the outcome's object holds a dozen strings,
+    /// and copying it out of the table for each warm look was over 1% of a warm job's CPU.
+    private final class Entry: Sendable {
+        let outcome: CacheOutcome
+        let until: ContinuousClock.Instant
+
+        init(outcome: CacheOutcome, until: ContinuousClock.Instant) {
+            self.outcome = outcome
+            self.until = until
+        }
     }
 
     let duration: Duration
