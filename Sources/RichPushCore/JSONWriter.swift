@@ -46,7 +46,15 @@ package struct JSONWriter {
 
     package mutating func number(_ value: Int) {
         separate()
-        bytes.append(contentsOf: String(value).utf8)
+        // Digits written in place, last first, then turned around: no String is made for each of a line's numbers.
+        if value < 0 { bytes.append(0x2D) }
+        var magnitude = value.magnitude
+        let start = bytes.count
+        repeat {
+            bytes.append(0x30 + UInt8(truncatingIfNeeded: magnitude % 10))
+            magnitude /= 10
+        } while magnitude > 0
+        bytes[start...].reverse()
         followsSibling = true
     }
 

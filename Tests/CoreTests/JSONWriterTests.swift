@@ -64,4 +64,13 @@ final class JSONWriterTests: XCTestCase {
         writer.endObject()
         XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), #"{"id":"x\"y","n":-3,"list":[],"empty":{}}"#)
     }
+
+    /// Integers are written as Swift prints them, at the edges too: zero, powers of ten, both ends of `Int`.
+    func testIntegersAtTheirEdges() {
+        for value in [0, 7, -7, 10, -10, 100, 1_000_000_007, Int.max, Int.min, Int.min + 1] {
+            var writer = JSONWriter()
+            writer.number(value)
+            XCTAssertEqual(String(decoding: writer.bytes, as: UTF8.self), String(value))
+        }
+    }
 }
