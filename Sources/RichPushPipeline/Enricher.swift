@@ -14,6 +14,7 @@ public struct Enricher: Sendable {
     private let parser: PayloadParser
     private let renderer: APNsRenderer
     private let media: any MediaStage
+    private let fitWarnings = ImageFitWarnings.Memo()
 
     /// - Parameters:
     ///   - store: the shared media cache; its single-flight makes every source fetched and rendered once.
@@ -138,7 +139,7 @@ public struct Enricher: Sendable {
         }
         // How each image fits its box (a heavy crop, an upscale): warnings that change nothing that is sent.
         for media in results {
-            jobResult.diagnostics += ImageFitWarnings.diagnostics(for: media, variant: configuration.variant(named: media.variant))
+            jobResult.diagnostics += fitWarnings.diagnostics(for: media, variant: configuration.variant(named: media.variant))
         }
         // The renderer's findings join the parser's, which are capped already; cap the whole list once more.
         jobResult.diagnostics = jobResult.diagnostics.cappedPerCode(configuration.payload.maximumDiagnosticsPerCode)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import RichPushCore
 import RichPushPayload
 import RichPushImaging
@@ -15,9 +16,13 @@ enum ImageFitWarnings {
 
     /// The warnings for `media`, rendered as `variant`; none when its source size is unknown.
     static func diagnostics(for media: MediaResult, variant: ImageVariant) -> [Diagnostic] {
-        guard let source = media.published?.sourceSize, source.width > 0, source.height > 0,
-              variant.width > 0, variant.height > 0 else { return [] }
-        // The texts are built only for a warning: most results have none, and this runs for every warm result.
+        guard let source = media.published?.sourceSize else { return [] }
+        return diagnostics(source: source, variant: variant, pointer: media.pointer)
+    }
+
+    /// The warnings for a source of `source`'s upright size rendered as `variant`, at `pointer`.
+    static func diagnostics(source: PixelSize, variant: ImageVariant, pointer: String) -> [Diagnostic] {
+        guard source.width > 0, source.height > 0, variant.width > 0, variant.height > 0 else { return [] }
         var image: String { "\(source.width)×\(source.height)" }
         var found: [Diagnostic] = []
         if variant.fit == .cover {
@@ -30,7 +35,7 @@ enum ImageFitWarnings {
                     ? "\(Int((Double(source.height) * boxAspect).rounded()))×\(source.height)"
                     : "\(source.width)×\(Int((Double(source.width) / boxAspect).rounded()))"
                 found.append(Diagnostic(
-                    severity: .warning, pointer: media.pointer, code: DiagnosticCode.storyCropHeavy.rawValue,
+                    severity: .warning, pointer: pointer, code: DiagnosticCode.storyCropHeavy.rawValue,
                     message: "the \(variant.name) variant's \(ratio(variant)) cover crop cuts away \(percent(cutShare)) of this \(image) image: only its middle \(kept) is shown"))
             }
         }
@@ -40,10 +45,54 @@ enum ImageFitWarnings {
         let upscale = variant.fit == .cover ? max(widthFactor, heightFactor) : min(widthFactor, heightFactor)
         if upscale > maximumUpscale {
             found.append(Diagnostic(
-                severity: .warning, pointer: media.pointer, code: DiagnosticCode.imageUpscaled.rawValue,
+                severity: .warning, pointer: pointer, code: DiagnosticCode.imageUpscaled.rawValue,
                 message: "the \(image) image is \(upscale.decimalString(fractionDigits: 1))× smaller than the \(variant.name) variant's \(variant.width)×\(variant.height), so the phone blows it up and it looks blurred"))
         }
         return found
+    }
+
+    /// The warnings of `diagnostics(for:variant:)`, remembered by all they depend on (the source's size and the
+    /// variant's box): each warm story page of a campaign would otherwise build the same texts again (2.7% of the
+    /// CPU of the load suite's warm jobs). Bounded: the table starts over at `capacity` entries.
+    final class Memo: Sendable {
+        private struct Fit: Hashable {
+            let source: PixelSize
+            let variant: String
+            let width: Int
+            let height: Int
+            let fit: ImageVariant.Fit
+        }
+
+        private let warnings = Mutex<[Fit: [Diagnostic]]>([:])
+        let capacity: Int
+
+        init(capacity: Int = 4_096) {
+            self.capacity = capacity
+        }
+
+        func diagnostics(for media: MediaResult, variant: ImageVariant) -> [Diagnostic] {
+            guard let source = media.published?.sourceSize else { return [] }
+            let fit = Fit(source: source, variant: variant.name, width: variant.width, height: variant.height, fit: variant.fit)
+            let found: [Diagnostic]
+            if let remembered = warnings.withLock({ $0[fit] }) {
+                found = remembered
+            } else {
+                found = ImageFitWarnings.diagnostics(source: source, variant: variant, pointer: "")
+                warnings.withLock { table in
+                    if table.count >= capacity { table.removeAll(keepingCapacity: true) }
+                    table[fit] = found
+                }
+            }
+            guard !found.isEmpty else { return [] }
+            return found.map { warning in
+                var warning = warning
+                warning.pointer = media.pointer
+                return warning
+            }
+        }
+
+        /// Entries held now (tests check the bound with it).
+        var count: Int { warnings.withLock { $0.count } }
     }
 
     private static func percent(_ share: Double) -> String { "\(Int((share * 100).rounded()))%" }

@@ -52,6 +52,36 @@ final class ImageFitWarningTests: PipelineTestCase {
         XCTAssertTrue(upscaled.message.contains("2.1× smaller than the attachment variant's 1038×1038"), upscaled.message)
     }
 
+    /// The memo answers what the computation gives, each result at its own pointer, whatever result asked first.
+    func testMemoGivesEachResultTheComputedWarningsAtItsOwnPointer() {
+        let memo = ImageFitWarnings.Memo()
+        for round in 0..<2 {
+            for (index, size) in [PixelSize(width: 1600, height: 1200), PixelSize(width: 500, height: 500), PixelSize(width: 1200, height: 1800)].enumerated() {
+                for variant in [ImageVariant.story, .attachment] {
+                    let media = MediaResult(
+                        pointer: "/pw_stories/pages/\(index + round)/image", source: "https://a.test/x.jpg", variant: variant.name,
+                        outcome: .published(PublishedMedia(publicURL: "https://cdn.test/x.jpg", format: .jpeg, bytes: 1,
+                                                           size: PixelSize(width: 1080, height: 1620), sourceSize: size), .rendered),
+                        milliseconds: 0)
+                    let computed = ImageFitWarnings.diagnostics(for: media, variant: variant)
+                    XCTAssertEqual(memo.diagnostics(for: media, variant: variant), computed)
+                    XCTAssertTrue(computed.allSatisfy { $0.pointer == media.pointer })
+                }
+            }
+        }
+        XCTAssertEqual(memo.count, 6)
+        let small = ImageFitWarnings.Memo(capacity: 2)
+        for width in 1...5 {
+            let media = MediaResult(
+                pointer: "/image", source: "https://a.test/x.jpg", variant: "story",
+                outcome: .published(PublishedMedia(publicURL: "https://cdn.test/x.jpg", format: .jpeg, bytes: 1,
+                                                   size: PixelSize(width: 1080, height: 1620), sourceSize: PixelSize(width: width * 100, height: 100)), .rendered),
+                milliseconds: 0)
+            XCTAssertEqual(small.diagnostics(for: media, variant: .story), ImageFitWarnings.diagnostics(for: media, variant: .story))
+            XCTAssertLessThanOrEqual(small.count, 2, "the memo starts over at its capacity")
+        }
+    }
+
     func testThresholdsAreExclusiveAndNeedTheSourceSize() {
         func result(_ size: PixelSize?) -> MediaResult {
             MediaResult(pointer: "/pw_stories/pages/0/image", source: "https://a.test/x.jpg", variant: "story",
