@@ -10,8 +10,10 @@ import TestSupport
 /// key per `?v=N`. One pass fills a temporary cache; then each of `--rounds` rounds enriches every document on
 /// one task and builds its result line (`--result PARTS`, default all), and each round of the floor parses every
 /// document and writes it back with the project's own JSON code (`JSONParser`, `JSONSerializer`): the least a
-/// warm job can cost. Prints the process CPU per job of the fastest round of each, and the warm job as a multiple
-/// of the floor.
+/// warm job can cost. A second floor parses each document and writes its answer instead (the result line of the
+/// first round, read back into a tree beforehand): the least a job can cost that writes what the warm job writes,
+/// whose line is several times the document's bytes. Prints the process CPU per job of the fastest round of each,
+/// and the warm job as a multiple of each floor.
 enum WarmBenchmark {
     static let usage = "usage: richpush-bench warm [--jobs N] [--urls N] [--rounds N] [--result PARTS] [--media DIR]"
 
@@ -53,7 +55,16 @@ enum WarmBenchmark {
             // The cold pass, one document per distinct image (and shape), fills the cache.
             for document in documents.prefix(max(urls, 6)) { _ = await enricher.enrich(document: document) }
 
-            var floor = Duration.seconds(3600), warm = Duration.seconds(3600), bytes = 0
+            // The answers, as trees built before any round is timed.
+            var answers: [JSONValue] = []
+            answers.reserveCapacity(jobs)
+            for (index, document) in documents.enumerated() {
+                let results = await enricher.enrich(document: document, line: index + 1)
+                answers.append(try JSONParser.parse(Data(ResultLine(results: results, line: index + 1, parts: parts).bytes)))
+            }
+
+            var floor = Duration.seconds(3600), answerFloor = Duration.seconds(3600), warm = Duration.seconds(3600)
+            var bytes = 0
             for _ in 0..<rounds {
                 var start = processCPUTime()
                 var written = 0
@@ -62,6 +73,13 @@ enum WarmBenchmark {
                     written += value.serialized().count
                 }
                 floor = min(floor, processCPUTime() - start)
+                start = processCPUTime()
+                written = 0
+                for (document, answer) in zip(documents, answers) {
+                    guard (try? JSONParser.parse(document)) != nil else { continue }
+                    written += answer.serialized().count
+                }
+                answerFloor = min(answerFloor, processCPUTime() - start)
                 start = processCPUTime()
                 written = 0
                 for (index, document) in documents.enumerated() {
@@ -76,6 +94,8 @@ enum WarmBenchmark {
             print(String(format: "floor (parse + serialize): %.2f µs/job", perJob(floor)))
             print(String(format: "warm job: %.2f µs/job, %.0f result bytes/job", perJob(warm), Double(bytes) / Double(jobs)))
             print(String(format: "warm / floor: %.2f", warm.timeInterval / floor.timeInterval))
+            print(String(format: "floor writing the answer (parse + serialize the result line): %.2f µs/job", perJob(answerFloor)))
+            print(String(format: "warm / answer floor: %.2f", warm.timeInterval / answerFloor.timeInterval))
             return 0
         } catch {
             FileHandle.standardError.write(Data("warm: \(error)\n".utf8))
