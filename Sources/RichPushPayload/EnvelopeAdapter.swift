@@ -13,7 +13,7 @@ struct EnvelopeAdapter {
                                "the envelope's \"payload\" must be an object holding the APNs payload ({\"aps\": {...}})")
             return nil
         }
-        var result = AdaptedNotification(payload: payload, requestMap: SenderRequestMap(payloadPointer: "/payload"))
+        var result = AdaptedNotification(payload: payload, requestMap: SenderRequestMap(payloadTokens: ["payload"]))
         for (key, value) in root
         where !EnvelopeAdapter.knownKeys.contains(key) || EnvelopeAdapter.tokenKeys.contains(key) {
             result.target[key] = value

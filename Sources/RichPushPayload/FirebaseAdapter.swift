@@ -61,20 +61,20 @@ struct FirebaseAdapter {
         // Where the sender's request gets what the device payload changes: APNs fields in `message.apns.payload`,
         // the image where it was written, alert text FCM filled from `notification` back there.
         var map = SenderRequestMap()
-        map.map("/aps", to: "/message/apns/payload/aps")
+        map.map(["aps"], to: ["message", "apns", "payload", "aps"])
         let payloadHasImage = result.payload["fcm_options"]?.objectValue?["image"] != nil
-        if fcmOptions["image"] != nil, !payloadHasImage { map.map("/fcm_options/image", to: "/message/apns/fcm_options/image") }
+        if fcmOptions["image"] != nil, !payloadHasImage { map.map(["fcm_options", "image"], to: ["message", "apns", "fcm_options", "image"]) }
         if let notificationValue = message["notification"] {
             if case .object(let notification) = notificationValue {
                 var rest = JSONObject()
                 for (key, value) in notification where InputKeyMapping.firebaseNotification[key] == nil { rest[key] = value }
                 if !rest.isEmpty { result.target["notification"] = .object(rest) }
-                for key in fillAlert(&aps, from: notification) { map.map("/aps/alert/" + key, to: "/message/notification/" + key) }
+                for key in fillAlert(&aps, from: notification) { map.map(["aps", "alert", key], to: ["message", "notification", key]) }
                 if let image = notification["image"] {
                     if fcmOptions["image"] == nil, !payloadHasImage {
                         // iOS and Android (unless `android.notification.image` overrides it) read this one field.
                         fcmOptions["image"] = image
-                        map.map("/fcm_options/image", to: "/message/notification/image")
+                        map.map(["fcm_options", "image"], to: ["message", "notification", "image"])
                         result.sharedMediaPointers.insert("/fcm_options/image")
                     } else {
                         // iOS reads its own image; Android and the web read this one.
@@ -105,7 +105,7 @@ struct FirebaseAdapter {
                     guard payload[key] == nil else { clashing[key] = value; continue }
                     payload[key] = value
                     // FCM takes only strings in `data`: a story written back there stays JSON text.
-                    map.map("/" + JSONPointer.escape(key), to: "/message/data/" + JSONPointer.escape(key), encoding: .jsonText)
+                    map.map([key], to: ["message", "data", key], encoding: .jsonText)
                 }
                 if !clashing.isEmpty { result.target["data"] = .object(clashing) }
             } else {
@@ -114,7 +114,7 @@ struct FirebaseAdapter {
             }
         }
         for key in result.payload.keys where key != "aps" {
-            map.map("/" + JSONPointer.escape(key), to: "/message/apns/payload/" + JSONPointer.escape(key))
+            map.map([key], to: ["message", "apns", "payload", key])
         }
         result.payload = payload
         result.requestMap = map

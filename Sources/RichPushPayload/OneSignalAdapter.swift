@@ -33,7 +33,7 @@ struct OneSignalAdapter {
                 continue
             }
             alert[device] = .string(text)
-            map.map("/aps/alert/" + device, to: "/" + key + "/" + JSONPointer.escape(language))
+            map.map(["aps", "alert", device], to: [key, language])
         }
         if !alert.isEmpty { aps["alert"] = .object(alert) }
         for (device, key) in [("category", "ios_category"), ("sound", "ios_sound"), ("thread-id", "thread_id")] {
@@ -42,19 +42,19 @@ struct OneSignalAdapter {
                 diagnostics.add(.warning, .wrongType, "/" + key, "\(key) must be a string; it was ignored")
             }
         }
-        map.map("/aps/category", to: "/ios_category")
+        map.map(["aps", "category"], to: ["ios_category"])
         if body["ios_badgeType"]?.stringValue == "SetTo", let count = body["ios_badgeCount"], count.integerValue != nil {
             aps["badge"] = count
         }
         if body["mutable_content"]?.isTruthy == true { aps["mutable-content"] = .number("1") }
-        map.map("/aps/mutable-content", to: "/mutable_content", encoding: .boolean)
+        map.map(["aps", "mutable-content"], to: ["mutable_content"], encoding: .boolean)
         if body["content_available"]?.isTruthy == true { aps["content-available"] = .number("1") }
         var root = JSONObject()
         root["aps"] = .object(aps)
         if let attachments = body["ios_attachments"] {
             if case .object = attachments {
                 root["att"] = attachments
-                map.map("/att", to: "/ios_attachments")
+                map.map(["att"], to: ["ios_attachments"])
             } else {
                 diagnostics.add(.warning, .wrongType, "/ios_attachments", "ios_attachments must be an object of id → URL; it was ignored")
             }
@@ -62,12 +62,12 @@ struct OneSignalAdapter {
         var custom = JSONObject()
         if let data = body["data"] {
             custom["a"] = data
-            map.map("/custom/a", to: "/data")
+            map.map(["custom", "a"], to: ["data"])
         }
         if let url = body["url"] {
             if let link = url.stringValue, options.linkProblem(link) == nil {
                 custom["u"] = url
-                map.map("/custom/u", to: "/url")
+                map.map(["custom", "u"], to: ["url"])
             } else {
                 diagnostics.add(.error, .linkSchemeNotAllowed, "/url", (url.stringValue.flatMap(options.linkProblem) ?? "url must be a URL string") + "; the link was removed")
             }

@@ -65,7 +65,7 @@ struct PushfaAdapter {
                 }
                 if root[device] == nil {
                     root[device] = value
-                    result.requestMap.map("/" + device, to: "/" + key)
+                    result.requestMap.map([device], to: [key])
                     if device == "image", platforms.contains(.android) {
                         if platforms.contains(.ios) {
                             result.sharedMediaPointers.insert("/image")
@@ -82,7 +82,7 @@ struct PushfaAdapter {
         if platforms == [.android] { root.remove("image") }
         if let actions = request["actions"] {
             root["actions"] = .array(validActions(actions, diagnostics: &diagnostics))
-            result.requestMap.map("/actions", to: "/actions")
+            result.requestMap.map(["actions"], to: ["actions"])
         }
         for key in ["ackUrl", "clickAckUrl", "messageId"] {
             if let value = request[key] { root[key] = value }
@@ -91,12 +91,12 @@ struct PushfaAdapter {
             // The SDK reads custom data as one object under `additional_data`.
             if case .object = additional {
                 root["additional_data"] = additional
-                result.requestMap.map("/additional_data", to: "/additional_data")
+                result.requestMap.map(["additional_data"], to: ["additional_data"])
             } else {
                 diagnostics.add(.warning, .wrongType, "/additional_data", "additional_data must be an object of custom keys; it was ignored")
             }
         }
-        for (device, key) in [("title", "title"), ("body", "body")] { result.requestMap.map("/aps/alert/" + device, to: "/" + key) }
+        for (device, key) in [("title", "title"), ("body", "body")] { result.requestMap.map(["aps", "alert", device], to: [key]) }
         if let collapse = request["collapse_id"] {
             if let text = collapse.identifierText { result.headers.collapseID = text } else {
                 diagnostics.add(.warning, .wrongType, "/collapse_id", "collapse_id must be a string; it was ignored")

@@ -93,14 +93,15 @@ struct PushwooshAdapter {
         root["aps"] = .object(aps)
         root["pw_msg"] = .string("1")
         var map = SenderRequestMap()
+        let baseTokens = JSONPointer.tokens(base) ?? []
         if let data = notification["data"] {
             switch data {
             case .object:
                 root["u"] = .string(String(decoding: data.serialized(), as: UTF8.self))
-                map.map("/u", to: base + "/data")
+                map.map(["u"], to: baseTokens + ["data"])
             case .string:
                 root["u"] = data
-                map.map("/u", to: base + "/data")
+                map.map(["u"], to: baseTokens + ["data"])
             default:
                 diagnostics.add(.warning, .wrongType, base + "/data", "data must be an object of custom keys; it was ignored")
             }
@@ -117,19 +118,19 @@ struct PushwooshAdapter {
             }
         }
         // The sender's own fields for what the device payload may change; a language map is not one (it stays).
-        map.map("/attachment", to: base + "/ios_attachment")
-        map.map("/l", to: base + "/link")
+        map.map(["attachment"], to: baseTokens + ["ios_attachment"])
+        map.map(["l"], to: baseTokens + ["link"])
         for (device, key) in [("body", "content"), ("title", "ios_title"), ("subtitle", "ios_subtitle")] {
             if notification[key]?.stringValue != nil {
-                map.map("/aps/alert/" + device, to: base + "/" + key)
+                map.map(["aps", "alert", device], to: baseTokens + [key])
             } else {
-                map.keepSenders("/aps/alert/" + device)
+                map.keepSenders(["aps", "alert", device])
             }
         }
-        map.map("/aps/category", to: base + "/ios_category_custom")
-        map.map("/aps/mutable-content", to: base + "/ios_root_params/aps/mutable-content")
+        map.map(["aps", "category"], to: baseTokens + ["ios_category_custom"])
+        map.map(["aps", "mutable-content"], to: baseTokens + ["ios_root_params", "aps", "mutable-content"])
         for key in notification["ios_root_params"]?.objectValue?.keys ?? [] {
-            map.map("/" + JSONPointer.escape(key), to: base + "/ios_root_params/" + JSONPointer.escape(key))
+            map.map([key], to: baseTokens + ["ios_root_params", key])
         }
         var result = AdaptedNotification(payload: root, requestMap: map)
         result.inputPointer = base

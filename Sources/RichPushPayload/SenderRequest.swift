@@ -44,7 +44,7 @@ package enum SenderRequest {
             guard let payload = rendering.payload else { continue }
             rewriteAndroidImages(of: job, media: rendering.androidMedia, in: &document)
             let map = job.requestMap
-            if let pointer = map.payloadPointer, let tokens = JSONPointer.tokens(pointer) {
+            if let tokens = map.payloadTokens {
                 document.setValue(payload, at: tokens[...], walk: walk)
                 continue
             }

@@ -1,13 +1,11 @@
-import RichPushCore
-
 /// Where each part of a job's device payload came from in the sender's own document, so the sender gets its request
 /// back in its own shape with only the media URLs and the fields the shape needs changed (`SenderRequest`).
 ///
-/// An entry maps a device-payload prefix (`/attachment`, `/u`, `/aps/category`) onto a location in the document
-/// (`/request/notifications/0/ios_attachment`, `.../data`, `.../ios_category_custom`); a device pointer takes the
-/// longest prefix that matches it, the later entry on a tie (Pushwoosh's `ios_root_params` is merged last, so it
-/// wins). A raw APNs payload or an envelope maps its whole payload at once (`payloadPointer`). Cost: a linear scan
-/// of a handful of entries per synced pointer.
+/// An entry maps a device-payload prefix (`attachment`, `u`, `aps.category`) onto a location in the document
+/// (`request.notifications.0.ios_attachment`, `....data`, `....ios_category_custom`), each given as the tokens of
+/// its pointer; a device pointer takes the longest prefix that matches it, the later entry on a tie (Pushwoosh's
+/// `ios_root_params` is merged last, so it wins). A raw APNs payload or an envelope maps its whole payload at once
+/// (`payloadTokens`). Cost: a linear scan of a handful of entries per synced pointer; nothing is parsed.
 package struct SenderRequestMap: Sendable, Hashable {
     /// How a device-payload value is written in the sender's field.
     enum Encoding: Sendable, Hashable {
@@ -26,31 +24,30 @@ package struct SenderRequestMap: Sendable, Hashable {
         var encoding: Encoding
     }
 
-    /// The document pointer of the whole device payload (`""` for a raw APNs payload, `/payload` for an envelope),
-    /// or nil for a provider shape, whose payload is assembled from many fields.
-    var payloadPointer: String?
+    /// The tokens of the document pointer of the whole device payload (none for a raw APNs payload, `payload` for
+    /// an envelope), or nil for a provider shape, whose payload is assembled from many fields.
+    var payloadTokens: [String]?
     private(set) var entries: [Entry] = []
 
-    init(payloadPointer: String? = nil) {
-        self.payloadPointer = payloadPointer
+    init(payloadTokens: [String]? = nil) {
+        self.payloadTokens = payloadTokens
     }
 
-    /// Says that the device payload at `device` came from the document at `source` (pointers).
-    mutating func map(_ device: String, to source: String, encoding: Encoding = .same) {
-        guard let deviceTokens = JSONPointer.tokens(device), let sourceTokens = JSONPointer.tokens(source) else { return }
-        entries.append(Entry(device: deviceTokens, source: sourceTokens, encoding: encoding))
+    /// Says that the device payload at `device` came from the document at `source` (the tokens of each pointer, as
+    /// the keys are written: nothing is escaped).
+    mutating func map(_ device: [String], to source: [String], encoding: Encoding = .same) {
+        entries.append(Entry(device: device, source: source, encoding: encoding))
     }
 
     /// Says that the device payload at `device` is never written back: the sender's own form of it stays (a
     /// language map of which the device shows one language).
-    mutating func keepSenders(_ device: String) {
-        guard let deviceTokens = JSONPointer.tokens(device) else { return }
-        entries.append(Entry(device: deviceTokens, source: nil, encoding: .same))
+    mutating func keepSenders(_ device: [String]) {
+        entries.append(Entry(device: device, source: nil, encoding: .same))
     }
 
     /// Where the device payload's `tokens` live in the document, or nil when nothing there corresponds.
     func source(ofDevice tokens: [String]) -> (tokens: [String], encoding: Encoding)? {
-        if let payloadPointer, let base = JSONPointer.tokens(payloadPointer) { return (base + tokens, .same) }
+        if let payloadTokens { return (payloadTokens + tokens, .same) }
         var best: Entry?
         for entry in entries where entry.device.count <= tokens.count && tokens.starts(with: entry.device) {
             if entry.device.count >= (best?.device.count ?? 0) { best = entry }

@@ -42,7 +42,7 @@ enum ShapeRegistry {
             shape: .apns, recognizes: { $0["aps"] != nil },
             // A custom "silent" key inside an APNs payload is the app's own data: APNs has no such key, so it
             // changes nothing (only the envelope's own `silent`, beside `payload`, asks for a background push).
-            adapt: { root, _, _ in AdaptedNotification(payload: root, requestMap: SenderRequestMap(payloadPointer: "")) },
+            adapt: { root, _, _ in AdaptedNotification(payload: root, requestMap: SenderRequestMap(payloadTokens: [])) },
             credentialKeys: [], androidImageFields: []),
         ShapeDefinition(
             shape: .firebase, recognizes: { $0["message"]?.objectValue != nil },
