@@ -46,15 +46,24 @@ package struct JSONWriter {
 
     package mutating func number(_ value: Int) {
         separate()
-        // Digits written in place, last first, then turned around: no String is made for each of a line's numbers.
+        // Digits written in place, from the last: no String is made for each of a line's numbers.
         if value < 0 { bytes.append(0x2D) }
         var magnitude = value.magnitude
-        let start = bytes.count
-        repeat {
-            bytes.append(0x30 + UInt8(truncatingIfNeeded: magnitude % 10))
-            magnitude /= 10
-        } while magnitude > 0
-        bytes[start...].reverse()
+        var digits = 1
+        var rest = magnitude / 10
+        while rest > 0 {
+            digits += 1
+            rest /= 10
+        }
+        bytes.append(contentsOf: repeatElement(0x30, count: digits))
+        bytes.withUnsafeMutableBufferPointer { buffer in
+            var index = buffer.count - 1
+            repeat {
+                buffer[index] = 0x30 + UInt8(truncatingIfNeeded: magnitude % 10)
+                magnitude /= 10
+                index -= 1
+            } while magnitude > 0
+        }
         followsSibling = true
     }
 
