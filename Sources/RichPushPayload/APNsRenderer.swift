@@ -93,22 +93,22 @@ package struct APNsRenderer: Sendable {
                                     rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> Int {
         var tree = JSONValue.object(root)
         var rendered = 0
-        var removals: [String] = []
+        var removals: [[String]] = []
         for reference in job.media where reference.role == .attachment {
-            guard let tokens = JSONPointer.tokens(reference.pointer), !tokens.isEmpty,
-                  tree.value(at: reference.pointer)?.stringValue == reference.url else { continue }
+            let tokens = reference.tokens
+            guard !tokens.isEmpty, tree.value(at: tokens[...])?.stringValue == reference.url else { continue }
             // Unfetchable URLs never reach a phone; the parser already reported them.
             if reference.invalidReason != nil {
-                removals.append(reference.pointer)
+                removals.append(tokens)
                 continue
             }
             let outcome = media[reference.pointer]
             if let missing = Diagnostic.mediaNotShown(outcome, at: reference.pointer) {
-                removals.append(reference.pointer)
+                removals.append(tokens)
                 diagnostics.items.append(missing)
             } else {
                 let publicURL = outcome?.publicURL(writtenAs: reference.url) ?? reference.url
-                tree.setValue(.string(publicURL), at: reference.pointer)
+                tree.setValue(.string(publicURL), at: tokens[...])
                 rewrites.media.append(.init(pointer: reference.pointer, cachedURL: publicURL, originalURL: reference.url))
                 rendered += 1
             }
@@ -117,9 +117,9 @@ package struct APNsRenderer: Sendable {
             }
         }
         // Reverse order keeps earlier array indices valid while later elements are removed.
-        for pointer in removals.reversed() {
-            tree.setValue(nil, at: pointer)
-            removeEmptyContainer(parentOf: pointer, tree: &tree)
+        for tokens in removals.reversed() {
+            tree.setValue(nil, at: tokens[...])
+            removeEmptyContainer(parentOf: tokens, tree: &tree)
         }
         root = tree.objectValue ?? root
         return rendered
@@ -173,10 +173,9 @@ package struct APNsRenderer: Sendable {
         }
     }
 
-    private func removeEmptyContainer(parentOf pointer: String, tree: inout JSONValue) {
-        guard var tokens = JSONPointer.tokens(pointer), tokens.count >= 2 else { return }
-        tokens.removeLast()
-        let parent = JSONPointer.make(tokens)
+    private func removeEmptyContainer(parentOf tokens: [String], tree: inout JSONValue) {
+        guard tokens.count >= 2 else { return }
+        let parent = tokens.dropLast()
         switch tree.value(at: parent) {
         case .object(let object)? where object.isEmpty: tree.setValue(nil, at: parent)
         case .array(let array)? where array.isEmpty: tree.setValue(nil, at: parent)
@@ -205,7 +204,7 @@ package struct APNsRenderer: Sendable {
         var kept: [(page: JSONValue, index: Int, rewrite: MediaRewrites.Rewrite?)] = []
         for (index, pageValue) in pages.enumerated() {
             guard case .object(var page) = pageValue, let reference = references[index],
-                  let tokens = JSONPointer.tokens(reference.pointer), let field = tokens.last else {
+                  let field = reference.tokens.last else {
                 kept.append((pageValue, index, nil))
                 continue
             }

@@ -47,15 +47,15 @@ struct MediaDiscovery {
                 var senderTokens = tokens
                 let senderIndices = story?.senderPageIndices ?? []
                 senderTokens[storyPages.count] = String(senderIndices.indices.contains(index) ? senderIndices[index] : index)
-                let pointer = JSONPointer.make(senderTokens)
-                guard seen.insert(pointer).inserted else { return }
-                found.append(MediaReference(pointer: pointer, url: url, role: .storyPage(index: index), variantName: VariantName.story))
+                let page = MediaReference(tokens: senderTokens, url: url, role: .storyPage(index: index), variantName: VariantName.story)
+                guard seen.insert(page.pointer).inserted else { return }
+                found.append(page)
                 return
             }
-            let pointer = JSONPointer.make(tokens)
-            guard seen.insert(pointer).inserted else { return }
-            found.append(MediaReference(pointer: pointer, url: url, role: .attachment, variantName: attachmentVariant,
-                                        invalidReason: invalidReason))
+            let attachment = MediaReference(tokens: tokens, url: url, role: .attachment, variantName: attachmentVariant,
+                                            invalidReason: invalidReason)
+            guard seen.insert(attachment.pointer).inserted else { return }
+            found.append(attachment)
         }
         // The walk collects what it reaches, and this loop judges it: a closure for the walk to call would capture
         // the discovery and its options, copying them (a retain per field) for every key path of every job.

@@ -1,3 +1,5 @@
+import RichPushCore
+
 /// One media URL found in a notification.
 package struct MediaReference: Sendable, Hashable {
     package enum Role: Sendable, Hashable {
@@ -12,7 +14,9 @@ package struct MediaReference: Sendable, Hashable {
     /// attachment or a story page, into the sender's request for an `androidImage`. A story page is numbered as the
     /// sender numbered it (`role` holds its index after invalid pages were dropped). It is also the key of
     /// `APNsRenderer.render`'s media map.
-    package var pointer: String
+    package let pointer: String
+    /// The pointer's tokens, split once: the renderer and the sender request walk to the URL by them.
+    package let tokens: [String]
     package var url: String
     package var role: Role
     /// "attachment", "story", "big_picture", "large_icon", or the variant the job named in its envelope (`variant`).
@@ -23,9 +27,24 @@ package struct MediaReference: Sendable, Hashable {
     /// is never fetched: it fails with `media_url_invalid` and is removed from the device payload.
     package var invalidReason: String?
 
+    /// A reference at `pointer`, which must be a valid pointer (one that starts with "/"; "" is the whole document).
     package init(pointer: String, url: String, role: Role, variantName: String, platform: MediaPlatform = .ios,
                 invalidReason: String? = nil) {
+        self.init(pointer: pointer, tokens: JSONPointer.tokens(pointer) ?? [], url: url, role: role,
+                  variantName: variantName, platform: platform, invalidReason: invalidReason)
+    }
+
+    /// A reference at the pointer of `tokens`.
+    package init(tokens: [String], url: String, role: Role, variantName: String, platform: MediaPlatform = .ios,
+                invalidReason: String? = nil) {
+        self.init(pointer: JSONPointer.make(tokens), tokens: tokens, url: url, role: role, variantName: variantName,
+                  platform: platform, invalidReason: invalidReason)
+    }
+
+    private init(pointer: String, tokens: [String], url: String, role: Role, variantName: String,
+                 platform: MediaPlatform, invalidReason: String?) {
         self.pointer = pointer
+        self.tokens = tokens
         self.url = url
         self.role = role
         self.variantName = variantName

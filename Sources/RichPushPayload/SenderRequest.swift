@@ -52,7 +52,7 @@ package enum SenderRequest {
             // Story pages go back whole (their images, and what validation fixed); attachments one by one.
             if let story = job.story { pointers.append(story.tokens(storyKey: storyKey)) }
             for reference in job.media where reference.role == .attachment {
-                if let tokens = JSONPointer.tokens(reference.pointer) { pointers.append(tokens) }
+                pointers.append(reference.tokens)
             }
             for tokens in pointers {
                 guard let (source, encoding) = map.source(ofDevice: tokens) else { continue }
@@ -68,11 +68,11 @@ package enum SenderRequest {
     private static func rewriteAndroidImages(of job: NotificationJob, media: [String: MediaOutcome], in document: inout JSONValue) {
         // Removals from the end, so that no removal moves another field (no field of the table is in an array).
         for reference in job.media.reversed() where reference.role == .androidImage {
-            guard document.value(at: reference.pointer)?.stringValue == reference.url else { continue }
+            guard document.value(at: reference.tokens[...])?.stringValue == reference.url else { continue }
             if reference.invalidReason == nil, let outcome = media[reference.pointer], outcome.keepsField {
-                document.setValue(.string(outcome.publicURL(writtenAs: reference.url)), at: reference.pointer)
+                document.setValue(.string(outcome.publicURL(writtenAs: reference.url)), at: reference.tokens[...])
             } else {
-                document.setValue(nil, at: reference.pointer)
+                document.setValue(nil, at: reference.tokens[...])
             }
         }
     }
