@@ -36,9 +36,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     /// The value for `key`; setting nil removes the member, setting a new key appends it.
     public subscript(key: String) -> JSONValue? {
-        get { members.first(where: { $0.key == key })?.value }
+        get { index(forKey: key).map { members[$0].value } }
         set {
-            if let index = members.firstIndex(where: { $0.key == key }) {
+            if let index = index(forKey: key) {
                 if let newValue { members[index].value = newValue } else { members.remove(at: index) }
             } else if let newValue {
                 members.append(Member(key: key, value: newValue))
@@ -49,17 +49,17 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// Removes `key` and returns its value, or nil when it was absent.
     @discardableResult
     package mutating func remove(_ key: String) -> JSONValue? {
-        guard let index = members.firstIndex(where: { $0.key == key }) else { return nil }
+        guard let index = index(forKey: key) else { return nil }
         return members.remove(at: index).value
     }
 
     /// Whether the object has a member named `key`.
-    public func contains(_ key: String) -> Bool { members.contains(where: { $0.key == key }) }
+    public func contains(_ key: String) -> Bool { index(forKey: key) != nil }
 
     /// Inserts or replaces `key`, placing a new member right after `anchor` when `anchor` exists.
     package mutating func set(_ value: JSONValue, for key: String, after anchor: String) {
         if contains(key) { self[key] = value; return }
-        if let index = members.firstIndex(where: { $0.key == anchor }) {
+        if let index = index(forKey: anchor) {
             members.insert(Member(key: key, value: value), at: index + 1)
         } else {
             members.append(Member(key: key, value: value))

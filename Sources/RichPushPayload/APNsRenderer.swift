@@ -145,7 +145,7 @@ package struct APNsRenderer: Sendable {
         if !isMediaKeyEnd(tokens), !parentTokens.isEmpty, isMediaKeyEnd(parentTokens) {
             let containerKey = parentTokens[parentTokens.count - 1]
             let holderTokens = Array(parentTokens.dropLast())
-            guard case .object(var holder)? = tree.value(at: JSONPointer.make(holderTokens)) else { return }
+            guard case .object(var holder)? = tree.value(at: holderTokens[...]) else { return }
             let siblingKey = containerKey + suffix
             var originals = JSONObject()
             if let existing = holder[siblingKey] {
@@ -157,10 +157,10 @@ package struct APNsRenderer: Sendable {
             originals[last] = .string(url)
             holder.set(.object(originals), for: siblingKey, after: containerKey)
             holder[siblingKey] = .object(originals)
-            tree.setValue(.object(holder), at: JSONPointer.make(holderTokens))
+            tree.setValue(.object(holder), at: holderTokens[...])
             rewrites.addSourceKey(JSONPointer.make(holderTokens + [siblingKey]))
         } else {
-            guard case .object(var holder)? = tree.value(at: JSONPointer.make(parentTokens)) else { return }
+            guard case .object(var holder)? = tree.value(at: parentTokens[...]) else { return }
             let siblingKey = last + suffix
             if let existing = holder[siblingKey], existing.stringValue != url {
                 diagnostics.add(.warning, .originalKeyOverwritten, JSONPointer.make(parentTokens + [siblingKey]),
@@ -168,7 +168,7 @@ package struct APNsRenderer: Sendable {
             }
             holder.set(.string(url), for: siblingKey, after: last)
             holder[siblingKey] = .string(url)
-            tree.setValue(.object(holder), at: JSONPointer.make(parentTokens))
+            tree.setValue(.object(holder), at: parentTokens[...])
             rewrites.addSourceKey(JSONPointer.make(parentTokens + [siblingKey]))
         }
     }
@@ -186,10 +186,11 @@ package struct APNsRenderer: Sendable {
     /// Returns (pages with rendered media, whether the story survived).
     private func rewriteStory(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
                               rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> (Int, Bool) {
-        let storyPointer = JSONPointer.make(job.story?.tokens(storyKey: options.storyKey) ?? [options.storyKey])
+        let storyTokens = job.story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]
+        let storyPointer = JSONPointer.make(storyTokens)
         let base = storyPointer + "/pages/"
         var tree = JSONValue.object(root)
-        guard case .object(var story)? = tree.value(at: storyPointer), case .array(let pages)? = story["pages"] else {
+        guard case .object(var story)? = tree.value(at: storyTokens[...]), case .array(let pages)? = story["pages"] else {
             return (0, false)
         }
         // Findings name pages as the sender numbered them.
@@ -229,7 +230,7 @@ package struct APNsRenderer: Sendable {
             }
         }
         guard !kept.isEmpty else {
-            tree.setValue(nil, at: storyPointer)
+            tree.setValue(nil, at: storyTokens[...])
             root = tree.objectValue ?? root
             if case .object(var aps)? = root["aps"], aps["category"]?.stringValue == options.storyCategory {
                 aps.remove("category")
@@ -240,7 +241,7 @@ package struct APNsRenderer: Sendable {
             return (0, false)
         }
         story["pages"] = .array(kept.map(\.page))
-        tree.setValue(.object(story), at: storyPointer)
+        tree.setValue(.object(story), at: storyTokens[...])
         root = tree.objectValue ?? root
         for (position, page) in kept.enumerated() {
             guard var rewrite = page.rewrite else { continue }
@@ -285,8 +286,8 @@ package struct APNsRenderer: Sendable {
         var visible = Self.alertTextKeys.contains { alert[$0] != nil }
         var used: [String] = []
         if !visible && hadRichContent && hadAlert {
-            let storyPointer = JSONPointer.make(story?.tokens(storyKey: options.storyKey) ?? [options.storyKey])
-            let firstPage = JSONValue.object(root).value(at: storyPointer + "/pages/0")?.objectValue
+            let firstPageTokens = (story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]) + ["pages", "0"]
+            let firstPage = JSONValue.object(root).value(at: firstPageTokens[...])?.objectValue
             func text(_ value: String?) -> String? { value?.isEmpty == false ? value : nil }
             var updated = JSONObject()
             if let title = text(firstPage?["title"]?.stringValue) ?? text(options.defaultTitle) {

@@ -23,6 +23,7 @@ enum ImageFitWarnings {
     /// The warnings for a source of `source`'s upright size rendered as `variant`, at `pointer`.
     static func diagnostics(source: PixelSize, variant: ImageVariant, pointer: String) -> [Diagnostic] {
         guard source.width > 0, source.height > 0, variant.width > 0, variant.height > 0 else { return [] }
+        // The texts are built only for a warning: most results have none.
         var image: String { "\(source.width)×\(source.height)" }
         var found: [Diagnostic] = []
         if variant.fit == .cover {
