@@ -197,6 +197,19 @@ final class HEIFTests: XCTestCase {
         }
     }
 
+    /// The sixth: an AVIF whose iloc box lists item 1 twice, first with length 0. libheif 1.15 reads the first
+    /// entry and hands dav1d an empty buffer (40 bytes leaked); the header walk had kept the second, which looked
+    /// fine. An item located twice is corrupt.
+    func testAnItemLocatedTwiceIsCorruptBeforeLibheif() throws {
+        let bytes = try ImagingHelpers.data("fuzz/heif/leak-dav1d-item-located-twice.avif")
+        XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF iloc lists item 1 twice"))
+        }
+        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .avif, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF iloc lists item 1 twice"))
+        }
+    }
+
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
         let bytes = try ImagingHelpers.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),
