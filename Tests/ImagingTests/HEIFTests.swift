@@ -210,6 +210,69 @@ final class HEIFTests: XCTestCase {
         }
     }
 
+    /// The same hole in general: libheif 1.15 reads the first pitm, iinf, iprp, iloc (and so on) of the meta box,
+    /// the first ipco of iprp and the first entry of an item, so any second one could hide what libheif decodes
+    /// from the header checks (a small ispe or coded size in front of a large one). Each is corrupt.
+    func testEveryBoxOrEntryLibheifWouldReadOnceIsCorruptWhenRepeated() throws {
+        let photo = [UInt8](try ImagingHelpers.data("imaging/photo.heic"))
+        func box(_ path: [String]) -> [UInt8] { let range = Self.box(at: path, in: photo)!; return Array(photo[range]) }
+        let cases: [(path: [String], copied: [String], reason: String)] = [
+            (["meta"], ["meta", "pitm"], "HEIF meta box has 2 pitm boxes, where one is allowed"),
+            (["meta"], ["meta", "iloc"], "HEIF meta box has 2 iloc boxes, where one is allowed"),
+            (["meta"], ["meta", "iprp"], "HEIF meta box has 2 iprp boxes, where one is allowed"),
+            (["meta", "iprp"], ["meta", "iprp", "ipco"], "HEIF iprp box has 2 ipco boxes, where one is allowed"),
+            (["meta", "iprp"], ["meta", "iprp", "ipma"], "HEIF ipma lists item 1 twice"),
+            (["meta", "iinf"], ["meta", "iinf", "infe"], "HEIF iinf lists item 1 twice"),
+        ]
+        XCTAssertNoThrow(try ImageProbe.probe(Data(photo)))
+        for (path, copied, reason) in cases {
+            let repeated = Data(Self.appending(box(copied), to: path, in: photo))
+            XCTAssertThrowsError(try ImageProbe.probe(repeated), "\(copied)") { error in
+                XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
+            }
+            XCTAssertThrowsError(try HEIFDecoder.decode(repeated, format: .heic, limits: ImageLimits(),
+                                                        budget: ImagingHelpers.farBudget), "\(copied)") { error in
+                XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
+            }
+        }
+    }
+
+    /// Where a box's children start, past its header (and a full box's version, flags and entry count).
+    private static let childrenOffset: [String: Int] = ["meta": 12, "iprp": 8, "iinf": 14]
+
+    /// The byte range of the first box of each type along `path` (32-bit sizes), top level first.
+    private static func box(at path: [String], in bytes: [UInt8]) -> Range<Int>? {
+        var range = 0..<bytes.count
+        for (depth, type) in path.enumerated() {
+            var offset = range.lowerBound + (depth == 0 ? 0 : childrenOffset[path[depth - 1]]!)
+            var found: Range<Int>?
+            while offset + 8 <= range.upperBound, found == nil {
+                let size = bytes[offset..<(offset + 4)].reduce(0) { $0 << 8 | Int($1) }
+                guard size >= 8 else { return nil }
+                if String(decoding: bytes[(offset + 4)..<(offset + 8)], as: UTF8.self) == type { found = offset..<(offset + size) }
+                offset += size
+            }
+            guard let found else { return nil }
+            range = found
+        }
+        return range
+    }
+
+    /// `bytes` with `child` appended to the children of the box at `path`, each enclosing box's size grown (and an
+    /// iinf's entry count).
+    private static func appending(_ child: [UInt8], to path: [String], in bytes: [UInt8]) -> [UInt8] {
+        var bytes = bytes
+        let parent = box(at: path, in: bytes)!
+        bytes.insert(contentsOf: child, at: parent.upperBound)
+        for depth in 1...path.count {
+            let start = box(at: Array(path.prefix(depth)), in: bytes)!.lowerBound
+            let size = bytes[start..<(start + 4)].reduce(0) { $0 << 8 | Int($1) } + child.count
+            for index in 0..<4 { bytes[start + index] = UInt8(truncatingIfNeeded: size >> (24 - 8 * index)) }
+        }
+        if path.last == "iinf" { bytes[parent.lowerBound + 13] += 1 }
+        return bytes
+    }
+
     func testAnExpiredDeadlineStopsBeforeTheDecode() throws {
         let bytes = try ImagingHelpers.data("imaging/photo.heic")
         XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(),

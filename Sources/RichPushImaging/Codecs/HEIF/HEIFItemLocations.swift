@@ -22,9 +22,7 @@ struct HEIFItemLocations {
             guard let item = Self.unsigned(reader, at: offset, size: countSize, end: end) else {
                 throw .corrupt(reason: "HEIF iloc entry is truncated")
             }
-            // An item has one location. libheif 1.15 reads the first entry and this walk would keep the last, so
-            // a second entry would let the checks pass on data libheif never decodes (heif fuzzing: a first entry
-            // of length 0 handed dav1d an empty buffer, which leaks).
+            // An item has one location: libheif 1.15 reads the first entry (`HEIFItemTable.singleBoxes`).
             guard listed.insert(item).inserted else { throw .corrupt(reason: "HEIF iloc lists item \(item) twice") }
             offset += countSize
             var method = 0

@@ -20,11 +20,19 @@ struct HEIFItemTable {
     /// The contents of the `idat` box (item data stored inside `meta`, such as grid descriptors).
     private var itemData: Range<Int>?
 
+    /// The boxes a `meta` box holds at most one of. libheif 1.15 reads the first of each, and of `ipco` in `iprp`,
+    /// so a second one would let this walk check what libheif never decodes: it is corrupt. So is an item listed
+    /// twice in `iinf`, `ipma` or `iloc`, for the same reason (libheif takes the first entry; heif fuzzing found a
+    /// second `iloc` entry that hid an empty one from these checks).
+    static let singleBoxes: Set<String> = ["hdlr", "pitm", "iinf", "iprp", "iref", "iloc", "idat"]
+
     /// Walks `meta` (the contents of a full box). Cost: linear in the size of the `meta` box.
     init(_ reader: ByteReader, meta: Range<Int>) throws(ImageError) {
         self.reader = reader
         guard meta.count >= 4 else { throw .corrupt(reason: "HEIF meta box is truncated") }
-        for box in try HEIFBox.children(of: (meta.lowerBound + 4)..<meta.upperBound, in: reader) {
+        let children = try HEIFBox.children(of: (meta.lowerBound + 4)..<meta.upperBound, in: reader)
+        try Self.requireAtMostOne(of: Self.singleBoxes, among: children, in: "meta")
+        for box in children {
             switch box.type {
             case "hdlr":
                 guard box.body.count >= 12, reader.matches("pict", at: box.body.lowerBound + 8) else {
@@ -33,7 +41,9 @@ struct HEIFItemTable {
             case "pitm": primary = fullBoxID(box, at: 4)
             case "iinf": try readItemInfo(box)
             case "iprp":
-                for child in try HEIFBox.children(of: box.body, in: reader) {
+                let properties = try HEIFBox.children(of: box.body, in: reader)
+                try Self.requireAtMostOne(of: ["ipco"], among: properties, in: "iprp")
+                for child in properties {
                     if child.type == "ipco" { propertyBoxes = try HEIFBox.children(of: child.body, in: reader) }
                     if child.type == "ipma" { try readAssociations(child) }
                 }
@@ -114,6 +124,15 @@ struct HEIFItemTable {
 
     // MARK: walking the boxes
 
+    private static func requireAtMostOne(of types: Set<String>, among boxes: [HEIFBox],
+                                         in parent: String) throws(ImageError) {
+        var counts: [String: Int] = [:]
+        for box in boxes where types.contains(box.type) { counts[box.type, default: 0] += 1 }
+        if let (type, count) = counts.filter({ $0.value > 1 }).min(by: { $0.key < $1.key }) {
+            throw .corrupt(reason: "HEIF \(parent) box has \(count) \(type) boxes, where one is allowed")
+        }
+    }
+
     /// An item ID after a full box's version: 16 bits in version 0, 32 bits after.
     private func fullBoxID(_ box: HEIFBox, at offset: Int) -> Int? {
         let position = box.body.lowerBound + offset
@@ -134,6 +153,7 @@ struct HEIFItemTable {
                   start + 4 + idBytes + 6 <= entry.body.upperBound else {
                 throw .corrupt(reason: "HEIF infe box is truncated")
             }
+            guard types[item] == nil else { throw .corrupt(reason: "HEIF iinf lists item \(item) twice") }
             types[item] = String(decoding: (0..<4).map { UInt8(reader.byte(start + 4 + idBytes + 2 + $0) ?? 0) }, as: UTF8.self)
         }
     }
@@ -158,7 +178,9 @@ struct HEIFItemTable {
                 let value = indexBytes == 2 ? (reader.uint16BigEndian(position) ?? 0) & 0x7FFF : (reader.byte(position) ?? 0) & 0x7F
                 indexes.append(value)
             }
-            associations[item, default: []] += indexes
+            // Several ipma boxes may share the items between them (libheif joins them), but not an item.
+            guard associations[item] == nil else { throw .corrupt(reason: "HEIF ipma lists item \(item) twice") }
+            associations[item] = indexes
             offset += associationCount * indexBytes
         }
     }
