@@ -26,6 +26,10 @@ translucent pixels) and icc_srgb.jpg (40x30 with an sRGB ICC profile).
 - large_grid.heic: 48 references to one textured 512x512 tile, laid out 8x6 as an iPhone lays out a 12 MP photo: a
   few KB that cost a full 12 MP HEVC decode (for the deadline tests).
 - oversized_tiles.heic: a 2x2 grid with a 64x64 canvas whose tiles' ispe claim 6000x6000 each.
+- two_ispe.heic: photo.heic with a second ispe (16000x16000) on the primary image; libheif 1.15 sizes an image by
+  its last ispe.
+- two_alpha_planes.heic: alpha.heic with a thumbnail that is made a second alpha plane of the primary image (an
+  alpha auxC and an auxl reference); libheif 1.15 takes the last alpha plane of its own size.
 """
 import os
 import struct
@@ -328,6 +332,16 @@ def main():
         write("large_grid.heic", wrap_in_grid(encode([textured], "-q", "30"), 8, 6))
         write("oversized_tiles.heic", tile_grid(encode([tile_source]), 2, 2, output=(64, 64), ispe=(64, 64),
                                                 tile_ispe=(6000, 6000)))
+
+        two_sizes = HEIF(encode([orientation(1)], "-t", "16"))
+        two_sizes.add_property(two_sizes.primary(), "ispe", bytes(4) + struct.pack(">II", 16_000, 16_000))
+        write("two_ispe.heic", two_sizes.serialize())
+        two_alphas = HEIF(encode([alpha_png], "-t", "16"))
+        references = grid_references(two_alphas)
+        thumbnail = [source for kind, source, targets in references if kind == "thmb" and targets == [two_alphas.primary()]][0]
+        two_alphas.add_property(thumbnail, "auxC", bytes(4) + b"urn:mpeg:hevc:2015:auxid:1\0")
+        set_grid_references(two_alphas, references + [("auxl", thumbnail, [two_alphas.primary()])])
+        write("two_alpha_planes.heic", two_alphas.serialize())
 
 
 if __name__ == "__main__":

@@ -237,6 +237,23 @@ final class HEIFTests: XCTestCase {
         }
     }
 
+    /// Two properties libheif 1.15 reads the last of: an image's size (heif-info reports two_ispe.heic as
+    /// 16000x16000, where the header walk read 64x48 from the first ispe), and its alpha plane (the last of its own
+    /// size, where the walk checked the first). Either twice is corrupt.
+    func testTwoSizesOrTwoAlphaPlanesForOneImageAreCorrupt() throws {
+        let cases = ["two_ispe.heic": "HEIF item 2 has 2 ispe properties, where one is allowed",
+                     "two_alpha_planes.heic": "HEIF image 2 has 2 alpha planes, where one is allowed"]
+        for (name, reason) in cases {
+            let bytes = try ImagingHelpers.data("imaging/\(name)")
+            XCTAssertThrowsError(try ImageProbe.probe(bytes), name) { error in
+                XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
+            }
+            XCTAssertThrowsError(try ImagingHelpers.render(bytes, .attachment), name) { error in
+                XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
+            }
+        }
+    }
+
     /// Where a box's children start, past its header (and a full box's version, flags and entry count).
     private static let childrenOffset: [String: Int] = ["meta": 12, "iprp": 8, "iinf": 14]
 

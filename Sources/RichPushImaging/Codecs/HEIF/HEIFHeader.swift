@@ -27,7 +27,7 @@ enum HEIFHeader {
 
         var cost = DecodeCost()
         try checkDecodeCost(of: primary, in: items, limits: limits, cost: &cost)
-        let alpha = items.alphaPlane(of: primary)
+        let alpha = try items.alphaPlane(of: primary)
         if let alpha { try checkDecodeCost(of: alpha, in: items, limits: limits, cost: &cost) }
 
         guard let codedSize = items.imageSize(primary) else { throw .corrupt(reason: "HEIF primary image has no ispe") }

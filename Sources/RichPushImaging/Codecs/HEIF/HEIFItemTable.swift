@@ -53,6 +53,11 @@ struct HEIFItemTable {
             default: break
             }
         }
+        // libheif 1.15 sizes an image by its last ispe, where `imageSize` reads the first.
+        for item in associations.keys.sorted() {
+            let sizes = properties(of: item).count { $0.type == "ispe" }
+            guard sizes <= 1 else { throw .corrupt(reason: "HEIF item \(item) has \(sizes) ispe properties, where one is allowed") }
+        }
     }
 
     /// The properties associated with `item`, in order.
@@ -98,14 +103,17 @@ struct HEIFItemTable {
         itemReferences[type]?[item] ?? []
     }
 
-    /// The auxiliary item that is `item`'s alpha plane, if any.
-    func alphaPlane(of item: Int) -> Int? {
+    /// The auxiliary item that is `item`'s alpha plane, if any. libheif 1.15 takes the last of several (by item
+    /// ID, of those its own size), so with more than one the checks could miss the plane it decodes: corrupt.
+    func alphaPlane(of item: Int) throws(ImageError) -> Int? {
         let auxiliaries = itemReferences["auxl"] ?? [:]
-        return auxiliaries.keys.sorted().first { auxiliary in
+        let planes = auxiliaries.keys.sorted().filter { auxiliary in
             auxiliaries[auxiliary]?.contains(item) == true && properties(of: auxiliary).contains { property in
                 property.type == "auxC" && Self.alphaURNs.contains(cString(at: property.body.lowerBound + 4, end: property.body.upperBound))
             }
         }
+        guard planes.count <= 1 else { throw .corrupt(reason: "HEIF image \(item) has \(planes.count) alpha planes, where one is allowed") }
+        return planes.first
     }
 
     /// The size after a `clap` crop, rounded as libheif rounds the clean aperture's width and height; nil when
