@@ -37,6 +37,30 @@ final class HTTPServerTests: XCTestCase {
         XCTAssertFalse(streamed.body.isEmpty)
     }
 
+    /// While shutdown waits for a request in flight, a new connection is still accepted and its request answered 503
+    /// `shutting_down`, `Connection: close`: the listening socket stays open until the daemon stops, because
+    /// libmicrohttpd's `MHD_quiesce_daemon` could abort the process (`HTTPServer.shutdown`).
+    func testANewConnectionDuringShutdownIsAnsweredRetryElsewhere() async throws {
+        let released = Atomic<Bool>(false)
+        let server = try start { _ in
+            while !released.load(ordering: .relaxed) { try? await Task.sleep(for: .milliseconds(5)) }
+            return HTTPResponse(status: 200, contentType: "text/plain", body: Data("ok".utf8))
+        }
+        let port = server.port
+        let slow = Thread { _ = try? KeepAliveClient(port: port).send("POST", "/enrich", body: "{}") }
+        slow.start()
+        try await waitUntil(timeout: .seconds(10), "a request in flight") { server.requestsInFlight == 1 }
+        let stopping = Task { await server.shutdown(gracePeriod: .seconds(10)) }
+        try await waitUntil(timeout: .seconds(10), "shutdown to begin") { server.isStopping }
+        let reply = try KeepAliveClient(port: port).send("GET", "/")
+        XCTAssertEqual(reply.status, 503)
+        XCTAssertTrue(reply.body.contains("shutting_down"), reply.body)
+        XCTAssertTrue(reply.closes)
+        released.store(true, ordering: .relaxed)
+        await stopping.value
+        XCTAssertNil(try? KeepAliveClient(port: port).send("GET", "/"), "no longer listening")
+    }
+
     func testShutdownUnderKeepAliveLoadAnswersEveryRequestAndStops() async throws {
         let served = Atomic<Int>(0)
         let server = try start { request in

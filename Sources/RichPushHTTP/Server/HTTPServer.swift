@@ -67,7 +67,8 @@ package final class HTTPServer: Sendable {
     /// Requests admitted and not yet over (their work has ended and libmicrohttpd has completed them), and whether
     /// shutdown has begun; one lock, so no request is admitted after shutdown took the list of those to stop.
     private let admission = Mutex(Admission())
-    private let isQuiesced = Atomic<Bool>(false)
+    /// Whether `shutdown` has been called (it runs once).
+    private let isShutDown = Atomic<Bool>(false)
     private let sweeper: HTTPSweeper
 
     private struct Admission {
@@ -130,21 +131,24 @@ package final class HTTPServer: Sendable {
 
     var isStopping: Bool { admission.withLock { $0.isStopping } }
 
-    /// Stops accepting connections and new requests on open ones (those get 503 and `Connection: close`), tells
-    /// streamed bodies to wrap up (`HTTPResponseWriter.isStopping`), lets the requests in flight finish (at most
-    /// `gracePeriod`), then cancels what still runs (a handler still running is answered 503, since libmicrohttpd
-    /// cannot stop with a connection suspended) and waits until every handler and streamed body has returned. Answers
-    /// sent meanwhile carry `Connection: close`, and the connections are left a moment to close, so that a request
-    /// sent on a keep-alive connection is answered rather than met with EOF. Idempotent.
+    /// Stops taking new requests (they get 503 with `Retry-After` and `Connection: close`, on open connections and new
+    /// ones alike), tells streamed bodies to wrap up (`HTTPResponseWriter.isStopping`), lets the requests in flight
+    /// finish (at most `gracePeriod`), then cancels what still runs (a handler still running is answered 503, since
+    /// libmicrohttpd cannot stop with a connection suspended) and waits until every handler and streamed body has
+    /// returned. Answers sent meanwhile carry `Connection: close`, and the connections are left a moment to close, so
+    /// that a request sent on a keep-alive connection is answered rather than met with EOF. Idempotent.
+    ///
+    /// The listening socket stays open until the daemon stops: `MHD_quiesce_daemon` in libmicrohttpd 0.9.75-0.9.77
+    /// removes it from each polling thread's epoll set while that thread may be removing it too (at the connection
+    /// limit), and aborts the process when it loses that race ("Failed to remove listen FD from epoll set",
+    /// daemon.c; one shutdown in 150 of `testShutdownUnderKeepAliveLoadLeavesNoSentRequestUnanswered`).
     package func shutdown(gracePeriod: Duration) async {
-        guard let daemon = OpaquePointer(bitPattern: daemonAddress.withLock { $0 }), !isQuiesced.exchange(true, ordering: .sequentiallyConsistent) else { return }
+        guard let daemon = OpaquePointer(bitPattern: daemonAddress.withLock { $0 }), !isShutDown.exchange(true, ordering: .sequentiallyConsistent) else { return }
         let running = admission.withLock { admission in
             admission.isStopping = true
             return Array(admission.exchanges.values)
         }
         for exchange in running { exchange.beginStopping() }
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { close(listener) }
         await waitForRequestsInFlight(atMost: gracePeriod)
         let overran = admission.withLock { Array($0.exchanges.values) }
         for exchange in overran {
