@@ -30,4 +30,16 @@ struct HEIFBox {
         }
         return boxes
     }
+
+    /// Throws `corrupt` when `boxes`, the children of `parent` (nil for the file itself), hold more than one box of
+    /// any type in `types`: libheif 1.15 reads only one of each (`HEIFItemTable.singleBoxes`), so the header checks
+    /// must see that one alone.
+    static func requireAtMostOne(of types: Set<String>, among boxes: [HEIFBox], in parent: String?) throws(ImageError) {
+        var counts: [String: Int] = [:]
+        for box in boxes where types.contains(box.type) { counts[box.type, default: 0] += 1 }
+        if let (type, count) = counts.filter({ $0.value > 1 }).min(by: { $0.key < $1.key }) {
+            let place = parent.map { "HEIF \($0) box has" } ?? "HEIF has"
+            throw .corrupt(reason: "\(place) \(count) \(type) boxes, where one is allowed")
+        }
+    }
 }

@@ -160,8 +160,8 @@ enum HEIFHeader {
     /// would check another, so a second one is corrupt (heif fuzzing: a HEIC grid's meta box followed by an
     /// AVIF's, which libheif decoded unchecked).
     private static func metaBox(in reader: ByteReader) throws(ImageError) -> Range<Int>? {
-        let metas = try HEIFBox.children(of: 0..<reader.count, in: reader).filter { $0.type == "meta" }
-        guard metas.count <= 1 else { throw .corrupt(reason: "HEIF has \(metas.count) meta boxes, where one is allowed") }
-        return metas.first?.body
+        let boxes = try HEIFBox.children(of: 0..<reader.count, in: reader)
+        try HEIFBox.requireAtMostOne(of: ["meta"], among: boxes, in: nil)
+        return boxes.first { $0.type == "meta" }?.body
     }
 }

@@ -31,7 +31,7 @@ struct HEIFItemTable {
         self.reader = reader
         guard meta.count >= 4 else { throw .corrupt(reason: "HEIF meta box is truncated") }
         let children = try HEIFBox.children(of: (meta.lowerBound + 4)..<meta.upperBound, in: reader)
-        try Self.requireAtMostOne(of: Self.singleBoxes, among: children, in: "meta")
+        try HEIFBox.requireAtMostOne(of: Self.singleBoxes, among: children, in: "meta")
         for box in children {
             switch box.type {
             case "hdlr":
@@ -42,7 +42,7 @@ struct HEIFItemTable {
             case "iinf": try readItemInfo(box)
             case "iprp":
                 let properties = try HEIFBox.children(of: box.body, in: reader)
-                try Self.requireAtMostOne(of: ["ipco"], among: properties, in: "iprp")
+                try HEIFBox.requireAtMostOne(of: ["ipco"], among: properties, in: "iprp")
                 for child in properties {
                     if child.type == "ipco" { propertyBoxes = try HEIFBox.children(of: child.body, in: reader) }
                     if child.type == "ipma" { try readAssociations(child) }
@@ -131,15 +131,6 @@ struct HEIFItemTable {
     }
 
     // MARK: walking the boxes
-
-    private static func requireAtMostOne(of types: Set<String>, among boxes: [HEIFBox],
-                                         in parent: String) throws(ImageError) {
-        var counts: [String: Int] = [:]
-        for box in boxes where types.contains(box.type) { counts[box.type, default: 0] += 1 }
-        if let (type, count) = counts.filter({ $0.value > 1 }).min(by: { $0.key < $1.key }) {
-            throw .corrupt(reason: "HEIF \(parent) box has \(count) \(type) boxes, where one is allowed")
-        }
-    }
 
     /// An item ID after a full box's version: 16 bits in version 0, 32 bits after.
     private func fullBoxID(_ box: HEIFBox, at offset: Int) -> Int? {
