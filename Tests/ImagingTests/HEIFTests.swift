@@ -188,26 +188,16 @@ final class HEIFTests: XCTestCase {
     /// an AVIF's. The header walk checked the first and libheif 1.15 decodes the last, so none of the checks held
     /// (and dav1d leaked 40 bytes on the AVIF's alpha plane). A second meta box is corrupt.
     func testASecondMetaBoxIsCorruptBeforeLibheif() throws {
-        let bytes = try ImagingHelpers.data("fuzz/heif/leak-dav1d-second-meta-box.heic")
-        XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
-            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF has 2 meta boxes, where one is allowed"))
-        }
-        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .heic, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
-            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF has 2 meta boxes, where one is allowed"))
-        }
+        try assertCorruptBeforeLibheif(ImagingHelpers.data("fuzz/heif/leak-dav1d-second-meta-box.heic"), format: .heic,
+                                       reason: "HEIF has 2 meta boxes, where one is allowed")
     }
 
     /// The sixth: an AVIF whose iloc box lists item 1 twice, first with length 0. libheif 1.15 reads the first
     /// entry and hands dav1d an empty buffer (40 bytes leaked); the header walk had kept the second, which looked
     /// fine. An item located twice is corrupt.
     func testAnItemLocatedTwiceIsCorruptBeforeLibheif() throws {
-        let bytes = try ImagingHelpers.data("fuzz/heif/leak-dav1d-item-located-twice.avif")
-        XCTAssertThrowsError(try ImageProbe.probe(bytes)) { error in
-            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF iloc lists item 1 twice"))
-        }
-        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: .avif, limits: ImageLimits(), budget: ImagingHelpers.farBudget)) { error in
-            XCTAssertEqual(error as? ImageError, .corrupt(reason: "HEIF iloc lists item 1 twice"))
-        }
+        try assertCorruptBeforeLibheif(ImagingHelpers.data("fuzz/heif/leak-dav1d-item-located-twice.avif"), format: .avif,
+                                       reason: "HEIF iloc lists item 1 twice")
     }
 
     /// The same hole in general: libheif 1.15 reads the first pitm, iinf, iprp, iloc (and so on) of the meta box,
@@ -229,14 +219,8 @@ final class HEIFTests: XCTestCase {
         ]
         XCTAssertNoThrow(try ImageProbe.probe(Data(photo)))
         for (path, copied, reason) in cases {
-            let repeated = Data(Self.appending(box(copied), to: path, in: photo))
-            XCTAssertThrowsError(try ImageProbe.probe(repeated), "\(copied)") { error in
-                XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
-            }
-            XCTAssertThrowsError(try HEIFDecoder.decode(repeated, format: .heic, limits: ImageLimits(),
-                                                        budget: ImagingHelpers.farBudget), "\(copied)") { error in
-                XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
-            }
+            assertCorruptBeforeLibheif(Data(Self.appending(box(copied), to: path, in: photo)), format: .heic,
+                                       reason: reason, "\(copied)")
         }
     }
 
@@ -254,6 +238,19 @@ final class HEIFTests: XCTestCase {
             XCTAssertThrowsError(try ImagingHelpers.render(bytes, .attachment), name) { error in
                 XCTAssertEqual(error as? ImageError, .corrupt(reason: reason))
             }
+        }
+    }
+
+    /// Both the probe and the decoder refuse `bytes` as corrupt for `reason`, from the header walk (the decoder walks
+    /// it again before libheif runs).
+    private func assertCorruptBeforeLibheif(_ bytes: Data, format: ImageFormat, reason: String, _ message: String = "",
+                                            file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertThrowsError(try ImageProbe.probe(bytes), message, file: file, line: line) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: reason), message, file: file, line: line)
+        }
+        XCTAssertThrowsError(try HEIFDecoder.decode(bytes, format: format, limits: ImageLimits(), budget: ImagingHelpers.farBudget),
+                             message, file: file, line: line) { error in
+            XCTAssertEqual(error as? ImageError, .corrupt(reason: reason), message, file: file, line: line)
         }
     }
 
