@@ -156,7 +156,6 @@ package struct APNsRenderer: Sendable {
             }
             originals[last] = .string(url)
             holder.set(.object(originals), for: siblingKey, after: containerKey)
-            holder[siblingKey] = .object(originals)
             tree.setValue(.object(holder), at: holderTokens[...])
             rewrites.addSourceKey(JSONPointer.make(holderTokens + [siblingKey]))
         } else {
@@ -167,7 +166,6 @@ package struct APNsRenderer: Sendable {
                                 "\(siblingKey) is reserved for the original of \(last); the sender's value was replaced")
             }
             holder.set(.string(url), for: siblingKey, after: last)
-            holder[siblingKey] = .string(url)
             tree.setValue(.object(holder), at: parentTokens[...])
             rewrites.addSourceKey(JSONPointer.make(parentTokens + [siblingKey]))
         }
