@@ -49,13 +49,13 @@ final class ArchitectureTests: XCTestCase {
     /// Files whose import of a layer is needed only for a member reached through a value of that layer's type, so the
     /// file names no declaration of it (MemberImportVisibility still requires the import). Each entry says which.
     private let memberOnlyImports: [String: (layer: String, member: String)] = [
-        "RichPushCache/CachedObject.swift": ("RichPushCore", "AttachmentFormat.fileExtension, through `format`"),
-        "RichPushCache/ObjectStorageBackend.swift": ("RichPushCore", "AttachmentFormat.mediaType"),
-        "RichPushHTTP/Client/CurlTransfer+Callbacks.swift": ("RichPushCore", "ErrorCode.rawValue"),
+        "RichPushCache/Entries/CachedObject.swift": ("RichPushCore", "AttachmentFormat.fileExtension, through `format`"),
+        "RichPushCache/ObjectStorage/ObjectStorageBackend.swift": ("RichPushCore", "AttachmentFormat.mediaType"),
+        "RichPushHTTP/Client/Curl/CurlTransfer+Callbacks.swift": ("RichPushCore", "ErrorCode.rawValue"),
         "RichPushPipeline/JobMetrics.swift": ("RichPushPayload", "PublishedMedia.bytes"),
         "RichPushPipeline/MediaStage.swift": ("RichPushPayload", "MediaOutcome.notFetched"),
         "RichPushPreview/CachedObjectPath.swift": ("RichPushCore", "AttachmentFormat.allCases and fileExtension"),
-        "RichPushRedis/RedisStreamConsumer+Writing.swift": ("RichPushCore", "LogLevel.warning"),
+        "RichPushRedis/Streams/RedisStreamConsumer+Writing.swift": ("RichPushCore", "LogLevel.warning"),
     ]
 
     /// A file's imports are its real dependencies. The compiler holds the one direction: with the upcoming feature
@@ -192,6 +192,22 @@ final class ArchitectureTests: XCTestCase {
         XCTAssertEqual(folders.sorted(), (dependencies.keys + Self.helperTargets).sorted(),
                        "every folder under Tests/ is a test target or a helper")
     }
+
+    /// Sources are in rooms by concern (docs/architecture.md): no folder under Sources/ holds more than
+    /// `filesPerFolder` Swift files of its own, so a layer that grows is divided into folders rather than kept flat.
+    func testSourceFoldersAreRoomsOfAFewFiles() throws {
+        let sources = packageRoot.appendingPathComponent("Sources")
+        var filesByFolder: [String: Int] = [:]
+        for file in try swiftFiles(in: sources) {
+            filesByFolder[String(file.deletingLastPathComponent().path.dropFirst(sources.path.count + 1)), default: 0] += 1
+        }
+        XCTAssertGreaterThan(filesByFolder.count, 20, "the folders under Sources/ were found")
+        for (folder, count) in filesByFolder.sorted(by: { $0.key < $1.key }) {
+            XCTAssertLessThanOrEqual(count, Self.filesPerFolder, "Sources/\(folder) holds \(count) files: divide it by concern")
+        }
+    }
+
+    private static let filesPerFolder = 20
 
     private func swiftFiles(in folder: URL) throws -> [URL] {
         let files = try XCTUnwrap(FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil))
