@@ -193,17 +193,20 @@ final class ArchitectureTests: XCTestCase {
                        "every folder under Tests/ is a test target or a helper")
     }
 
-    /// Sources are in rooms by concern (docs/architecture.md): no folder under Sources/ holds more than
-    /// `filesPerFolder` Swift files of its own, so a layer that grows is divided into folders rather than kept flat.
-    func testSourceFoldersAreRoomsOfAFewFiles() throws {
-        let sources = packageRoot.appendingPathComponent("Sources")
-        var filesByFolder: [String: Int] = [:]
-        for file in try swiftFiles(in: sources) {
-            filesByFolder[String(file.deletingLastPathComponent().path.dropFirst(sources.path.count + 1)), default: 0] += 1
-        }
-        XCTAssertGreaterThan(filesByFolder.count, 20, "the folders under Sources/ were found")
-        for (folder, count) in filesByFolder.sorted(by: { $0.key < $1.key }) {
-            XCTAssertLessThanOrEqual(count, Self.filesPerFolder, "Sources/\(folder) holds \(count) files: divide it by concern")
+    /// Sources and tests are in rooms by concern (docs/architecture.md): no folder under Sources/ or Tests/ holds
+    /// more than `filesPerFolder` Swift files of its own, so a layer or test target that grows is divided into
+    /// folders rather than kept flat.
+    func testFoldersAreRoomsOfAFewFiles() throws {
+        for top in ["Sources", "Tests"] {
+            let root = packageRoot.appendingPathComponent(top)
+            var filesByFolder: [String: Int] = [:]
+            for file in try swiftFiles(in: root) {
+                filesByFolder[String(file.deletingLastPathComponent().path.dropFirst(root.path.count + 1)), default: 0] += 1
+            }
+            XCTAssertGreaterThan(filesByFolder.count, 10, "the folders under \(top)/ were found")
+            for (folder, count) in filesByFolder.sorted(by: { $0.key < $1.key }) {
+                XCTAssertLessThanOrEqual(count, Self.filesPerFolder, "\(top)/\(folder) holds \(count) files: divide it by concern")
+            }
         }
     }
 
