@@ -43,7 +43,7 @@ final class SingleFlightTests: XCTestCase {
         let digests = Set(outcomes.compactMap { $0.object?.contentSHA256 })
         XCTAssertEqual(digests, [SHA256.hexDigest(of: fakeJPEG("popular-1"))])
         // All callers joined the one in-process flight (not merely queued on the file lock).
-        let flights = await store.flightsStarted
+        let flights = store.flightsStarted
         XCTAssertEqual(flights, 1)
         XCTAssertEqual(outcomes.filter { $0.kind == "produced" }.count, 100)
     }

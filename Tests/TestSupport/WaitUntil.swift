@@ -30,10 +30,11 @@ public func waitUntil(
     throw error
 }
 
-/// The synchronous twin of the `waitUntil` above, for tests that drive child processes, sockets or pipes from their
-/// own thread: polls `condition` every `interval` until it holds; after `timeout` (and one last look) records a test
-/// failure and throws `WaitTimedOut`.
-public func waitUntil(
+/// The synchronous twin of `waitUntil`, for tests that drive child processes, sockets or pipes from their own thread:
+/// polls `condition` every `interval` until it holds, sleeping the calling thread in between; after `timeout` (and one
+/// last look) records a test failure and throws `WaitTimedOut`. Its own name, so that an async test's
+/// `try await waitUntil` never picks it for a synchronous condition and blocks its thread instead of suspending.
+public func blockingWaitUntil(
     timeout: Duration, _ what: String, interval: Duration = .milliseconds(10), file: StaticString = #filePath,
     line: UInt = #line, _ condition: () throws -> Bool
 ) throws {

@@ -46,7 +46,7 @@ final class LineLimitTests: XCTestCase {
         writer.write(Data(#""}}}"#.utf8 + [0x0A]))
         writer.write(Data((silentJob.replacingOccurrences(of: "before", with: "after") + "\r\n").utf8))
 
-        try waitUntil(timeout: .seconds(60), "three results while standard input is still open") { collected.lineCount >= 3 }
+        try blockingWaitUntil(timeout: .seconds(60), "three results while standard input is still open") { collected.lineCount >= 3 }
         XCTAssertEqual(collected.lineCount, 3, "three lines in, three results out while standard input is still open")
         // Measured while the worker is still running, so the figure is this process's own peak.
         let peak = try peakResidentMegabytes(of: process)

@@ -53,7 +53,7 @@ final class RenderStarvationTests: XCTestCase {
         // Once every job has its result the worker must be idle: nothing is left to do. A render thread still inflating
         // a bomb (tens of seconds of it) stays running; an idle worker has every thread asleep.
         XCTAssertTrue(lines.wait(forCount: 4, timeout: .seconds(10)), "\(lines.all)")
-        try waitUntil(timeout: .seconds(2), "every thread of the worker to be asleep after the last result") {
+        try blockingWaitUntil(timeout: .seconds(2), "every thread of the worker to be asleep after the last result") {
             try Self.runningThreads(of: process.processIdentifier) == 0
         }
 

@@ -281,7 +281,7 @@ final class ServeCommandTests: XCTestCase {
         let stallsBefore = loopback.count("/stall/serve-saturation")
         first.start()
         // It holds the slot once its image fetch stalls at the origin.
-        try waitUntil(timeout: .seconds(10), "the first request's fetch to stall") {
+        try blockingWaitUntil(timeout: .seconds(10), "the first request's fetch to stall") {
             loopback.count("/stall/serve-saturation") > stallsBefore
         }
         let busy: Reply? = try curl(
@@ -294,7 +294,7 @@ final class ServeCommandTests: XCTestCase {
         kill(server.processIdentifier, SIGTERM)
         server.waitUntilExit()
         XCTAssertEqual(server.terminationStatus, 0)
-        try waitUntil(timeout: .seconds(10), "the first request's answer") { !first.isExecuting }
+        try blockingWaitUntil(timeout: .seconds(10), "the first request's answer") { !first.isExecuting }
         for _ in 0..<200 { if Self.firstReply.withLock({ $0 != nil }) { break }; usleep(10_000) }
         let answered = Self.firstReply.withLock { $0 }
         XCTAssertEqual(answered?.status, 200)

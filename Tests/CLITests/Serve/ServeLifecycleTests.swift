@@ -48,7 +48,7 @@ extension ServeCommandTests {
 
         // The work stops: no fetch starts after the client left (two were running), and the slot is free again.
         var started = stallCount(loopback, prefix: "abort", count: 20)
-        try waitUntil(timeout: .seconds(4), "the slot to be free again", interval: .milliseconds(10)) {
+        try blockingWaitUntil(timeout: .seconds(4), "the slot to be free again", interval: .milliseconds(10)) {
             started = stallCount(loopback, prefix: "abort", count: 20)
             return try curl("/v1/enrich", method: "POST", body: Data(#"{"aps":{"alert":"y"}}"#.utf8), contentType: "application/json").status == 200
         }
