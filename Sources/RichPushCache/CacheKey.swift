@@ -20,6 +20,14 @@ public struct CacheKey: Sendable, Hashable, Codable, CustomStringConvertible {
 
     public var description: String { hexDigest }
 
+    /// Hashes the digest's first 16 digits only: equal keys share them, and 64 bits of a SHA-256 spread keys over a
+    /// table as well as all 256 do. Every warm job hashes its keys in the store's memories; this is a quarter of the
+    /// bytes. Equality still compares the whole digest.
+    public func hash(into hasher: inout Hasher) {
+        var digest = hexDigest
+        digest.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer(UnsafeBufferPointer(rebasing: $0.prefix(16)))) }
+    }
+
     /// The digest's first two byte pairs, used as the two directory levels (`ab/cd`).
     package var shardPath: String {
         let digits = hexDigest.utf8

@@ -69,6 +69,19 @@ final class CacheKeyTests: XCTestCase {
         XCTAssertNil(CacheKey(hexDigest: "abc"))
         XCTAssertEqual(CacheKey(hexDigest: original.hexDigest), original)
     }
+
+    /// Keys hash by their first 16 digits; two that share those but differ later stay two keys.
+    func testKeysSharingTheHashedDigitsStayDistinct() throws {
+        let prefix = String(repeating: "ab", count: 8)
+        let first = try XCTUnwrap(CacheKey(hexDigest: prefix + String(repeating: "0", count: 48)))
+        let second = try XCTUnwrap(CacheKey(hexDigest: prefix + String(repeating: "0", count: 47) + "1"))
+        XCTAssertEqual(first.hashValue, second.hashValue)
+        XCTAssertNotEqual(first, second)
+        let table = [first: "first", second: "second"]
+        XCTAssertEqual(table.count, 2)
+        XCTAssertEqual(table[second], "second")
+        XCTAssertEqual(Set([first, second, first]).count, 2)
+    }
 }
 
 final class CacheJSONTests: XCTestCase {

@@ -70,10 +70,11 @@ package struct CacheLayout: Sendable {
         }
     }
 
-    /// `base` without trailing slashes, `/`, and the object's relative path.
-    static func publicURL(base: String, relativePath: String) -> String {
+    /// What every public URL under `base` starts with: `base` without trailing slashes, then `/`. An object's URL is
+    /// this and its relative path.
+    static func publicURLPrefix(base: String) -> String {
         var base = base
         while base.hasSuffix("/") { base.removeLast() }
-        return base + "/" + relativePath
+        return base + "/"
     }
 }

@@ -45,8 +45,13 @@ public actor FileMediaStore: MaintainedMediaStore {
         ) -> Bool {
             let now = clock.instant
             if case .hit = outcome {
-                pending[key, default: PendingUsage(lastWrite: now)].hits += 1
-                pending[key]?.lastUsedAt = clock.date
+                // Both changes in one access to the entry: a warm job hashes its key here once.
+                let usedAt = clock.date
+                func touch(_ usage: inout PendingUsage) {
+                    usage.hits += 1
+                    usage.lastUsedAt = usedAt
+                }
+                touch(&pending[key, default: PendingUsage(lastWrite: now)])
             }
             return now - lastScan >= scanEvery
         }

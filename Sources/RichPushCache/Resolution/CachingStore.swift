@@ -13,7 +13,8 @@ import Synchronization
 /// hold (the look, or the resolution when the backend has no cheap read; a `CacheMiss` says which) and once under
 /// it.
 final class CachingStore<Backend: CacheBackend>: Sendable {
-    let publicBaseURL: String
+    /// `CacheLayout.publicURLPrefix` of the public base URL, made once: every warm look publishes a URL.
+    let publicURLPrefix: String
     let backend: Backend
     let memory: OutcomeMemory
     /// Every answer this instance gave (hits, misses, revalidations, negative hits).
@@ -28,7 +29,7 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
         makeBackend: (OutcomeMemory) throws(CacheError) -> Backend
     ) throws(CacheError) {
         try CacheLayout.checkPublicBaseURL(publicBaseURL)
-        self.publicBaseURL = publicBaseURL
+        self.publicURLPrefix = CacheLayout.publicURLPrefix(base: publicBaseURL)
         let memory = OutcomeMemory(duration: memoryHitDuration, clock: clock)
         self.singleFlight = SingleFlight(clock: clock)
         self.memory = memory
@@ -100,8 +101,8 @@ final class CachingStore<Backend: CacheBackend>: Sendable {
         return remembered
     }
 
-    /// `publicBaseURL` without trailing slashes, `/`, and the object's relative path. No I/O.
+    /// The public base URL without trailing slashes, `/`, and the object's relative path. No I/O.
     func publicURL(for object: CachedObject) -> String {
-        CacheLayout.publicURL(base: publicBaseURL, relativePath: object.relativePath)
+        publicURLPrefix + object.relativePath
     }
 }
