@@ -61,6 +61,8 @@ package struct PayloadParser: Sendable {
         case .rejected(let diagnostics):
             return .rejected(diagnostics.cappedPerCode(limit))
         case .jobs(let jobs):
+            // `cappedPerCode` keeps a list no longer than the limit as it is: most documents copy no job here.
+            guard jobs.contains(where: { $0.diagnostics.count > limit }) else { return outcome }
             return .jobs(jobs.map { job in
                 var job = job
                 job.diagnostics = job.diagnostics.cappedPerCode(limit)

@@ -184,38 +184,50 @@ public struct Enricher: Sendable {
 
     /// Warm keys are answered inline. The rest get one task per distinct (source, variant), and a timer task cancels
     /// them when the deadline passes; a job whose media are all warm creates no task and no timer.
+    /// Each reference's (source, variant) is hashed once: it gets its slot, and its result is read back by position.
     private func renderMedia<Stage: MediaStage>(
         of job: NotificationJob, with media: Stage, retainUntil: Date, started: ContinuousClock.Instant,
         deadline: ContinuousClock.Instant, owner: FetchOwner
     ) async -> [MediaResult] {
-        var distinct = Set<Work>()
-        var finished: [Work: MediaResult] = [:]
-        var pending: [(Work, Stage.Item)] = []
+        var slots: [Work: Int] = [:]
+        slots.reserveCapacity(job.media.count)
+        var slotOfReference: [Int] = []
+        slotOfReference.reserveCapacity(job.media.count)
+        var finished: [MediaResult?] = []
+        var pending: [(slot: Int, item: Stage.Item)] = []
         for reference in job.media {
             let work = Work(source: reference.url, variant: reference.variantName)
-            guard distinct.insert(work).inserted else { continue }
+            if let slot = slots[work] {
+                slotOfReference.append(slot)
+                continue
+            }
+            let slot = finished.count
+            slots[work] = slot
+            slotOfReference.append(slot)
+            finished.append(nil)
             if let reason = reference.invalidReason {
-                finished[work] = MediaResult(invalid: reference, reason: reason)
+                finished[slot] = MediaResult(invalid: reference, reason: reason)
                 continue
             }
             let item = media.item(source: reference.url, pointer: reference.pointer, variantName: work.variant)
             guard ContinuousClock.now < deadline else {
-                pending.append((work, item))
+                pending.append((slot, item))
                 continue
             }
             switch await media.look(item, retainUntil: retainUntil) {
-            case .answered(let result): finished[work] = result
-            case .pending(let item): pending.append((work, item))
+            case .answered(let result): finished[slot] = result
+            case .pending(let item): pending.append((slot, item))
             }
         }
-        guard !pending.isEmpty else { return results(of: job, finished: finished, started: started) }
+        guard !pending.isEmpty else { return results(of: job, finished: finished, slots: slotOfReference, started: started) }
 
         // A source several variants render is fetched once for all of them.
-        let fetches = media.sharedFetches(for: pending.map(\.1))
-        await withTaskGroup(of: (Work, MediaResult)?.self) { group in
-            for (work, item) in pending {
+        let fetches = media.sharedFetches(for: pending.map(\.item))
+        var unfinished = pending.count
+        await withTaskGroup(of: (Int, MediaResult)?.self) { group in
+            for (slot, item) in pending {
                 group.addTask {
-                    (work, await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: owner, fetches: fetches))
+                    (slot, await media.render(item, retainUntil: retainUntil, deadline: deadline, owner: owner, fetches: fetches))
                 }
             }
             group.addTask {
@@ -223,28 +235,30 @@ public struct Enricher: Sendable {
                 return nil
             }
             for await item in group {
-                guard let (work, result) = item else {
+                guard let (slot, result) = item else {
                     group.cancelAll()
                     break
                 }
-                finished[work] = result
-                if finished.count == distinct.count {
+                finished[slot] = result
+                unfinished -= 1
+                if unfinished == 0 {
                     group.cancelAll()
                     break
                 }
             }
         }
-        return results(of: job, finished: finished, started: started)
+        return results(of: job, finished: finished, slots: slotOfReference, started: started)
     }
 
-    /// One result per reference, in payload order; a source that did not finish is skipped for the deadline.
+    /// One result per reference, in payload order (`slots[i]` is reference `i`'s place in `finished`); a source that
+    /// did not finish is skipped for the deadline.
     private func results(
-        of job: NotificationJob, finished: [Work: MediaResult], started: ContinuousClock.Instant
+        of job: NotificationJob, finished: [MediaResult?], slots: [Int], started: ContinuousClock.Instant
     ) -> [MediaResult] {
         var results: [MediaResult] = []
-        for reference in job.media {
-            let work = Work(source: reference.url, variant: reference.variantName)
-            if let result = finished[work] {
+        results.reserveCapacity(job.media.count)
+        for (reference, slot) in zip(job.media, slots) {
+            if let result = finished[slot] {
                 results.append(result.at(reference))
             } else {
                 results.append(MediaResult(

@@ -19,15 +19,21 @@ package enum SenderRequest {
     /// Values are read and written inside JSON strings, which stay strings, and missing objects are created.
     private static let walk: JSONValue.PointerWalk = [.throughJSONText, .creatingObjects]
 
-    /// One job's part in its document: its rendered device payload (nil when the job was rejected) and what became
-    /// of its Android image fields (`MediaReference.Role.androidImage`), by pointer.
+    /// One job's part in its document: where its device payload came from, its story and media, its rendered
+    /// device payload (nil when the job was rejected) and what became of its Android image fields
+    /// (`MediaReference.Role.androidImage`), by pointer. It keeps only the parts of the job the rewrite reads, so a
+    /// warm document does not copy the whole job once more.
     package struct RenderedJob: Sendable {
-        package var job: NotificationJob
+        var requestMap: SenderRequestMap
+        var story: StoryPlacement?
+        var media: [MediaReference]
         package var payload: JSONValue?
         package var androidMedia: [String: MediaOutcome]
 
         package init(job: NotificationJob, payload: JSONValue?, androidMedia: [String: MediaOutcome] = [:]) {
-            self.job = job
+            self.requestMap = job.requestMap
+            self.story = job.story
+            self.media = job.media
             self.payload = payload
             self.androidMedia = androidMedia
         }
@@ -40,18 +46,17 @@ package enum SenderRequest {
     package static func rewrite(_ document: JSONValue, rendered: [RenderedJob], storyKey: String) -> JSONValue {
         var document = document
         for rendering in rendered {
-            let job = rendering.job
             guard let payload = rendering.payload else { continue }
-            rewriteAndroidImages(of: job, media: rendering.androidMedia, in: &document)
-            let map = job.requestMap
+            rewriteAndroidImages(of: rendering, in: &document)
+            let map = rendering.requestMap
             if let tokens = map.payloadTokens {
                 document.setValue(payload, at: tokens[...], walk: walk)
                 continue
             }
             var pointers = syncedPointers
             // Story pages go back whole (their images, and what validation fixed); attachments one by one.
-            if let story = job.story { pointers.append(story.tokens(storyKey: storyKey)) }
-            for reference in job.media where reference.role == .attachment {
+            if let story = rendering.story { pointers.append(story.tokens(storyKey: storyKey)) }
+            for reference in rendering.media where reference.role == .attachment {
                 pointers.append(reference.tokens)
             }
             for tokens in pointers {
@@ -65,11 +70,11 @@ package enum SenderRequest {
     }
 
     /// Each Android image field that still holds the URL it was found with gets its media's cached URL, or goes.
-    private static func rewriteAndroidImages(of job: NotificationJob, media: [String: MediaOutcome], in document: inout JSONValue) {
+    private static func rewriteAndroidImages(of rendering: RenderedJob, in document: inout JSONValue) {
         // Removals from the end, so that no removal moves another field (no field of the table is in an array).
-        for reference in job.media.reversed() where reference.role == .androidImage {
+        for reference in rendering.media.reversed() where reference.role == .androidImage {
             guard document.value(at: reference.tokens[...])?.stringValue == reference.url else { continue }
-            if reference.invalidReason == nil, let outcome = media[reference.pointer], outcome.keepsField {
+            if reference.invalidReason == nil, let outcome = rendering.androidMedia[reference.pointer], outcome.keepsField {
                 document.setValue(.string(outcome.publicURL(writtenAs: reference.url)), at: reference.tokens[...])
             } else {
                 document.setValue(nil, at: reference.tokens[...])

@@ -58,23 +58,28 @@ enum ShapeRegistry {
             adapt: { root, _, diagnostics in EnvelopeAdapter().adapt(root, diagnostics: &diagnostics) },
             credentialKeys: ["auth", "authorization"], androidImageFields: []),
         ShapeDefinition(
-            shape: .oneSignal, recognizes: { $0.keys.contains(where: oneSignalKeys.contains) },
+            shape: .oneSignal, recognizes: { hasAnyKey(of: oneSignalKeys, in: $0) },
             adapt: { root, options, diagnostics in OneSignalAdapter(options: options).adapt(root, diagnostics: &diagnostics) },
             credentialKeys: ["rest_api_key", "api_key", "authorization"],
             androidImageFields: AndroidImageFields.fields(bigPicture: ["big_picture", "huawei_big_picture", "adm_big_picture"],
                                                           largeIcon: ["large_icon", "huawei_large_icon", "adm_large_icon"])),
         ShapeDefinition(
-            shape: .pushwoosh, recognizes: { $0.keys.contains(where: pushwooshKeys.contains) },
+            shape: .pushwoosh, recognizes: { hasAnyKey(of: pushwooshKeys, in: $0) },
             adapt: { root, options, diagnostics in PushwooshAdapter(options: options).adapt(root, at: "", diagnostics: &diagnostics) },
             credentialKeys: ["auth"],
             androidImageFields: AndroidImageFields.fields(bigPicture: ["android_banner", "adm_banner"],
                                                           largeIcon: ["android_custom_icon", "adm_custom_icon"])),
         ShapeDefinition(
             // Pushfa's `image_url` is both platforms' field: `PushfaAdapter` decides by `platform`.
-            shape: .pushfa, recognizes: { $0.keys.contains(where: pushfaKeys.contains) },
+            shape: .pushfa, recognizes: { hasAnyKey(of: pushfaKeys, in: $0) },
             adapt: { root, options, diagnostics in PushfaAdapter(options: options).adapt(root, diagnostics: &diagnostics) },
             credentialKeys: ["api_private_key"], androidImageFields: []),
     ]
+
+    /// Whether `root` has a member named in `keys`, read in place (`JSONObject.keys` would copy every name first).
+    private static func hasAnyKey(of keys: Set<String>, in root: JSONObject) -> Bool {
+        root.members.contains { keys.contains($0.key) }
+    }
 
     /// The definition of `shape`.
     static func definition(of shape: InputShape) -> ShapeDefinition {
