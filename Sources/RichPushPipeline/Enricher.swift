@@ -190,7 +190,6 @@ public struct Enricher: Sendable {
         deadline: ContinuousClock.Instant, owner: FetchOwner
     ) async -> [MediaResult] {
         var slots: [Work: Int] = [:]
-        slots.reserveCapacity(job.media.count)
         var slotOfReference: [Int] = []
         slotOfReference.reserveCapacity(job.media.count)
         var finished: [MediaResult?] = []
