@@ -25,17 +25,7 @@ final class LineLimitTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let received = LockedData()
-        let collected = Collector()
-        let streamReader = Thread {
-            while true {
-                let data = output.fileHandleForReading.availableData
-                if data.isEmpty { break }
-                collected.append(data)
-            }
-            received.set(collected.data)
-        }
-        streamReader.start()
+        let lines = OutputLines(output.fileHandleForReading)
 
         let writer = input.fileHandleForWriting
         writer.write(Data((silentJob + "\n").utf8))
@@ -46,17 +36,17 @@ final class LineLimitTests: XCTestCase {
         writer.write(Data(#""}}}"#.utf8 + [0x0A]))
         writer.write(Data((silentJob.replacingOccurrences(of: "before", with: "after") + "\r\n").utf8))
 
-        try blockingWaitUntil(timeout: .seconds(60), "three results while standard input is still open") { collected.lineCount >= 3 }
-        XCTAssertEqual(collected.lineCount, 3, "three lines in, three results out while standard input is still open")
+        XCTAssertTrue(lines.wait(forCount: 3, timeout: .seconds(60)), "three results while standard input is still open")
+        XCTAssertEqual(lines.all.count, 3, "three lines in, three results out while standard input is still open")
         // Measured while the worker is still running, so the figure is this process's own peak.
         let peak = try peakResidentMegabytes(of: process)
         XCTAssertLessThan(peak, 64, "the 64 MB line must not be buffered (peak \(peak) MB)")
         try writer.close()
         process.waitUntilExit()
-        let resultBytes = try received.wait(for: "the worker's standard output")
+        let resultLines = try lines.waitForEnd("the worker's standard output")
         XCTAssertEqual(process.terminationStatus, 0)
 
-        let results = try String(decoding: resultBytes, as: UTF8.self).split(separator: "\n").map { line in
+        let results = try resultLines.map { line in
             try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         }
         XCTAssertEqual(results.count, 3)
@@ -86,24 +76,4 @@ final class LineLimitTests: XCTestCase {
         XCTAssertEqual(zero.status, 2)
         XCTAssertTrue(zero.standardError.contains("max-line-bytes"), zero.standardError)
     }
-}
-
-/// Output collected as it arrives, with a count of complete lines.
-private final class Collector: @unchecked Sendable {
-    private let lock = NSLock()
-    private var buffer = Data()
-
-    func append(_ data: Data) {
-        lock.lock()
-        buffer.append(data)
-        lock.unlock()
-    }
-
-    var data: Data {
-        lock.lock()
-        defer { lock.unlock() }
-        return buffer
-    }
-
-    var lineCount: Int { data.reduce(0) { $0 + ($1 == 0x0A ? 1 : 0) } }
 }

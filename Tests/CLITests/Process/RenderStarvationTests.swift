@@ -31,7 +31,7 @@ final class RenderStarvationTests: XCTestCase {
         process.standardError = FileHandle.nullDevice
         try process.run()
         defer { if process.isRunning { process.terminate() } }
-        let lines = LineCollector(standardOutput.fileHandleForReading)
+        let lines = OutputLines(standardOutput.fileHandleForReading)
 
         func send(_ id: String, _ url: String) {
             let job = #"{"id":"\#(id)","payload":{"aps":{"alert":{"title":"T","body":"B"}},"image_url":"\#(url)"}}"#
@@ -60,8 +60,7 @@ final class RenderStarvationTests: XCTestCase {
         try standardInput.fileHandleForWriting.close()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0)
-        XCTAssertTrue(lines.wait(forCount: 4, timeout: .seconds(10)), "\(lines.all)")
-        let results = try lines.all.map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        let results = try lines.waitForEnd("the worker's standard output").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         XCTAssertEqual(results.map { $0["id"] as? String }, ["bomb-1", "bomb-2", "valid-1", "valid-2"])
         for result in results {
             let total = (result["timings"] as? [String: Any])?["total_ms"] as? Int ?? .max
@@ -137,45 +136,6 @@ final class RenderStarvationTests: XCTestCase {
         let fields = try XCTUnwrap(stat.split(separator: ")").last).split(separator: " ")
         let ticks = try XCTUnwrap(Int(fields[11])) + XCTUnwrap(Int(fields[12]))
         return .milliseconds(ticks * 1000 / sysconf(Int32(_SC_CLK_TCK)))
-    }
-}
-
-/// Collects a child's output lines as they arrive, on a thread of its own.
-private final class LineCollector: @unchecked Sendable {
-    private let condition = NSCondition()
-    private var lines: [String] = []
-
-    init(_ handle: FileHandle) {
-        Thread { [self] in
-            var pending = Data()
-            while case let chunk = handle.availableData, !chunk.isEmpty {
-                pending += chunk
-                while let newline = pending.firstIndex(of: 10) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending = Data(pending[(newline + 1)...])
-                    condition.lock()
-                    lines.append(line)
-                    condition.broadcast()
-                    condition.unlock()
-                }
-            }
-        }.start()
-    }
-
-    func wait(forCount count: Int, timeout: Duration) -> Bool {
-        let limit = Date().addingTimeInterval(Double(timeout.components.seconds))
-        condition.lock()
-        defer { condition.unlock() }
-        while lines.count < count {
-            if !condition.wait(until: limit) { return lines.count >= count }
-        }
-        return true
-    }
-
-    var all: [String] {
-        condition.lock()
-        defer { condition.unlock() }
-        return lines
     }
 }
 

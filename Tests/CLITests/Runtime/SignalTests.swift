@@ -18,24 +18,19 @@ final class SignalTests: XCTestCase {
         func line(_ index: Int) -> Data {
             Data("{\"id\":\"j\(index)\",\"payload\":{\"aps\":{\"alert\":{\"title\":\"T\",\"body\":\"B\"}}}}\n".utf8)
         }
+        let results = OutputLines(output.fileHandleForReading)
         for index in 1...50 { input.fileHandleForWriting.write(line(index)) }
         // Wait until the first results are out, so the stream is demonstrably mid-way.
-        var received = Data()
-        while received.filter({ $0 == 0x0A }).count < 10 {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            received.append(chunk)
-        }
+        XCTAssertTrue(results.wait(forCount: 10, timeout: .seconds(60)), "the first ten results")
         kill(process.processIdentifier, SIGTERM)
         // stdin stays open: the command must not wait for end of input after a signal.
-        received.append(output.fileHandleForReading.readDataToEndOfFile())
+        let lines = try results.waitForEnd("the worker's standard output after SIGTERM")
         process.waitUntilExit()
         let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         try? input.fileHandleForWriting.close()
 
         XCTAssertEqual(process.terminationReason, .exit)
         XCTAssertEqual(process.terminationStatus, 0, log)
-        let lines = String(decoding: received, as: UTF8.self).split(separator: "\n")
         XCTAssertGreaterThanOrEqual(lines.count, 10)
         XCTAssertLessThanOrEqual(lines.count, 50)
         for (index, text) in lines.enumerated() {

@@ -73,20 +73,15 @@ extension ServeCommandTests {
             try start(["--concurrency", "4", "--deadline", "1s", "--allow-network", "127.0.0.1/32"])
             let total = 5 + 40
             let (client, output) = try streamingCurl(stalledLines(loopback, prefix: "term\(run)-\(port)", count: 40, passthroughFirst: 5))
-            var received = Data()
-            while received.filter({ $0 == 0x0A }).count < 5 {
-                let chunk = output.availableData
-                guard !chunk.isEmpty else { break }
-                received += chunk
-            }
+            let answer = OutputLines(output)
+            XCTAssertTrue(answer.wait(forCount: 5, timeout: .seconds(60)), "run \(run): the first five lines")
             kill(server.processIdentifier, SIGTERM)
-            received += output.readDataToEndOfFile()
+            let lines = try answer.waitForEnd("run \(run): the streamed answer")
             client.waitUntilExit()
             server.waitUntilExit()
             XCTAssertEqual(client.terminationStatus, 0, "run \(run): the chunked answer ends cleanly")
             XCTAssertEqual(server.terminationReason, .exit, "run \(run): no crash while exiting")
             XCTAssertEqual(server.terminationStatus, 0, "run \(run)")
-            let lines = String(decoding: received, as: UTF8.self).split(separator: "\n").map(String.init)
             let last = try XCTUnwrap(lines.last.flatMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] })
             XCTAssertEqual(last["error"] as? String, "shutting_down", "run \(run): \(lines.suffix(2))")
             let unanswered = try XCTUnwrap(last["unanswered"] as? Int, "run \(run)")
