@@ -104,6 +104,37 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(result.duplicateKeyPointers, ["/a"])
     }
 
+    /// "caf\u{E9}" and "cafe\u{301}" are canonically equivalent, so Swift's `==` calls them equal, but they are
+    /// different bytes and two keys to every device parser: both stay, neither is a duplicate, in a small object
+    /// (compared member by member) and in a large one (compared through an index), and each is found by its own
+    /// bytes only.
+    func testCanonicallyEquivalentKeysOfDifferentBytesAreTwoMembers() throws {
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        XCTAssertEqual(composed, decomposed, "the premise: Swift's String equality is canonical equivalence")
+        let filler = (0..<20).map { #""k\#($0)":0,"# }.joined()
+        for prefix in ["", filler] {
+            let text = "{" + prefix + #""caf\u00e9":1,"cafe\u0301":2,"caf\u00e9":3}"#
+            let result = try JSONParser.parseReportingDuplicates(Data(text.utf8))
+            XCTAssertEqual(result.duplicateKeyPointers, ["/caf\u{E9}"], "only the repeated bytes are a duplicate")
+            let object = try XCTUnwrap(result.value.objectValue)
+            XCTAssertEqual(object.count, prefix.isEmpty ? 2 : 22)
+            XCTAssertEqual(object[composed], .number("3"))
+            XCTAssertEqual(object[decomposed], .number("2"))
+            XCTAssertEqual(Array(object.keys.suffix(2)).map { Array($0.utf8) }, [Array(composed.utf8), Array(decomposed.utf8)])
+            XCTAssertTrue(String(decoding: result.value.serialized(), as: UTF8.self)
+                .hasSuffix("\"caf\u{E9}\":3,\"cafe\u{301}\":2}"), "both keys written back as their own bytes")
+        }
+        var object = JSONObject()
+        object[composed] = .number("1")
+        XCTAssertNil(object[decomposed])
+        object[decomposed] = .number("2")
+        XCTAssertEqual(object.count, 2)
+        object.remove(composed)
+        XCTAssertEqual(object.keys.map { Array($0.utf8) }, [Array(decomposed.utf8)])
+        XCTAssertNotEqual(JSONObject.Name(composed), JSONObject.Name(decomposed))
+        XCTAssertEqual(JSONObject.Name(composed), JSONObject.Name(String(decoding: Array(composed.utf8), as: UTF8.self)))
+    }
+
     func testJSONPointerEscaping() throws {
         let value = try parse(#"{"a/b":{"m~n":[10,20]},"":5}"#)
         XCTAssertEqual(value.value(at: "/a~1b/m~0n/1"), .number("20"))

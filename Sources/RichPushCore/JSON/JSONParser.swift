@@ -2,8 +2,9 @@ import Foundation
 
 /// A strict RFC 8259 parser that keeps key order and number source text.
 ///
-/// Duplicate keys: the last value wins and keeps the position of the first occurrence (as JavaScript's
-/// `JSON.parse` does); `parseReportingDuplicates` lists their pointers so callers can warn.
+/// Duplicate keys (the same bytes: `JSONObject.Name`): the last value wins and keeps the position of the first
+/// occurrence (as JavaScript's `JSON.parse` does); `parseReportingDuplicates` lists their pointers so callers can
+/// warn.
 /// Cost: one pass over the bytes, O(n) time; an object with k keys costs O(k) extra for the duplicate check.
 package struct JSONParser {
     /// A parsed value plus the RFC 6901 pointers of keys that appeared more than once in their object.
@@ -128,7 +129,7 @@ private struct Parser {
         var object = JSONObject()
         // Repeated keys are found by comparing with the members so far while the object is small (most are), and
         // through an index once it reaches `indexedMemberCount`, so a large object does not cost a square.
-        var indexByKey: [String: Int]?
+        var indexByKey: [JSONObject.Name: Int]?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -146,15 +147,15 @@ private struct Parser {
             skipWhitespace()
             path.append(key)
             let value = try parseValue(depth: depth)
-            let existing = if let indexByKey { indexByKey[key] } else { object.members.firstIndex { $0.key == key } }
+            let existing = if let indexByKey { indexByKey[JSONObject.Name(key)] } else { object.index(forKey: key) }
             if let existing {
                 object.replaceValue(atMemberIndex: existing, with: value)
                 duplicates.append(JSONPointer.make(path))
             } else {
-                indexByKey?[key] = object.count
+                indexByKey?[JSONObject.Name(key)] = object.count
                 object.appendUnchecked(key, value)
                 if indexByKey == nil, object.count == Self.indexedMemberCount {
-                    indexByKey = Dictionary(uniqueKeysWithValues: object.members.enumerated().map { ($1.key, $0) })
+                    indexByKey = Dictionary(uniqueKeysWithValues: object.members.enumerated().map { (JSONObject.Name($1.key), $0) })
                 }
             }
             path.removeLast()

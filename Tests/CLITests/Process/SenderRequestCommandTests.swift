@@ -45,6 +45,30 @@ final class SenderRequestCommandTests: XCTestCase {
         XCTAssertFalse(output.standardError.contains("SECRET") || output.standardError.contains("PRIVATE"), output.standardError)
     }
 
+    /// Two custom keys that Swift's `==` calls equal ("caf\u{E9}" and "cafe\u{301}", canonically equivalent) are two
+    /// keys to the devices' parsers, which compare them by code units. Both reach the sender's request and the
+    /// device payload with their own bytes and values, and neither is called a duplicate.
+    func testKeysOfDifferentBytesReachTheDeviceAsWritten() throws {
+        let documents = [
+            #"{"aps":{"alert":"x"},"caf\u00e9":1,"cafe\u0301":2}"#,
+            #"{"message":{"token":"t","notification":{"title":"T"},"data":{"caf\u00e9":"1","cafe\u0301":"2"}}}"#,
+        ]
+        let output = try CommandRunner.run(["process", "--cache-dir", try makeTemporaryDirectory("key-bytes").path],
+                                           input: documents.joined(separator: "\n") + "\n")
+        XCTAssertEqual(output.status, 0, output.standardError)
+        XCTAssertEqual(output.lines.count, 2)
+        func occurrences(_ pattern: String, in line: String) -> Int {
+            let bytes = Array(line.utf8), pattern = Array(pattern.utf8)
+            guard bytes.count >= pattern.count else { return 0 }
+            return (0...(bytes.count - pattern.count)).filter { bytes[$0..<($0 + pattern.count)].elementsEqual(pattern) }.count
+        }
+        for (index, (line, quote)) in zip(output.lines, ["", "\""]).enumerated() {
+            XCTAssertEqual(occurrences("\"caf\u{E9}\":\(quote)1\(quote)", in: line), 2, "request and device payload, line \(index + 1): \(line)")
+            XCTAssertEqual(occurrences("\"cafe\u{301}\":\(quote)2\(quote)", in: line), 2, "line \(index + 1): \(line)")
+            XCTAssertEqual(occurrences("duplicate_key", in: line), 0, line)
+        }
+    }
+
     func testValidateReadsEveryShapeAndNeverShowsCredentials() throws {
         let directory = try makeTemporaryDirectory("sender-request")
         for (name, document, _) in shapes {
