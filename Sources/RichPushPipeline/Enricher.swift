@@ -111,14 +111,14 @@ public struct Enricher: Sendable {
         // One result per reference, in order (`results(of:finished:started:)`). An Android field whose media failed
         // leaves the request (`SenderRequest`), and the job says why; the parser already reported the ones that were
         // never fetchable.
-        var outcomes: [String: MediaOutcome] = [:], androidOutcomes: [String: MediaOutcome] = [:]
+        var outcomes: [ExactString: MediaOutcome] = [:], androidOutcomes: [ExactString: MediaOutcome] = [:]
         var androidFindings: [Diagnostic] = []
         for (reference, result) in zip(job.media, results) {
             guard reference.role == .androidImage else {
-                outcomes[reference.pointer] = result.outcome
+                outcomes[reference.pointerKey] = result.outcome
                 continue
             }
-            androidOutcomes[reference.pointer] = result.outcome
+            androidOutcomes[reference.pointerKey] = result.outcome
             if reference.invalidReason == nil, let missing = Diagnostic.mediaNotShown(result.outcome, at: reference.pointer) {
                 androidFindings.append(missing)
             }

@@ -36,7 +36,7 @@ public struct JobResult: Sendable {
     public var media: [MediaResult] = []
     /// What became of the job's Android image fields (`MediaReference.Role.androidImage`), by their pointer in the
     /// request, for `SenderRequest`.
-    var androidOutcomes: [String: MediaOutcome] = [:]
+    var androidOutcomes: [ExactString: MediaOutcome] = [:]
     public var diagnostics: [Diagnostic]
     public var timings = Timings()
 

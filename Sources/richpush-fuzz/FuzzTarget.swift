@@ -60,9 +60,9 @@ enum FuzzTarget: String, CaseIterable {
             guard case .jobs(let jobs) = Self.parser.parse(bytes) else { return }
             for job in jobs {
                 // Alternate outcomes so both the rewrite and the drop/fallback paths run.
-                var media: [String: MediaOutcome] = [:]
+                var media: [ExactString: MediaOutcome] = [:]
                 for (index, reference) in job.media.enumerated() {
-                    media[reference.pointer] = index % 2 == 0
+                    media[reference.pointerKey] = index % 2 == 0
                         ? .published(
                             PublishedMedia(
                                 publicURL: "https://cdn.test/objects/aa/bb/\(index).jpg", format: .jpeg, bytes: 900_000,

@@ -131,8 +131,8 @@ final class JSONParserTests: XCTestCase {
         XCTAssertEqual(object.count, 2)
         object.remove(composed)
         XCTAssertEqual(object.keys.map { Array($0.utf8) }, [Array(decomposed.utf8)])
-        XCTAssertNotEqual(JSONObject.Name(composed), JSONObject.Name(decomposed))
-        XCTAssertEqual(JSONObject.Name(composed), JSONObject.Name(String(decoding: Array(composed.utf8), as: UTF8.self)))
+        XCTAssertNotEqual(ExactString(composed), ExactString(decomposed))
+        XCTAssertEqual(ExactString(composed), ExactString(String(decoding: Array(composed.utf8), as: UTF8.self)))
     }
 
     func testJSONPointerEscaping() throws {

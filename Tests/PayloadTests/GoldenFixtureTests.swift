@@ -77,14 +77,14 @@ final class GoldenFixtureTests: XCTestCase {
                        "an alert with text is sent as written, without fallback text")
     }
 
-    static func fakeMedia(for job: NotificationJob) -> [String: MediaOutcome] {
-        var media: [String: MediaOutcome] = [:]
+    static func fakeMedia(for job: NotificationJob) -> [ExactString: MediaOutcome] {
+        var media: [ExactString: MediaOutcome] = [:]
         for (index, reference) in job.media.enumerated() {
             if reference.url.contains("broken") {
-                media[reference.pointer] = .failed(RememberedFailure(code: "corrupt", message: "not a decodable image"))
+                media[reference.pointerKey] = .failed(RememberedFailure(code: "corrupt", message: "not a decodable image"))
             } else {
                 let bytes = reference.variantName == "story" ? 350_000 : 200_000
-                media[reference.pointer] = PayloadHelpers.rendered("https://cdn.example.com/objects/\(index).jpg", bytes: bytes)
+                media[reference.pointerKey] = PayloadHelpers.rendered("https://cdn.example.com/objects/\(index).jpg", bytes: bytes)
             }
         }
         return media

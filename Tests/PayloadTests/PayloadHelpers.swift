@@ -37,15 +37,15 @@ enum PayloadHelpers {
     }
 
     /// A deterministic fake media map: every reference renders to https://cdn.example.com/m/<n>.jpg.
-    static func renderedMedia(for job: NotificationJob, bytes: Int = 100_000) -> [String: MediaOutcome] {
-        var media: [String: MediaOutcome] = [:]
+    static func renderedMedia(for job: NotificationJob, bytes: Int = 100_000) -> [ExactString: MediaOutcome] {
+        var media: [ExactString: MediaOutcome] = [:]
         for (index, reference) in job.media.enumerated() {
-            media[reference.pointer] = rendered("https://cdn.example.com/m/\(index).jpg", bytes: bytes)
+            media[reference.pointerKey] = rendered("https://cdn.example.com/m/\(index).jpg", bytes: bytes)
         }
         return media
     }
 
-    static func render(_ job: NotificationJob, media: [String: MediaOutcome], options: PayloadOptions = PayloadOptions(),
+    static func render(_ job: NotificationJob, media: [ExactString: MediaOutcome], options: PayloadOptions = PayloadOptions(),
                        file: StaticString = #filePath, line: UInt = #line) -> (APNsRequest, [Diagnostic])? {
         switch APNsRenderer(options: options).render(job, media: media, now: fixedNow) {
         case .rendered(let request, let diagnostics): return (request, diagnostics)

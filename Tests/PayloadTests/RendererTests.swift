@@ -29,7 +29,7 @@ final class RendererTests: XCTestCase {
         let text = #"{"aps":{"alert":{"title":"T","body":"B"},"mutable-content":1},"custom":{"i":"abc"},"att":{"id1":"https://m.example/1.jpg","id2":"https://user:pw@m.example/2.png?X-Amz-Signature=s","id3":"https://m.example/3.gif"}}"#
         let job = try XCTUnwrap(PayloadHelpers.job(text))
         XCTAssertEqual(job.media.map(\.pointer), ["/att/id1", "/att/id2", "/att/id3"])
-        let media: [String: MediaOutcome] = [
+        let media: [ExactString: MediaOutcome] = [
             "/att/id1": rendered("https://cdn.example/1.jpg"), "/att/id2": rendered("https://cdn.example/2.png"),
             "/att/id3": rendered("https://cdn.example/3.gif"),
         ]
@@ -80,7 +80,7 @@ final class RendererTests: XCTestCase {
 
     func testFailedAttachmentIsRemovedAndOriginalKept() throws {
         let job = try XCTUnwrap(PayloadHelpers.job(#"{"aps":{"alert":{"title":"T","body":"B"}},"att":{"a":"https://m.example/1.jpg","b":"https://m.example/2.jpg"},"image_url":"https://m.example/3.jpg"}"#))
-        let media: [String: MediaOutcome] = ["/att/a": rendered("https://cdn.example/1.jpg"),
+        let media: [ExactString: MediaOutcome] = ["/att/a": rendered("https://cdn.example/1.jpg"),
                                              "/att/b": .failed(RememberedFailure(code: "http_status", message: "404")),
                                              "/image_url": .skipped(reason: "deadline")]
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
@@ -313,9 +313,9 @@ final class RendererTests: XCTestCase {
         let text = #"{"aps":{"alert":{"title":"Autumn","body":"Swipe through this week's picks"},"sound":"default"},"pw_stories":{"pages":[\#(pages.joined(separator: ","))]}}"#
         XCTAssertLessThan(text.utf8.count, 4096)
         let job = try XCTUnwrap(PayloadHelpers.job(text))
-        var media: [String: MediaOutcome] = [:]
+        var media: [ExactString: MediaOutcome] = [:]
         for reference in job.media {
-            media[reference.pointer] = rendered("https://cdn.example.com/richpush/objects/1e/77/" + String(repeating: "a", count: 64) + ".jpg")
+            media[reference.pointerKey] = rendered("https://cdn.example.com/richpush/objects/1e/77/" + String(repeating: "a", count: 64) + ".jpg")
         }
         let (request, diagnostics) = try XCTUnwrap(PayloadHelpers.render(job, media: media))
         XCTAssertLessThanOrEqual(request.byteCount, 4096)

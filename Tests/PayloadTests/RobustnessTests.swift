@@ -36,9 +36,9 @@ final class RobustnessTests: XCTestCase {
                 case .jobs(let jobs):
                     parsed += 1
                     for job in jobs {
-                        var media: [String: MediaOutcome] = [:]
+                        var media: [ExactString: MediaOutcome] = [:]
                         for (index, reference) in job.media.enumerated() where index % 2 == 0 {
-                            media[reference.pointer] = PayloadHelpers.rendered("https://cdn.example/\(index).jpg", width: 1, height: 1, bytes: 1)
+                            media[reference.pointerKey] = PayloadHelpers.rendered("https://cdn.example/\(index).jpg", width: 1, height: 1, bytes: 1)
                         }
                         if case .rendered(let request, _) = renderer.render(job, media: media) {
                             XCTAssertLessThanOrEqual(request.byteCount, 5120)

@@ -16,10 +16,10 @@ final class SafeRewriteTests: XCTestCase {
     }
 
     /// Every reference renders to a cached URL under the base, as the pipeline would.
-    private func cachedMedia(for job: NotificationJob) -> [String: MediaOutcome] {
-        var media: [String: MediaOutcome] = [:]
+    private func cachedMedia(for job: NotificationJob) -> [ExactString: MediaOutcome] {
+        var media: [ExactString: MediaOutcome] = [:]
         for (index, reference) in job.media.enumerated() {
-            media[reference.pointer] = PayloadHelpers.rendered("\(Self.base)/objects/ab/cd/\(index).jpg", bytes: 1000)
+            media[reference.pointerKey] = PayloadHelpers.rendered("\(Self.base)/objects/ab/cd/\(index).jpg", bytes: 1000)
         }
         return media
     }

@@ -3,10 +3,8 @@
 /// Lookups are linear in the number of members, which is cheap for push payloads (a few dozen keys at most).
 /// Keys are unique: setting an existing key replaces its value in place, keeping the original position.
 ///
-/// Member names match by their bytes (`Name`), not by Swift's canonical equivalence: "caf\u{E9}" and
-/// "cafe\u{301}" are two members, as they are to the parsers on the devices (an iOS `NSDictionary` compares
-/// `NSString` keys literally, by UTF-16 code units; Android's `org.json.JSONObject` keeps a `LinkedHashMap` of
-/// Java strings, equal only char by char) and as RFC 8259 section 8.3 advises (code unit by code unit).
+/// Member names match by their bytes, as the devices' parsers match them (`ExactString` says why), not by Swift's
+/// canonical equivalence: "caf\u{E9}" and "cafe\u{301}" are two members.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     /// One member of the object.
     public struct Member: Sendable, Hashable {
@@ -82,40 +80,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     }
 
     /// The position of `key` among the members, or nil when it is absent.
-    func index(forKey key: String) -> Int? { members.firstIndex { Name.same($0.key, key) } }
-
-    /// A member name as a dictionary key, equal to another only when their UTF-8 bytes are (`same`), so that a
-    /// table of names agrees with `index(forKey:)`.
-    package struct Name: Hashable {
-        package let text: String
-
-        package init(_ text: String) { self.text = text }
-
-        package static func == (lhs: Name, rhs: Name) -> Bool { same(lhs.text, rhs.text) }
-
-        package func hash(into hasher: inout Hasher) {
-            var text = text
-            text.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
-        }
-
-        /// Whether `first` and `second` are the same bytes. Most names differ in length, which is read without a
-        /// call; names of one length are compared in place, byte by byte (names are short: a call to `memcmp` cost
-        /// more than the loop).
-        @inline(__always)
-        package static func same(_ first: String, _ second: String) -> Bool {
-            let count = first.utf8.count
-            guard count == second.utf8.count else { return false }
-            let compared = first.utf8.withContiguousStorageIfAvailable { first in
-                second.utf8.withContiguousStorageIfAvailable { second in
-                    var index = 0
-                    while index < count, first[index] == second[index] { index += 1 }
-                    return index == count
-                }
-            }
-            if case let same?? = compared { return same }
-            return first.utf8.elementsEqual(second.utf8)
-        }
-    }
+    func index(forKey key: String) -> Int? { members.firstIndex { ExactString.same($0.key, key) } }
 
     /// Runs `body` on the value of the member at `index` in place (no copy of it while it changes).
     mutating func updateValue<Result>(atMemberIndex index: Int, _ body: (inout JSONValue) -> Result) -> Result {

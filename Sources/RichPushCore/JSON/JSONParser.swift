@@ -2,7 +2,7 @@ import Foundation
 
 /// A strict RFC 8259 parser that keeps key order and number source text.
 ///
-/// Duplicate keys (the same bytes: `JSONObject.Name`): the last value wins and keeps the position of the first
+/// Duplicate keys (the same bytes: `ExactString`): the last value wins and keeps the position of the first
 /// occurrence (as JavaScript's `JSON.parse` does); `parseReportingDuplicates` lists their pointers so callers can
 /// warn.
 /// Cost: one pass over the bytes, O(n) time; an object with k keys costs O(k) extra for the duplicate check.
@@ -129,7 +129,7 @@ private struct Parser {
         var object = JSONObject()
         // Repeated keys are found by comparing with the members so far while the object is small (most are), and
         // through an index once it reaches `indexedMemberCount`, so a large object does not cost a square.
-        var indexByKey: [JSONObject.Name: Int]?
+        var indexByKey: [ExactString: Int]?
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
             position += 1
@@ -147,15 +147,15 @@ private struct Parser {
             skipWhitespace()
             path.append(key)
             let value = try parseValue(depth: depth)
-            let existing = if let indexByKey { indexByKey[JSONObject.Name(key)] } else { object.index(forKey: key) }
+            let existing = if let indexByKey { indexByKey[ExactString(key)] } else { object.index(forKey: key) }
             if let existing {
                 object.replaceValue(atMemberIndex: existing, with: value)
                 duplicates.append(JSONPointer.make(path))
             } else {
-                indexByKey?[JSONObject.Name(key)] = object.count
+                indexByKey?[ExactString(key)] = object.count
                 object.appendUnchecked(key, value)
                 if indexByKey == nil, object.count == Self.indexedMemberCount {
-                    indexByKey = Dictionary(uniqueKeysWithValues: object.members.enumerated().map { (JSONObject.Name($1.key), $0) })
+                    indexByKey = Dictionary(uniqueKeysWithValues: object.members.enumerated().map { (ExactString($1.key), $0) })
                 }
             }
             path.removeLast()

@@ -1,7 +1,7 @@
 /// Order-preserving JSON with numbers kept as their source text, so unknown keys round-trip byte-for-byte.
 ///
 /// Strings compare with Swift `String` semantics (canonical equivalence); their bytes are kept as written. Member
-/// names are looked up by their bytes (`JSONObject.Name`), as the devices' parsers do.
+/// names are looked up by their bytes (`ExactString`), as the devices' parsers do.
 public enum JSONValue: Sendable, Hashable {
     case null
     case bool(Bool)

@@ -16,12 +16,12 @@ package struct APNsRenderer: Sendable {
 
     /// Renders with the current time (only used to turn a time to live into `apns-expiration`).
     /// `media` is keyed by `MediaReference.pointer`; a missing key is treated like a skipped item.
-    package func render(_ job: NotificationJob, media: [String: MediaOutcome]) -> RenderOutcome {
+    package func render(_ job: NotificationJob, media: [ExactString: MediaOutcome]) -> RenderOutcome {
         render(job, media: media, now: Date())
     }
 
     /// Renders with an explicit clock, for reproducible output.
-    package func render(_ job: NotificationJob, media: [String: MediaOutcome], now: Date) -> RenderOutcome {
+    package func render(_ job: NotificationJob, media: [ExactString: MediaOutcome], now: Date) -> RenderOutcome {
         var diagnostics = DiagnosticCollector()
         var root = job.payload
         if root["aps"] == nil {
@@ -89,7 +89,7 @@ package struct APNsRenderer: Sendable {
 
     // MARK: - Media
 
-    private func rewriteAttachments(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
+    private func rewriteAttachments(_ job: NotificationJob, media: [ExactString: MediaOutcome], root: inout JSONObject,
                                     rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> Int {
         var tree = JSONValue.object(root)
         var rendered = 0
@@ -102,7 +102,7 @@ package struct APNsRenderer: Sendable {
                 removals.append(tokens)
                 continue
             }
-            let outcome = media[reference.pointer]
+            let outcome = media[reference.pointerKey]
             if let missing = Diagnostic.mediaNotShown(outcome, at: reference.pointer) {
                 removals.append(tokens)
                 diagnostics.items.append(missing)
@@ -182,7 +182,7 @@ package struct APNsRenderer: Sendable {
     }
 
     /// Returns (pages with rendered media, whether the story survived).
-    private func rewriteStory(_ job: NotificationJob, media: [String: MediaOutcome], root: inout JSONObject,
+    private func rewriteStory(_ job: NotificationJob, media: [ExactString: MediaOutcome], root: inout JSONObject,
                               rewrites: inout MediaRewrites, diagnostics: inout DiagnosticCollector) -> (Int, Bool) {
         let storyTokens = job.story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]
         let storyPointer = JSONPointer.make(storyTokens)
@@ -207,7 +207,7 @@ package struct APNsRenderer: Sendable {
                 kept.append((pageValue, index, nil))
                 continue
             }
-            let outcome = media[reference.pointer]
+            let outcome = media[reference.pointerKey]
             switch outcome {
             case .published?, .notFetched?:
                 let publicURL = outcome?.publicURL(writtenAs: reference.url) ?? reference.url

@@ -15,7 +15,7 @@ struct MediaDiscovery {
     func references(in payload: JSONObject, story: StoryPlacement?, attachmentVariant: String,
                     diagnostics: inout DiagnosticCollector) -> [MediaReference] {
         var found: [MediaReference] = []
-        var seen = Set<String>()
+        var seen = Set<ExactString>()
         let storyPages = (story?.tokens(storyKey: options.storyKey) ?? [options.storyKey]) + ["pages"]
         var keyPaths = options.mediaKeyPaths
         // A story inside `u` or `userdata` is read there; its images are media when story images are.
@@ -48,13 +48,13 @@ struct MediaDiscovery {
                 let senderIndices = story?.senderPageIndices ?? []
                 senderTokens[storyPages.count] = String(senderIndices.indices.contains(index) ? senderIndices[index] : index)
                 let page = MediaReference(tokens: senderTokens, url: url, role: .storyPage(index: index), variantName: VariantName.story)
-                guard seen.insert(page.pointer).inserted else { return }
+                guard seen.insert(page.pointerKey).inserted else { return }
                 found.append(page)
                 return
             }
             let attachment = MediaReference(tokens: tokens, url: url, role: .attachment, variantName: attachmentVariant,
                                             invalidReason: invalidReason)
-            guard seen.insert(attachment.pointer).inserted else { return }
+            guard seen.insert(attachment.pointerKey).inserted else { return }
             found.append(attachment)
         }
         // The walk collects what it reaches, and this loop judges it: a closure for the walk to call would capture

@@ -15,6 +15,9 @@ package struct MediaReference: Sendable, Hashable {
     /// sender numbered it (`role` holds its index after invalid pages were dropped). It is also the key of
     /// `APNsRenderer.render`'s media map.
     package let pointer: String
+    /// `pointer` as a table key: two references whose pointers differ only in Unicode normalization (keys of
+    /// different bytes that Swift's `String ==` calls equal) are two.
+    package var pointerKey: ExactString { ExactString(pointer) }
     /// The pointer's tokens, split once: the renderer and the sender request walk to the URL by them.
     package let tokens: [String]
     package var url: String

@@ -28,9 +28,9 @@ package enum SenderRequest {
         var story: StoryPlacement?
         var media: [MediaReference]
         package var payload: JSONValue?
-        package var androidMedia: [String: MediaOutcome]
+        package var androidMedia: [ExactString: MediaOutcome]
 
-        package init(job: NotificationJob, payload: JSONValue?, androidMedia: [String: MediaOutcome] = [:]) {
+        package init(job: NotificationJob, payload: JSONValue?, androidMedia: [ExactString: MediaOutcome] = [:]) {
             self.requestMap = job.requestMap
             self.story = job.story
             self.media = job.media
@@ -74,7 +74,7 @@ package enum SenderRequest {
         // Removals from the end, so that no removal moves another field (no field of the table is in an array).
         for reference in rendering.media.reversed() where reference.role == .androidImage {
             guard document.value(at: reference.tokens[...])?.stringValue == reference.url else { continue }
-            if reference.invalidReason == nil, let outcome = rendering.androidMedia[reference.pointer], outcome.keepsField {
+            if reference.invalidReason == nil, let outcome = rendering.androidMedia[reference.pointerKey], outcome.keepsField {
                 document.setValue(.string(outcome.publicURL(writtenAs: reference.url)), at: reference.tokens[...])
             } else {
                 document.setValue(nil, at: reference.tokens[...])

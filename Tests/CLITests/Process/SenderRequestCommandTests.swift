@@ -69,6 +69,39 @@ final class SenderRequestCommandTests: XCTestCase {
         }
     }
 
+    /// Two attachments whose ids differ only in Unicode normalization are two references: each is rendered and
+    /// each id gets its own cached URL, in the request and in the device payload (one used to be skipped, its raw
+    /// URL sent unchecked).
+    func testAttachmentsUnderKeysOfDifferentBytesAreEachRendered() throws {
+        let directory = try makeTemporaryDirectory("key-bytes-media")
+        let document = #"{"app_id":"A","contents":{"en":"x"},"ios_attachments":{"caf\u00e9":"https://media.example.com/story1.jpg","cafe\u0301":"https://media.example.com/story2.jpg"}}"#
+        let output = try CommandRunner.run(
+            ["process", "--local-origin", "https://media.example.com/=" + fixture("media").path,
+             "--cache-dir", directory.appendingPathComponent("cache").path, "--public-base-url", "https://cdn.example.test/rp"],
+            input: document + "\n")
+        XCTAssertEqual(output.status, 0, output.standardError)
+        let line = try XCTUnwrap(output.lines.first)
+        let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        XCTAssertEqual(result["status"] as? String, "enriched", line)
+        let media = try XCTUnwrap(result["media"] as? [[String: Any]])
+        XCTAssertEqual(media.map { Array(($0["pointer"] as? String ?? "").utf8) },
+                       [Array("/att/caf\u{E9}".utf8), Array("/att/cafe\u{301}".utf8)], line)
+        XCTAssertEqual(media.map { $0["status"] as? String }, ["rendered", "rendered"], line)
+        let urls = media.compactMap { $0["cached_url"] as? String }
+        XCTAssertEqual(Set(urls).count, 2, "two images, two cached objects: \(line)")
+        // Each id holds its own image's URL, by its own bytes, in both places (JSONSerialization on Linux would merge
+        // the two keys, so the line's bytes are read).
+        let bytes = Array(line.utf8)
+        for (key, url) in zip(["caf\u{E9}", "cafe\u{301}"], urls) {
+            let member = Array("\"\(key)\":\"\(url)\"".utf8)
+            let count = (0...(bytes.count - member.count)).filter { bytes[$0...].starts(with: member) }.count
+            XCTAssertEqual(count, 2, "\(key): the request and the device payload: \(line)")
+        }
+        for source in ["story1.jpg", "story2.jpg"] {
+            XCTAssertEqual(line.components(separatedBy: source).count - 1, 1, "\(source) only as its media's source: \(line)")
+        }
+    }
+
     func testValidateReadsEveryShapeAndNeverShowsCredentials() throws {
         let directory = try makeTemporaryDirectory("sender-request")
         for (name, document, _) in shapes {
