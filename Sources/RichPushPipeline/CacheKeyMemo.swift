@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import RichPushCore
 import RichPushCache
 
 /// Cache keys by variant name and source URL, so a warm job's media item costs a dictionary lookup instead of the
@@ -9,9 +10,11 @@ import RichPushCache
 /// Bounded: the table starts over once it holds `capacity` keys or `sourceByteCapacity` bytes of URLs, rather than
 /// tracking recency on the hot path.
 final class CacheKeyMemo: Sendable {
+    /// The source is matched by its bytes, as `CacheKey` reads it: two URLs that differ only in Unicode
+    /// normalization have two keys.
     private struct Name: Hashable {
         let variant: String
-        let source: String
+        let source: ExactString
     }
 
     private struct Table {
@@ -30,7 +33,7 @@ final class CacheKeyMemo: Sendable {
 
     /// The key remembered for `source` in the variant named `variantName`, or the one `make` computes, remembered.
     func key(source: String, variantName: String, make: () -> CacheKey) -> CacheKey {
-        let name = Name(variant: variantName, source: source)
+        let name = Name(variant: variantName, source: ExactString(source))
         if let key = table.withLock({ $0.keys[name] }) { return key }
         let key = make()
         table.withLock { table in

@@ -78,10 +78,10 @@ struct CachedMediaRenderer: MediaStage {
 
     /// The sources of `items` that more than one variant renders, each fetched for every kind its variants accept.
     func sharedFetches(for items: [Item]) -> SourceFetches? {
-        var variants: [String: Int] = [:], kinds: [String: Set<AttachmentKind>] = [:]
+        var variants: [ExactString: Int] = [:], kinds: [ExactString: Set<AttachmentKind>] = [:]
         for item in items {
-            variants[item.source, default: 0] += 1
-            kinds[item.source, default: []].formUnion(item.acceptedKinds)
+            variants[ExactString(item.source), default: 0] += 1
+            kinds[ExactString(item.source), default: []].formUnion(item.acceptedKinds)
         }
         let shared = kinds.filter { variants[$0.key, default: 0] > 1 }
         return shared.isEmpty ? nil : SourceFetches(acceptedKinds: shared)

@@ -160,8 +160,9 @@ public struct Enricher: Sendable {
     }
 
     /// One distinct (source, variant) of a job: references to the same source in the same variant render once.
+    /// The source is matched by its bytes: two URLs that differ only in Unicode normalization may name two images.
     private struct Work: Hashable {
-        var source: String
+        var source: ExactString
         var variant: String
     }
 
@@ -195,7 +196,7 @@ public struct Enricher: Sendable {
         var finished: [MediaResult?] = []
         var pending: [(slot: Int, item: Stage.Item)] = []
         for reference in job.media {
-            let work = Work(source: reference.url, variant: reference.variantName)
+            let work = Work(source: ExactString(reference.url), variant: reference.variantName)
             if let slot = slots[work] {
                 slotOfReference.append(slot)
                 continue

@@ -13,11 +13,11 @@ import Synchronization
 /// A revalidation (a stale object's `If-None-Match`) is its key's own and is never shared. The body is held until
 /// the job ends: at most the fetcher's byte cap per shared source.
 final class SourceFetches: Sendable {
-    /// The kinds each shared source is fetched for.
-    let acceptedKinds: [String: Set<AttachmentKind>]
-    private let fetches = Mutex<[String: Task<Result<FetchedMedia, FetchError>, Never>]>([:])
+    /// The kinds each shared source is fetched for, by the source's bytes.
+    let acceptedKinds: [ExactString: Set<AttachmentKind>]
+    private let fetches = Mutex<[ExactString: Task<Result<FetchedMedia, FetchError>, Never>]>([:])
 
-    init(acceptedKinds: [String: Set<AttachmentKind>]) {
+    init(acceptedKinds: [ExactString: Set<AttachmentKind>]) {
         self.acceptedKinds = acceptedKinds
     }
 
@@ -27,6 +27,7 @@ final class SourceFetches: Sendable {
     func fetched(
         _ source: String, fetch: @escaping @Sendable (Set<AttachmentKind>) async throws(FetchError) -> FetchedMedia
     ) async -> Result<FetchedMedia, FetchError>? {
+        let source = ExactString(source)
         guard let kinds = acceptedKinds[source] else { return nil }
         let task = fetches.withLock { fetches in
             if let task = fetches[source] { return task }

@@ -1,10 +1,11 @@
 /// A string that equals another only when their UTF-8 bytes are the same, for the tables keyed by what a document
-/// names: its member names and the JSON pointers made of them.
+/// names: its member names, the JSON pointers made of them, and its media's source URLs.
 ///
 /// Swift's `String ==` is canonical equivalence, so "caf\u{E9}" and "cafe\u{301}" are one key in a `[String: ...]`.
 /// To the parsers on the devices they are two (an iOS `NSDictionary` compares `NSString` keys literally, by UTF-16
 /// code units; Android's `org.json.JSONObject` keeps a `LinkedHashMap` of Java strings, equal only char by char), as
-/// RFC 8259 section 8.3 advises (code unit by code unit). Keyed by `ExactString`, they stay two.
+/// RFC 8259 section 8.3 advises (code unit by code unit); as URL paths they name two files. Keyed by `ExactString`,
+/// they stay two.
 package struct ExactString: Hashable, Sendable, ExpressibleByStringLiteral, CustomStringConvertible {
     package let text: String
 

@@ -15,7 +15,7 @@ package struct APNsRenderer: Sendable {
     }
 
     /// Renders with the current time (only used to turn a time to live into `apns-expiration`).
-    /// `media` is keyed by `MediaReference.pointer`; a missing key is treated like a skipped item.
+    /// `media` is keyed by `MediaReference.pointerKey`; a missing key is treated like a skipped item.
     package func render(_ job: NotificationJob, media: [ExactString: MediaOutcome]) -> RenderOutcome {
         render(job, media: media, now: Date())
     }

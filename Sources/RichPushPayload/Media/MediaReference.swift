@@ -12,11 +12,10 @@ package struct MediaReference: Sendable, Hashable {
 
     /// RFC 6901 pointer to the URL: into the *output APNs payload* (before rendering drops anything) for an
     /// attachment or a story page, into the sender's request for an `androidImage`. A story page is numbered as the
-    /// sender numbered it (`role` holds its index after invalid pages were dropped). It is also the key of
-    /// `APNsRenderer.render`'s media map.
+    /// sender numbered it (`role` holds its index after invalid pages were dropped).
     package let pointer: String
-    /// `pointer` as a table key: two references whose pointers differ only in Unicode normalization (keys of
-    /// different bytes that Swift's `String ==` calls equal) are two.
+    /// `pointer` as a table key (of `APNsRenderer.render`'s media map, for one): two references whose pointers
+    /// differ only in Unicode normalization (keys of different bytes that Swift's `String ==` calls equal) are two.
     package var pointerKey: ExactString { ExactString(pointer) }
     /// The pointer's tokens, split once: the renderer and the sender request walk to the URL by them.
     package let tokens: [String]

@@ -102,6 +102,36 @@ final class SenderRequestCommandTests: XCTestCase {
         }
     }
 
+    /// Two source URLs that differ only in Unicode normalization name two files, so two images: in one job and across
+    /// jobs (the cache-key memo is shared), each renders its own, and neither is answered with the other's.
+    func testSourcesOfDifferentBytesAreTwoImages() throws {
+        let directory = try makeTemporaryDirectory("source-bytes")
+        let media = directory.appendingPathComponent("media")
+        try FileManager.default.createDirectory(at: media, withIntermediateDirectories: true)
+        let composed = "caf\u{E9}", decomposed = "cafe\u{301}"
+        try FileManager.default.copyItem(at: fixture("media/story1.jpg"), to: media.appendingPathComponent(composed + ".jpg"))
+        try FileManager.default.copyItem(at: fixture("media/story2.jpg"), to: media.appendingPathComponent(decomposed + ".jpg"))
+        let both = #"{"aps":{"alert":"x"},"att":{"a":"https://media.example.com/caf\u00e9.jpg","b":"https://media.example.com/cafe\u0301.jpg"}}"#
+        let second = #"{"aps":{"alert":"x"},"attachment":"https://media.example.com/cafe\u0301.jpg"}"#
+        let first = #"{"aps":{"alert":"x"},"attachment":"https://media.example.com/caf\u00e9.jpg"}"#
+        let output = try CommandRunner.run(
+            ["process", "--local-origin", "https://media.example.com/=" + media.path, "--concurrency", "1",
+             "--cache-dir", directory.appendingPathComponent("cache").path],
+            input: [first, second, both].joined(separator: "\n") + "\n")
+        XCTAssertEqual(output.status, 0, output.standardError)
+        let mediaLists = try output.lines.map { line in
+            try XCTUnwrap((try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["media"] as? [[String: Any]], line)
+        }
+        XCTAssertEqual(mediaLists.map(\.count), [1, 1, 2])
+        let sources = mediaLists.flatMap { $0 }.map { Array(($0["source"] as? String ?? "").utf8) }
+        XCTAssertEqual(sources, [composed, decomposed, composed, decomposed].map { Array("https://media.example.com/\($0).jpg".utf8) })
+        let cached = mediaLists.flatMap { $0 }.map { $0["cached_url"] as? String }
+        XCTAssertEqual(mediaLists.flatMap { $0 }.map { $0["status"] as? String }, ["rendered", "rendered", "cached", "cached"], "\(output.lines)")
+        XCTAssertNotEqual(cached[0], cached[1], "two files, two images")
+        XCTAssertEqual(cached[2], cached[0])
+        XCTAssertEqual(cached[3], cached[1])
+    }
+
     func testValidateReadsEveryShapeAndNeverShowsCredentials() throws {
         let directory = try makeTemporaryDirectory("sender-request")
         for (name, document, _) in shapes {
