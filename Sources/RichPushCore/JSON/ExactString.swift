@@ -1,3 +1,5 @@
+import Glibc
+
 /// A string that equals another only when their UTF-8 bytes are the same, for the tables keyed by what a document
 /// names: its member names, the JSON pointers made of them, and its media's source URLs.
 ///
@@ -23,17 +25,20 @@ package struct ExactString: Hashable, Sendable, ExpressibleByStringLiteral, Cust
     }
 
     /// Whether `first` and `second` are the same bytes. Most names differ in length, which is read without a call;
-    /// names of one length are compared in place, byte by byte (names are short: a call to `memcmp` cost more than
-    /// the loop).
+    /// short ones of one length are compared in place, byte by byte (a call to `memcmp` cost more than the loop for
+    /// member names), longer ones (URLs, pointers) with `memcmp`.
     @inline(__always)
     package static func same(_ first: String, _ second: String) -> Bool {
         let count = first.utf8.count
         guard count == second.utf8.count else { return false }
         let compared = first.utf8.withContiguousStorageIfAvailable { first in
             second.utf8.withContiguousStorageIfAvailable { second in
-                var index = 0
-                while index < count, first[index] == second[index] { index += 1 }
-                return index == count
+                guard count > 16 else {
+                    var index = 0
+                    while index < count, first[index] == second[index] { index += 1 }
+                    return index == count
+                }
+                return memcmp(first.baseAddress!, second.baseAddress!, count) == 0
             }
         }
         if case let same?? = compared { return same }
