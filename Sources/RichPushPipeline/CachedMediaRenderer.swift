@@ -80,8 +80,9 @@ struct CachedMediaRenderer: MediaStage {
     func sharedFetches(for items: [Item]) -> SourceFetches? {
         var variants: [ExactString: Int] = [:], kinds: [ExactString: Set<AttachmentKind>] = [:]
         for item in items {
-            variants[ExactString(item.source), default: 0] += 1
-            kinds[ExactString(item.source), default: []].formUnion(item.acceptedKinds)
+            let source = ExactString(item.source)
+            variants[source, default: 0] += 1
+            kinds[source, default: []].formUnion(item.acceptedKinds)
         }
         let shared = kinds.filter { variants[$0.key, default: 0] > 1 }
         return shared.isEmpty ? nil : SourceFetches(acceptedKinds: shared)

@@ -21,7 +21,7 @@ final class SenderRequestCommandTests: XCTestCase {
 
     /// How often `pattern`'s bytes occur in `line`'s: byte for byte, where `String.contains` would match canonically
     /// equivalent text (and Linux's `JSONSerialization` merges keys that differ only in normalization).
-    static func occurrences(of pattern: String, in line: String) -> Int {
+    private static func occurrences(of pattern: String, in line: String) -> Int {
         let bytes = Array(line.utf8), pattern = Array(pattern.utf8)
         guard !pattern.isEmpty, bytes.count >= pattern.count else { return 0 }
         return (0...(bytes.count - pattern.count)).filter { bytes[$0...].starts(with: pattern) }.count
