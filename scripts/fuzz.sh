@@ -36,7 +36,7 @@ case $target in
   webp)    seeds=(Fixtures/conformance/webp/*.webp Fixtures/imaging/*.webp) ;;
   gif)     seeds=(Fixtures/imaging/*.gif) ;;
   heif|heif-boxes) seeds=(Fixtures/imaging/*.heic Fixtures/imaging/*.avif Fixtures/fuzz/heif/*) ;;
-  payload) seeds=(Fixtures/payloads/*.json) ;;
+  payload) seeds=(Fixtures/payloads/*.json Fixtures/conformance/json/test_parsing/*.json) ;;
   http-request) seeds=(Fixtures/http-requests/*) ;;
   *) echo "unknown target $target" >&2; exit 2 ;;
 esac
