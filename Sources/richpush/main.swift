@@ -6,7 +6,7 @@ import RichPush
 let commands = CommandList.all
 
 @MainActor func mainHelp() -> String {
-    var text = "richpush \(RichPushInfo.version): server-side media enrichment for Apple push notifications\n\n"
+    var text = "richpush \(RichPushInfo.version): server-side media enrichment for push notifications, iPhone and Android alike\n\n"
     text += "Usage: richpush <command> [options]\n\nCommands:\n"
     for command in commands {
         text += "  " + command.name.padding(toLength: 10, withPad: " ", startingAt: 0) + command.abstract + "\n"
