@@ -2,8 +2,49 @@ import Foundation
 import XCTest
 import TestSupport
 
-/// 200 concurrent jobs whose media are decompression bombs and oversize files: all rejected, memory stays small.
+/// Hostile input through `process`: documents that are not JSON, and media that are decompression bombs or oversize.
 final class HostileInputTests: XCTestCase {
+    /// JSONTestSuite's one-line documents (Fixtures/conformance/json), one per line: NUL and invalid UTF-8 bytes,
+    /// byte order marks in the middle of the input, 100,000 opening brackets. Each gets exactly one result line, in
+    /// order, that says why: every document JSON forbids is `invalid_json` (with its line and column, or "empty"), and
+    /// no document JSON allows is.
+    func testEveryLineOfJSONTestSuiteGetsOneResultThatSaysWhy() throws {
+        let directory = fixture("conformance/json/test_parsing")
+        var names: [String] = [], input = Data()
+        for name in try FileManager.default.contentsOfDirectory(atPath: directory.path).sorted() {
+            var document = try Data(contentsOf: directory.appendingPathComponent(name))
+            if document.last == 0x0A { document.removeLast() }
+            // A document of several lines would be several jobs.
+            guard !document.contains(0x0A), !document.contains(0x0D) else { continue }
+            names.append(name)
+            input += document + [0x0A]
+        }
+        XCTAssertGreaterThan(names.count, 300)
+        let file = try makeTemporaryDirectory("suite").appendingPathComponent("suite.ndjson")
+        try input.write(to: file)
+        let output = try CommandRunner.run(["process", "--cache-dir", file.deletingLastPathComponent().appendingPathComponent("cache").path, file.path])
+        XCTAssertEqual(output.status, 0, output.standardError)
+        let lines = output.lines
+        XCTAssertEqual(lines.count, names.count)
+        for (index, (name, line)) in zip(names, lines).enumerated() {
+            let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], name)
+            XCTAssertEqual(result["line"] as? Int, index + 1, name)
+            let errors = (result["diagnostics"] as? [[String: Any]] ?? []).filter { $0["severity"] as? String == "error" }
+            let invalid = errors.first { $0["code"] as? String == "invalid_json" }
+            if name.hasPrefix("n_") {
+                XCTAssertEqual(result["status"] as? String, "rejected", name)
+                // Where the document went wrong, or that there is nothing (a blank line, a byte order mark alone).
+                let message = try XCTUnwrap(invalid?["message"] as? String, "\(name): \(line)")
+                XCTAssertTrue(message.contains("column") || message.contains("empty"), "\(name): \(line)")
+            } else if name.hasPrefix("y_") {
+                XCTAssertNil(invalid, "\(name): \(line)")
+                XCTAssertFalse(errors.isEmpty && result["status"] as? String == "rejected", "\(name): rejected without a reason")
+            }
+        }
+    }
+
+
+    /// 200 concurrent jobs whose media are decompression bombs and oversize files: all rejected, memory stays small.
     func testBombsAndOversizeFilesAreRejectedWithinMemoryBound() throws {
         let directory = try makeTemporaryDirectory("hostile")
         let media = directory.appendingPathComponent("media")
