@@ -73,6 +73,65 @@ final class SenderRequestCommandTests: XCTestCase {
         }
     }
 
+    /// Every value JSONTestSuite says JSON allows (its 95 `y_` documents: escapes, surrogate pairs, empty and odd keys,
+    /// numbers of every form, nesting) placed where each shape carries the author's own data: it comes out of `process`
+    /// reading, to Foundation's parser, exactly as the author's document reads, in the request and in the device
+    /// payload.
+    func testEveryValueJSONAllowsReachesTheRequestAndTheDeviceAsWritten() throws {
+        let directory = fixture("conformance/json/test_parsing")
+        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("y_") }.sorted()
+        XCTAssertEqual(names.count, 95)
+        // Shape: the document around a value, where the value must read as written in the request, and how its device
+        // payload carries it. A OneSignal or Pushwoosh `data` is an object, so the value goes under a key of its own;
+        // Pushwoosh's device payload carries it in `u`, a string of JSON (PWMessage.m reads it so).
+        let custom: (Any?) -> Any? = { Self.value(at: "/custom", in: $0) }
+        let shapes: [(wrap: (String) -> String, request: String, device: (Any?) -> Any?)] = [
+            ({ #"{"aps":{"alert":"x"},"custom":\#($0)}"# }, "/custom", custom),
+            ({ #"{"token":"ab","payload":{"aps":{"alert":"x"},"custom":\#($0)}}"# }, "/payload/custom", custom),
+            ({ #"{"message":{"token":"t","notification":{"title":"T"},"apns":{"payload":{"aps":{},"custom":\#($0)}}}}"# },
+             "/message/apns/payload/custom", custom),
+            ({ #"{"app_id":"A","contents":{"en":"x"},"data":{"v":\#($0)}}"# }, "/data/v",
+             { Self.value(at: "/custom/a/v", in: $0) }),
+            ({ #"{"request":{"application":"A","auth":"S","notifications":[{"content":"x","data":{"v":\#($0)}}]}}"# },
+             "/request/notifications/0/data/v",
+             { payload in
+                 guard let text = Self.value(at: "/u", in: payload) as? String else { return nil }
+                 return Self.value(at: "/v", in: try? JSONSerialization.jsonObject(with: Data(text.utf8)))
+             }),
+        ]
+        var input = "", expected: [(name: String, value: Any)] = []
+        for name in names {
+            let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
+            // Line breaks in a valid document are white space (a string cannot hold one raw): one line per job.
+            let text = String(decoding: bytes, as: UTF8.self)
+                .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
+                .replacingOccurrences(of: "\u{FEFF}", with: "")
+            let value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
+            for shape in shapes {
+                input += shape.wrap(text) + "\n"
+                expected.append((name, value))
+            }
+        }
+        let output = try CommandRunner.run(["process", "--cache-dir", try makeTemporaryDirectory("every-value").path],
+                                           input: input)
+        XCTAssertEqual(output.status, 0, output.standardError)
+        XCTAssertEqual(output.lines.count, expected.count)
+        /// Foundation's own canonical writing of a value: equal for two readings of the same JSON.
+        func canonical(_ value: Any?) throws -> String {
+            guard let value else { return "absent" }
+            return String(decoding: try JSONSerialization.data(withJSONObject: [value], options: [.sortedKeys]), as: UTF8.self)
+        }
+        for (index, (line, author)) in zip(output.lines, expected).enumerated() {
+            let shape = shapes[index % shapes.count]
+            let result = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], line)
+            XCTAssertEqual(result["status"] as? String, "passthrough", "\(author.name): \(line)")
+            XCTAssertEqual(try canonical(Self.value(at: shape.request, in: result["request"])), try canonical(author.value),
+                           "\(author.name), request: \(line)")
+            XCTAssertEqual(try canonical(shape.device(Self.value(at: "/apns/payload", in: result))), try canonical(author.value),
+                           "\(author.name), device payload: \(line)")
+        }
+    }
+
     /// Two attachments whose ids differ only in Unicode normalization are two references: each is rendered and
     /// each id gets its own cached URL, in the request and in the device payload (one used to be skipped, its raw
     /// URL sent unchecked).
