@@ -132,6 +132,23 @@ final class SenderRequestCommandTests: XCTestCase {
         }
     }
 
+    /// Numbers past any binary float's range or precision (JSONTestSuite's `i_number_` documents, which RichPush
+    /// accepts: docs/diagnostic-codes.md, "JSON input") reach the request and the device payload as their text.
+    func testNumbersOfAnySizeReachTheRequestAndTheDeviceAsTheirText() throws {
+        let directory = fixture("conformance/json/test_parsing")
+        let numbers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
+            .filter { $0.hasPrefix("i_number_") }.sorted()
+            .map { String(decoding: try Data(contentsOf: directory.appendingPathComponent($0)), as: UTF8.self) }
+        XCTAssertEqual(numbers.count, 10)
+        let input = numbers.map { #"{"aps":{"alert":"x"},"custom":\#($0)}"# + "\n" }.joined()
+        let output = try CommandRunner.run(["process", "--cache-dir", try makeTemporaryDirectory("numbers").path], input: input)
+        XCTAssertEqual(output.status, 0, output.standardError)
+        XCTAssertEqual(output.lines.count, numbers.count)
+        for (line, number) in zip(output.lines, numbers) {
+            XCTAssertEqual(Self.occurrences(of: #""custom":\#(number)"#, in: line), 2, "request and device payload: \(line)")
+        }
+    }
+
     /// Two attachments whose ids differ only in Unicode normalization are two references: each is rendered and
     /// each id gets its own cached URL, in the request and in the device payload (one used to be skipped, its raw
     /// URL sent unchecked).
