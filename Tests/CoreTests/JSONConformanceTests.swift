@@ -7,22 +7,10 @@ import TestSupport
 /// answers: `y_` documents RFC 8259 requires a parser to accept, `n_` ones it must reject, and `i_` ones where the
 /// choice is the implementation's (ours: docs/diagnostic-codes.md, "JSON input").
 final class JSONConformanceTests: XCTestCase {
-    private struct Document {
-        let name: String
-        let bytes: Data
-    }
-
-    private func documents(_ prefix: String) throws -> [Document] {
-        let directory = fixture("conformance/json/test_parsing")
-        return try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasPrefix(prefix) && $0.hasSuffix(".json") }.sorted()
-            .map { Document(name: $0, bytes: try Data(contentsOf: directory.appendingPathComponent($0))) }
-    }
-
     /// Every document the standard requires is accepted and reads as Foundation's independent parser reads it; what
     /// `serialized()` writes reads back as the same value, to us and to Foundation, and serializes to the same bytes.
     func testEveryDocumentTheStandardAllowsIsAcceptedAndReadAsWritten() throws {
-        let accepted = try documents("y_")
+        let accepted = try JSONTestSuite.documents("y_")
         XCTAssertEqual(accepted.count, 95)
         for document in accepted {
             let value: JSONValue
@@ -49,7 +37,7 @@ final class JSONConformanceTests: XCTestCase {
     /// Every document the standard forbids is rejected with a typed, coded error that says where, never accepted,
     /// trapped on or read past its end (100,000 opening brackets included).
     func testEveryDocumentTheStandardForbidsIsRejectedWithItsPlace() throws {
-        let rejected = try documents("n_")
+        let rejected = try JSONTestSuite.documents("n_")
         XCTAssertEqual(rejected.count, 188)
         for document in rejected {
             do {
@@ -67,11 +55,11 @@ final class JSONConformanceTests: XCTestCase {
     }
 
     /// The implementation's choices: a number is kept as its text, however large or small (nothing converts it, so
-    /// the device parses what the author wrote), and a UTF-8 byte order mark is skipped. Anything a device could
-    /// read differently from its author is refused with its own code: bytes that are not UTF-8 (UTF-16 included),
-    /// an escape that is half a surrogate pair, nesting deeper than 64.
+    /// the device parses what the author wrote), and a UTF-8 byte order mark is skipped. What could not be passed on
+    /// as written is refused with its own code: bytes that are not UTF-8 (UTF-16 included), an escape that is half a
+    /// surrogate pair, nesting deeper than 64.
     func testImplementationDefinedDocumentsGetTheDocumentedChoice() throws {
-        let cases = try documents("i_")
+        let cases = try JSONTestSuite.documents("i_")
         XCTAssertEqual(cases.count, 35)
         let acceptedNumbers: Set = [
             "i_number_double_huge_neg_exp.json", "i_number_huge_exp.json", "i_number_neg_int_huge_exp.json",

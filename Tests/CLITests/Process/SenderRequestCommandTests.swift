@@ -78,9 +78,8 @@ final class SenderRequestCommandTests: XCTestCase {
     /// reading, to Foundation's parser, exactly as the author's document reads, in the request and in the device
     /// payload.
     func testEveryValueJSONAllowsReachesTheRequestAndTheDeviceAsWritten() throws {
-        let directory = fixture("conformance/json/test_parsing")
-        let names = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix("y_") }.sorted()
-        XCTAssertEqual(names.count, 95)
+        let documents = try JSONTestSuite.documents("y_")
+        XCTAssertEqual(documents.count, 95)
         // Shape: the document around a value, where the value must read as written in the request, and how its device
         // payload carries it. A OneSignal or Pushwoosh `data` is an object, so the value goes under a key of its own;
         // Pushwoosh's device payload carries it in `u`, a string of JSON (PWMessage.m reads it so).
@@ -100,16 +99,14 @@ final class SenderRequestCommandTests: XCTestCase {
              }),
         ]
         var input = "", expected: [(name: String, value: Any)] = []
-        for name in names {
-            let bytes = try Data(contentsOf: directory.appendingPathComponent(name))
+        for document in documents {
             // Line breaks in a valid document are white space (a string cannot hold one raw): one line per job.
-            let text = String(decoding: bytes, as: UTF8.self)
+            let text = String(decoding: document.bytes, as: UTF8.self)
                 .replacingOccurrences(of: "\n", with: " ").replacingOccurrences(of: "\r", with: " ")
-                .replacingOccurrences(of: "\u{FEFF}", with: "")
             let value = try JSONSerialization.jsonObject(with: Data(text.utf8), options: [.fragmentsAllowed])
             for shape in shapes {
                 input += shape.wrap(text) + "\n"
-                expected.append((name, value))
+                expected.append((document.name, value))
             }
         }
         let output = try CommandRunner.run(["process", "--cache-dir", try makeTemporaryDirectory("every-value").path],
@@ -135,10 +132,7 @@ final class SenderRequestCommandTests: XCTestCase {
     /// Numbers past any binary float's range or precision (JSONTestSuite's `i_number_` documents, which RichPush
     /// accepts: docs/diagnostic-codes.md, "JSON input") reach the request and the device payload as their text.
     func testNumbersOfAnySizeReachTheRequestAndTheDeviceAsTheirText() throws {
-        let directory = fixture("conformance/json/test_parsing")
-        let numbers = try FileManager.default.contentsOfDirectory(atPath: directory.path)
-            .filter { $0.hasPrefix("i_number_") }.sorted()
-            .map { String(decoding: try Data(contentsOf: directory.appendingPathComponent($0)), as: UTF8.self) }
+        let numbers = try JSONTestSuite.documents("i_number_").map { String(decoding: $0.bytes, as: UTF8.self) }
         XCTAssertEqual(numbers.count, 10)
         let input = numbers.map { #"{"aps":{"alert":"x"},"custom":\#($0)}"# + "\n" }.joined()
         let output = try CommandRunner.run(["process", "--cache-dir", try makeTemporaryDirectory("numbers").path], input: input)
